@@ -1,0 +1,1 @@
+"""AutoSaddler: strategy search over TestHelix strategies."""

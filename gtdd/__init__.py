@@ -1,0 +1,1 @@
+"""GTDD: generative test-driven development with exact audit guarantees."""

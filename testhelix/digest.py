@@ -1,0 +1,51 @@
+"""Content digests of files and folder trees (programs, suites, panel artifacts).
+
+A tree digest is sha256 over the sorted list of (relative POSIX path, sha256 of the bytes) of
+every regular file below the folder, so it does not depend on timestamps, permissions or the
+order in which the file system lists entries. Caches (`__pycache__`, `*.pyc`, `.pytest_cache`,
+`.coverage*`) are left out: running a program must not change its digest.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+_IGNORED_DIRS = {"__pycache__", ".pytest_cache", ".mypy_cache", ".hypothesis"}
+
+
+def _ignored(rel: Path) -> bool:
+    if any(part in _IGNORED_DIRS for part in rel.parts):
+        return True
+    return rel.suffix == ".pyc" or rel.name.startswith(".coverage")
+
+
+def file_sha256(path: Path) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def tree_files(root: Path) -> list[Path]:
+    """Relative paths of the files a tree digest covers, sorted."""
+    root = Path(root)
+    out = []
+    for p in root.rglob("*"):
+        if p.is_file() and not p.is_symlink():
+            rel = p.relative_to(root)
+            if not _ignored(rel):
+                out.append(rel)
+    return sorted(out, key=lambda r: r.as_posix())
+
+
+def tree_sha256(root: Path) -> str:
+    root = Path(root)
+    h = hashlib.sha256()
+    for rel in tree_files(root):
+        h.update(rel.as_posix().encode())
+        h.update(b"\0")
+        h.update(file_sha256(root / rel).encode())
+        h.update(b"\n")
+    return h.hexdigest()
+
+
+def text_sha256(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
