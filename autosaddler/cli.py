@@ -1,0 +1,17 @@
+"""`autosaddler` command line."""
+
+from __future__ import annotations
+
+import click
+
+from testhelix import __version__
+from testhelix.cliutil import entry_point
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="autosaddler")
+def cli() -> None:
+    """Search, freeze, export and gate TestHelix strategies."""
+
+
+main = entry_point(cli)

@@ -1,0 +1,44 @@
+"""Shared command-line plumbing for the testhelix, autosaddler and gtdd commands.
+
+Every command is a click command; `entry_point(group)` wraps a group so that a `UserError` (or a
+click usage error) prints one clear message and exits 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any, Callable
+
+import click
+
+from testhelix.errors import UserError
+
+json_option = click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+
+
+def print_json(obj: Any) -> None:
+    click.echo(json.dumps(obj, indent=2, sort_keys=False, default=str))
+
+
+def entry_point(group: click.Group) -> Callable[[], None]:
+    def main(argv: list[str] | None = None) -> None:
+        try:
+            rv = group.main(args=argv, standalone_mode=False)
+        except UserError as err:
+            click.echo(err.render(), err=True)
+            sys.exit(err.exit_code)
+        except click.exceptions.Abort:
+            click.echo("aborted", err=True)
+            sys.exit(130)
+        except click.ClickException as err:
+            err.show()
+            sys.exit(2 if err.exit_code == 2 else err.exit_code)
+        except click.exceptions.Exit as err:
+            sys.exit(err.exit_code)
+        except json.JSONDecodeError as err:  # a file the user named does not parse
+            click.echo(f"error: JSON does not parse: {err}", err=True)
+            sys.exit(2)
+        sys.exit(rv if isinstance(rv, int) else 0)
+
+    return main

@@ -1,0 +1,1 @@
+"""Subcommands of the `testhelix` command, one module each."""

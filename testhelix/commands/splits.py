@@ -1,0 +1,67 @@
+"""`testhelix splits`: make and check the split files of a task pack."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from testhelix.cliutil import json_option, print_json
+from testhelix.errors import UserError
+from testhelix.paths import splits_dir
+from testhelix.splits import SPLIT_NAMES, check_splits, load_split_file, make_splits, write_split_file
+
+
+@click.group("splits")
+def command() -> None:
+    """Disjoint proposal / development / release / test splits of a task pack."""
+
+
+@command.command("make")
+@click.option("--pack", "pack_dir", required=True, type=click.Path(path_type=Path), help="Task pack folder.")
+@click.option("--seed", default=42, show_default=True, help="Seed of the assignment.")
+@click.option("--proposal", type=int, help="Proposal split size (default: 500, or 50% of a small pack).")
+@click.option("--development", type=int, help="Development split size (default: 100, or 15%).")
+@click.option("--release", type=int, help="Release split size (default: 100, or 15%).")
+@click.option("--test", type=int, help="Test split size (default: 300, or 20%).")
+@click.option("--group-by", type=click.Choice(["kata"]), help="Keep every task of a group in one split.")
+@click.option("--out", type=click.Path(path_type=Path), help="Output file (default: splits/<pack>.json).")
+@json_option
+def make(pack_dir: Path, seed: int, proposal, development, release, test, group_by, out, as_json) -> None:
+    """Write a split file for PACK with seed 42 by default."""
+    given = {"proposal": proposal, "development": development, "release": release, "test": test}
+    sizes = None
+    if any(v is not None for v in given.values()):
+        missing = [k for k, v in given.items() if v is None]
+        if missing:
+            raise UserError(f"give all four sizes or none (missing: {', '.join('--' + m for m in missing)})")
+        sizes = given
+    split = make_splits(pack_dir, sizes, seed, group_by)
+    out = out or splits_dir() / f"{split.pack}.json"
+    write_split_file(split, out)
+    data = split.to_json()
+    if as_json:
+        print_json({"file": str(out), "sizes": data["sizes"], "digest": data["digest"]})
+    else:
+        sizes_text = ", ".join(f"{k} {v}" for k, v in data["sizes"].items())
+        click.echo(f"wrote {out}: {sizes_text} (seed {seed}, digest {data['digest'][:12]})")
+
+
+@command.command("check")
+@click.argument("split_file", type=click.Path(path_type=Path))
+@click.option("--pack", "pack_dir", required=True, type=click.Path(path_type=Path), help="Task pack folder.")
+@json_option
+def check(split_file: Path, pack_dir: Path, as_json: bool) -> None:
+    """Refuse overlaps, unknown ids and a pack that changed since the splits were made."""
+    split = load_split_file(split_file)
+    problems = check_splits(split, pack_dir)
+    if as_json:
+        print_json({"ok": not problems, "sizes": {k: len(v) for k, v in split.splits.items()},
+                    "problems": [{"path": p, "message": m} for p, m in problems]})
+        if problems:
+            raise SystemExit(2)
+        return
+    if problems:
+        raise UserError(f"{split_file}: {len(problems)} problem(s)", problems)
+    sizes = ", ".join(f"{k} {len(split.splits[k])}" for k in SPLIT_NAMES if k in split.splits)
+    click.echo(f"ok: {sizes}; disjoint; pack unchanged")

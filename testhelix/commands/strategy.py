@@ -1,0 +1,71 @@
+"""`testhelix strategy`: validate, hash and describe strategy files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from testhelix.cliutil import json_option, print_json
+from testhelix.errors import UserError
+from testhelix.strategy.model import (FIXED_FIELDS, MUTABLE_FIELDS, Strategy, read_json, schema_json,
+                                      validate_strategy_data)
+
+
+@click.group("strategy")
+def command() -> None:
+    """Validate and inspect strategy files."""
+
+
+@command.command("validate")
+@click.argument("file", type=click.Path(path_type=Path))
+@json_option
+def validate(file: Path, as_json: bool) -> None:
+    """Check FILE against every bound and rule; print its content hash (exit 2 if invalid)."""
+    try:
+        data = read_json(file)
+    except UserError as err:
+        if not as_json:
+            raise
+        print_json({"valid": False, "hash": None, "errors": [{"path": "$", "message": err.message}]})
+        raise SystemExit(2) from None
+    if isinstance(data, dict) and "strategy" in data and "provenance" in data:
+        data = data["strategy"]  # a frozen strategy file
+    strategy, problems = validate_strategy_data(data)
+    if as_json:
+        print_json({"valid": strategy is not None, "hash": strategy.content_hash() if strategy else None,
+                    "errors": [{"path": p, "message": m} for p, m in problems]})
+    elif strategy is not None:
+        click.echo(f"valid  {strategy.content_hash()}")
+    else:
+        click.echo(f"invalid: {len(problems)} problem(s) in {file}", err=True)
+        for path, message in problems:
+            click.echo(f"  {path}: {message}", err=True)
+    if strategy is None:
+        raise SystemExit(2)
+
+
+@command.command("schema")
+@click.option("--out", type=click.Path(path_type=Path), help="Write the schema here instead of printing it.")
+def schema(out: Path | None) -> None:
+    """Print (or write) the JSON Schema generated from the strategy model."""
+    text = schema_json()
+    if out:
+        out.write_text(text)
+    else:
+        click.echo(text, nl=False)
+
+
+@command.command("fields")
+@json_option
+def fields(as_json: bool) -> None:
+    """List the strategy fields, their defaults and whether a search may edit them."""
+    defaults = Strategy().model_dump(mode="json")
+    rows = [{"field": name, "default": defaults[name], "mutable": name in MUTABLE_FIELDS}
+            for name in Strategy.model_fields]
+    if as_json:
+        print_json(rows)
+        return
+    for r in rows:
+        click.echo(f"{r['field']:<20} {'mutable' if r['mutable'] else 'fixed':<8} {r['default']!r}")
+    click.echo(f"{len(MUTABLE_FIELDS)} mutable, {len(FIXED_FIELDS)} fixed")

@@ -1,0 +1,227 @@
+"""The TestHelix strategy (DESIGN §3): 11 fields, their bounds, mutability and content hash.
+
+The model is the single source of truth: strategies/schema.json is generated from it, the
+validator (`validate_strategy_data`) reports every problem with its JSON path, and the optimizer
+reads `MUTABLE_FIELDS` to know what a search may edit.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator
+
+from testhelix.errors import UserError
+from testhelix.paths import strategies_dir, tasks_dir
+from testhelix.strategy.prose import prose_problems
+
+ROUTING_CONTEXTS = ("general", "algorithm", "framework", "stateful", "performance", "cli", "visual")
+COMPONENTS = ("planning", "preparation", "generation", "repair", "review")
+MAX_LESSONS, MAX_ROUTE_SKILLS = 16, 4
+
+Component = Literal["planning", "preparation", "generation", "repair", "review"]
+RoutingContext = Literal["general", "algorithm", "framework", "stateful", "performance", "cli", "visual"]
+
+
+def _mutable(flag: bool) -> dict:
+    return {"x-mutable": flag}
+
+
+def _known_ids(info: ValidationInfo) -> Iterable[str]:
+    ctx = info.context or {}
+    if "known_task_ids" in ctx:
+        return ctx["known_task_ids"]
+    return bundled_task_ids()
+
+
+def _check_prose(value: str, info: ValidationInfo) -> str:
+    problems = prose_problems(value, _known_ids(info))
+    if problems:
+        raise ValueError("; ".join(problems))
+    return value
+
+
+class Lesson(BaseModel):
+    """A reusable lesson: literal triggers select it, its text says when, what, and how to check."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str = Field(pattern=r"^[A-Za-z][A-Za-z0-9_.-]{0,63}$")
+    triggers: tuple[str, ...] = Field(min_length=1, max_length=8)
+    text: str = Field(min_length=1, max_length=1000)
+    components: tuple[Component, ...] = ()
+    capabilities: tuple[str, ...] = ()
+
+    @field_validator("triggers")
+    @classmethod
+    def _literal_triggers(cls, triggers: tuple[str, ...], info: ValidationInfo) -> tuple[str, ...]:
+        for t in triggers:
+            if not t.strip() or len(t) > 80:
+                raise ValueError("a trigger is a non-empty literal of at most 80 characters")
+            _check_prose(t, info)
+        if len(set(triggers)) != len(triggers):
+            raise ValueError("triggers repeat")
+        return triggers
+
+    @field_validator("text")
+    @classmethod
+    def _text_rules(cls, text: str, info: ValidationInfo) -> str:
+        return _check_prose(text, info)
+
+
+class Strategy(BaseModel):
+    """The 11 strategy fields. Candidate counts are fixed at K during search (not mutable)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    initialCandidates: int = Field(3, ge=1, le=5, json_schema_extra=_mutable(False))
+    maxCandidates: int = Field(3, ge=1, le=5, json_schema_extra=_mutable(False))
+    rounds: int = Field(2, ge=1, le=4, json_schema_extra=_mutable(True))
+    agentSteps: int = Field(12, ge=4, le=30, json_schema_extra=_mutable(True))
+    repairSteps: int = Field(5, ge=1, le=12, json_schema_extra=_mutable(True))
+    contextTokens: int = Field(18000, ge=8000, le=64000, json_schema_extra=_mutable(True))
+    toolOutputChars: int = Field(10000, ge=2000, le=30000, json_schema_extra=_mutable(True))
+    reviewOutputTokens: int = Field(2048, ge=512, le=8192, json_schema_extra=_mutable(True))
+    guidance: str = Field("", max_length=2000, json_schema_extra=_mutable(True))
+    lessons: tuple[Lesson, ...] = Field((), max_length=MAX_LESSONS, json_schema_extra=_mutable(True))
+    skillRoutes: dict[RoutingContext, tuple[str, ...]] = Field(default_factory=dict, json_schema_extra=_mutable(True))
+
+    @field_validator("guidance")
+    @classmethod
+    def _guidance_rules(cls, guidance: str, info: ValidationInfo) -> str:
+        return _check_prose(guidance, info) if guidance else guidance
+
+    @field_validator("lessons")
+    @classmethod
+    def _unique_lessons(cls, lessons: tuple[Lesson, ...]) -> tuple[Lesson, ...]:
+        ids = [lesson.id for lesson in lessons]
+        if len(set(ids)) != len(ids):
+            raise ValueError("lesson ids must be unique")
+        return lessons
+
+    @field_validator("skillRoutes")
+    @classmethod
+    def _routes(cls, routes: dict[str, tuple[str, ...]], info: ValidationInfo) -> dict[str, tuple[str, ...]]:
+        if not routes:
+            return routes
+        from testhelix.skills import load_library  # imported here: skills.py must not import this module
+
+        library = (info.context or {}).get("skills") or load_library()
+        for context, names in routes.items():
+            if len(names) > MAX_ROUTE_SKILLS:
+                raise ValueError(f"{context}: at most {MAX_ROUTE_SKILLS} skills per context")
+            if len(set(names)) != len(names):
+                raise ValueError(f"{context}: a skill is listed twice")
+            for name in names:
+                if name not in library:
+                    raise ValueError(f"{context}: unknown skill {name!r}")
+                if library[name].reviewer_only:
+                    raise ValueError(f"{context}: {name!r} is reviewer-only and cannot be routed to candidate generation")
+        return routes
+
+    @model_validator(mode="after")
+    def _candidate_counts(self) -> "Strategy":
+        if self.maxCandidates < self.initialCandidates:
+            raise ValueError("must be >= initialCandidates")
+        return self
+
+    def canonical_json(self) -> str:
+        return canonical_json(self.model_dump(mode="json"))
+
+    def content_hash(self) -> str:
+        return hashlib.sha256(self.canonical_json().encode()).hexdigest()
+
+
+MUTABLE_FIELDS: tuple[str, ...] = tuple(
+    name for name, f in Strategy.model_fields.items() if (f.json_schema_extra or {}).get("x-mutable")
+)
+FIXED_FIELDS: tuple[str, ...] = tuple(name for name in Strategy.model_fields if name not in MUTABLE_FIELDS)
+
+
+def check_run_compatibility(strategy: Strategy, challenge_steps: int) -> None:
+    """Differential challenges need a second round to revise the suites they challenge."""
+    if challenge_steps > 0 and strategy.rounds < 2:
+        raise UserError("rounds: must be >= 2 when differential challenges are on", [("rounds", str(strategy.rounds))])
+
+
+def canonical_json(obj: Any) -> str:
+    """Key order and whitespace independent serialisation (the input to every content hash)."""
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def bundled_task_ids() -> frozenset[str]:
+    """Ids of every task in the bundled packs (folder names holding a task.toml)."""
+    root = tasks_dir()
+    if not root.is_dir():
+        return frozenset()
+    return frozenset(p.parent.name for p in root.glob("*/*/task.toml"))
+
+
+def _json_path(loc: tuple) -> str:
+    out = ""
+    for part in loc:
+        if part == "[key]":
+            out += " (key)"
+            continue
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out or "$"
+
+
+def validate_strategy_data(data: Any, known_task_ids: Iterable[str] | None = None,
+                           skills: dict | None = None) -> tuple[Strategy | None, list[tuple[str, str]]]:
+    """Validate raw data; returns the strategy or every problem as (JSON path, message)."""
+    context: dict[str, Any] = {}
+    if known_task_ids is not None:
+        context["known_task_ids"] = tuple(known_task_ids)
+    if skills is not None:
+        context["skills"] = skills
+    if not isinstance(data, dict):
+        return None, [("$", "a strategy is a JSON object")]
+    try:
+        return Strategy.model_validate(data, context=context), []
+    except ValidationError as err:
+        problems = []
+        for e in err.errors():
+            msg = e["msg"].removeprefix("Value error, ")
+            path = _json_path(e["loc"]) if e["loc"] else "maxCandidates"  # the one model-level rule
+            problems.append((path, msg))
+        # The cross-field rule only runs after every field is valid; report it anyway.
+        ini, mx = data.get("initialCandidates", 3), data.get("maxCandidates", 3)
+        if isinstance(ini, int) and isinstance(mx, int) and mx < ini and ("maxCandidates", "must be >= initialCandidates") not in problems:
+            problems.append(("maxCandidates", "must be >= initialCandidates"))
+        return None, problems
+
+
+def read_json(path: Path) -> Any:
+    try:
+        return json.loads(Path(path).read_text())
+    except FileNotFoundError:
+        raise UserError(f"{path}: file does not exist") from None
+    except json.JSONDecodeError as err:
+        raise UserError(f"{path}: JSON does not parse (line {err.lineno}, column {err.colno}: {err.msg})") from None
+
+
+def load_strategy(path: Path) -> Strategy:
+    """Load a strategy file (plain or frozen: a frozen file keeps the strategy under "strategy")."""
+    data = read_json(path)
+    if isinstance(data, dict) and "strategy" in data and "provenance" in data:
+        data = data["strategy"]
+    strategy, problems = validate_strategy_data(data)
+    if strategy is None:
+        raise UserError(f"{path}: not a valid strategy", problems)
+    return strategy
+
+
+def initial_strategy() -> Strategy:
+    return load_strategy(strategies_dir() / "initial.json")
+
+
+def schema_json() -> str:
+    schema = Strategy.model_json_schema()
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["title"] = "TestHelix strategy"
+    return json.dumps(schema, indent=2, sort_keys=True) + "\n"
