@@ -14,4 +14,12 @@ def cli() -> None:
     """Search, freeze, export and gate TestHelix strategies."""
 
 
+def _register() -> None:
+    from autosaddler.commands import gate
+
+    for mod in (gate,):
+        cli.add_command(mod.command)
+
+
+_register()
 main = entry_point(cli)

@@ -1,0 +1,1 @@
+"""Subcommands of the `autosaddler` command, one module each."""

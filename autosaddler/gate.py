@@ -1,0 +1,135 @@
+"""The release gate (DESIGN §6): promote a frozen challenger over the initial strategy only on
+evidence from a separate release split.
+
+Decision: promoted iff the paired difference in successes is positive and the one-sided exact
+McNemar p-value is at most 0.05. With w challenger-only and l baseline-only successes, p is the
+upper binomial tail P(X >= w) for X ~ Binomial(w + l, 1/2); no discordant pairs gives no p and no
+promotion. Intervals are paired percentile bootstraps of the difference in Reference Acceptance
+Rate: each of the 10,000 resamples draws tasks with replacement and keeps a task's two outcomes
+together.
+"""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+from scipy.stats import binom
+
+from testhelix.errors import UserError
+
+ALPHA = 0.05
+BOOTSTRAP_RESAMPLES = 10_000
+BOOTSTRAP_SEED = 42
+
+
+@dataclass(frozen=True)
+class PairedOutcome:
+    task: str
+    challenger: int
+    baseline: int
+
+
+@dataclass(frozen=True)
+class GateResult:
+    promoted: bool
+    p_value: float | None
+    wins: int
+    losses: int
+    challenger_successes: int
+    baseline_successes: int
+    n: int
+    difference: float
+    ci95: tuple[float, float]
+    ci99: tuple[float, float]
+
+    def to_json(self) -> dict:
+        d = asdict(self)
+        d["ci95"], d["ci99"] = list(self.ci95), list(self.ci99)
+        return d
+
+
+def mcnemar_one_sided(wins: int, losses: int) -> float | None:
+    """Exact one-sided McNemar p-value, or None without discordant pairs."""
+    n = wins + losses
+    if n == 0:
+        return None
+    return float(binom.sf(wins - 1, n, 0.5))
+
+
+def paired_bootstrap(diffs: np.ndarray, resamples: int = BOOTSTRAP_RESAMPLES,
+                     seed: int = BOOTSTRAP_SEED) -> dict[float, tuple[float, float]]:
+    """Percentile intervals (95% and 99%) of the mean per-task difference."""
+    rng = np.random.default_rng(seed)
+    n = len(diffs)
+    idx = rng.integers(0, n, size=(resamples, n))
+    means = diffs[idx].mean(axis=1)
+    out = {}
+    for level in (0.95, 0.99):
+        lo, hi = np.percentile(means, [100 * (1 - level) / 2, 100 * (1 + level) / 2])
+        out[level] = (float(lo), float(hi))
+    return out
+
+
+def decide(outcomes: list[PairedOutcome]) -> GateResult:
+    if not outcomes:
+        raise UserError("the gate needs at least one paired task outcome")
+    c = np.array([o.challenger for o in outcomes], dtype=float)
+    b = np.array([o.baseline for o in outcomes], dtype=float)
+    wins = int(((c == 1) & (b == 0)).sum())
+    losses = int(((c == 0) & (b == 1)).sum())
+    p = mcnemar_one_sided(wins, losses)
+    difference = float(c.mean() - b.mean())
+    intervals = paired_bootstrap(c - b)
+    promoted = difference > 0 and p is not None and p <= ALPHA
+    return GateResult(promoted=promoted, p_value=p, wins=wins, losses=losses,
+                      challenger_successes=int(c.sum()), baseline_successes=int(b.sum()), n=len(outcomes),
+                      difference=difference, ci95=intervals[0.95], ci99=intervals[0.99])
+
+
+def read_outcomes_csv(path: Path) -> list[PairedOutcome]:
+    """Columns task, challenger, baseline (0/1); every bad cell is named by row and column."""
+    path = Path(path)
+    if not path.is_file():
+        raise UserError(f"{path}: file does not exist")
+    with path.open(newline="") as fh:
+        reader = csv.DictReader(fh)
+        missing = {"task", "challenger", "baseline"} - set(reader.fieldnames or [])
+        if missing:
+            raise UserError(f"{path}: missing column(s) {', '.join(sorted(missing))}")
+        rows, problems, seen = [], [], set()
+        for line, row in enumerate(reader, start=2):
+            values = {}
+            for col in ("challenger", "baseline"):
+                raw = (row[col] or "").strip()
+                if raw not in ("0", "1"):
+                    problems.append((f"line {line}, column {col}", f"must be 0 or 1, got {raw!r}"))
+                values[col] = raw == "1"
+            task = (row["task"] or "").strip()
+            if not task:
+                problems.append((f"line {line}, column task", "is empty"))
+            elif task in seen:
+                problems.append((f"line {line}, column task", f"task {task!r} appears twice"))
+            seen.add(task)
+            rows.append(PairedOutcome(task, int(values["challenger"]), int(values["baseline"])))
+    if problems:
+        raise UserError(f"{path}: {len(problems)} bad cell(s)", problems)
+    return rows
+
+
+def render(result: GateResult) -> str:
+    pct = lambda x: f"{100 * x:.1f}%"  # noqa: E731
+    p = "n/a (no discordant pairs)" if result.p_value is None else f"{result.p_value:.6f}"
+    return "\n".join([
+        f"tasks: {result.n}",
+        f"challenger successes: {result.challenger_successes} ({pct(result.challenger_successes / result.n)})",
+        f"baseline successes:   {result.baseline_successes} ({pct(result.baseline_successes / result.n)})",
+        f"discordant: challenger-only {result.wins}, baseline-only {result.losses}",
+        f"difference: {100 * result.difference:+.1f} points",
+        f"one-sided exact McNemar p = {p}",
+        f"95% paired bootstrap CI: [{100 * result.ci95[0]:+.1f}, {100 * result.ci95[1]:+.1f}] points",
+        f"99% paired bootstrap CI: [{100 * result.ci99[0]:+.1f}, {100 * result.ci99[1]:+.1f}] points",
+        f"decision: {'PROMOTED' if result.promoted else 'NOT PROMOTED (the initial strategy stays)'}",
+    ])

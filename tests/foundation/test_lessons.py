@@ -1,0 +1,58 @@
+import pytest
+
+from testhelix.strategy.lessons import render_lesson, render_lessons, retrieve_lessons
+from testhelix.strategy.model import Lesson, Strategy
+
+
+def mk(id, triggers, text="Write one test per boundary named in the report.", components=()):
+    return Lesson(id=id, triggers=tuple(triggers), text=text, components=tuple(components))
+
+
+def strat(*lessons):
+    return Strategy(lessons=tuple(lessons))
+
+
+def test_trigger_must_match_public_text_or_checkpoint():
+    s = strat(mk("a", ["capacity"]), mk("b", ["timezone"]))
+    assert [l.id for l in retrieve_lessons(s, "The cache capacity is wrong", "generation")] == ["a"]
+    assert [l.id for l in retrieve_lessons(s, "nothing", "generation", checkpoint="timezone mismatch")] == ["b"]
+    assert retrieve_lessons(s, "unrelated", "generation") == []
+
+
+def test_component_tags_restrict_phase():
+    s = strat(mk("a", ["cache"], components=["repair"]))
+    assert retrieve_lessons(s, "cache", "generation") == []
+    assert [l.id for l in retrieve_lessons(s, "cache", "repair")] == ["a"]
+
+
+def test_at_most_two_more_hits_first_then_order():
+    s = strat(mk("a", ["x"]), mk("b", ["x", "y"]), mk("c", ["x"]))
+    assert [l.id for l in retrieve_lessons(s, "x y", "generation")] == ["b", "a"]
+
+
+@pytest.mark.parametrize("phase,budget", [("generation", 1600), ("planning", 1200)])
+def test_character_budgets(phase, budget):
+    long_text = "Check each boundary value and the error path carefully. " * 16  # ~900 chars
+    s = strat(mk("a", ["k"], long_text[:990]), mk("b", ["k"], long_text[:990]), mk("c", ["k"], "short advice"))
+    chosen = retrieve_lessons(s, "k", phase)
+    assert sum(len(render_lesson(l)) for l in chosen) <= budget
+    assert len(chosen) == 2 and chosen[0].id == "a" and chosen[1].id == "c"
+
+
+def test_deterministic():
+    s = strat(*[mk(f"l{i}", ["t"]) for i in range(10)])
+    assert retrieve_lessons(s, "t", "review") == retrieve_lessons(s, "t", "review")
+
+
+def test_rendering_three_parts():
+    plain = render_lesson(mk("a", ["cache"]))
+    assert "Applies when:" in plain and "Do:" in plain and "Verify:" in plain
+    labelled = render_lesson(mk("b", ["x"], "Applicability: parsers\nAction: test empty input\nVerification: the "
+                                            "initial program raises"))
+    assert "Applies when: parsers" in labelled and "Do: test empty input" in labelled
+    assert render_lessons([], "generation") == ""
+
+
+def test_unknown_phase():
+    with pytest.raises(ValueError):
+        retrieve_lessons(Strategy(), "x", "deploy")

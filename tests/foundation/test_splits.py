@@ -1,0 +1,79 @@
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from testhelix.cli import cli
+from testhelix.errors import UserError
+from testhelix.splits import check_splits, load_split_file, make_splits, write_split_file
+
+
+def make_pack(root, n=40, katas=8):
+    for i in range(n):
+        d = root / f"t{i:03d}"
+        d.mkdir(parents=True)
+        (d / "task.toml").write_text(f'[metadata]\nid = "t{i:03d}"\nkata = "k{i % katas}"\n')
+        (d / "instruction.md").write_text(f"task {i}")
+    return root
+
+
+def test_disjoint_deterministic_and_sized(tmp_path):
+    pack = make_pack(tmp_path / "pack")
+    a = make_splits(pack, seed=42)
+    b = make_splits(pack, seed=42)
+    assert a.to_json() == b.to_json()
+    sets = [set(v) for v in a.splits.values()]
+    assert sum(len(s) for s in sets) == len(set().union(*sets)) == 40
+    assert {k: len(v) for k, v in a.splits.items()} == {"proposal": 20, "development": 6, "release": 6, "test": 8}
+    assert make_splits(pack, seed=7).splits != a.splits
+
+
+def test_group_by_keeps_katas_together(tmp_path):
+    pack = make_pack(tmp_path / "pack")
+    s = make_splits(pack, group_by="kata")
+    where = {}
+    for name, ids in s.splits.items():
+        for i in ids:
+            where.setdefault(int(i[1:]) % 8, set()).add(name)
+    assert all(len(v) == 1 for v in where.values())
+
+
+def test_check_refuses_overlap_unknown_and_changed_pack(tmp_path):
+    pack = make_pack(tmp_path / "pack")
+    s = make_splits(pack)
+    assert check_splits(s, pack) == []
+    s.splits["release"].append(s.splits["test"][0])
+    s.splits["test"].append("nope")
+    msgs = " ".join(m for _, m in check_splits(s, pack))
+    assert "also in" in msgs and "unknown task id" in msgs
+    fresh = make_splits(pack)
+    (pack / "t000" / "instruction.md").write_text("changed")
+    assert ("pack_digest", "the pack changed since the splits were made") in check_splits(fresh, pack)
+
+
+def test_sizes_too_big(tmp_path):
+    with pytest.raises(UserError):
+        make_splits(make_pack(tmp_path / "p", n=5), {"proposal": 5, "development": 1, "release": 0, "test": 0})
+
+
+def test_cli_make_check_and_malformed(tmp_path):
+    pack = make_pack(tmp_path / "pack")
+    out = tmp_path / "s.json"
+    r = CliRunner().invoke(cli, ["splits", "make", "--pack", str(pack), "--out", str(out)])
+    assert r.exit_code == 0, r.output
+    r = CliRunner().invoke(cli, ["splits", "check", str(out), "--pack", str(pack)])
+    assert r.exit_code == 0 and "disjoint" in r.output
+    data = json.loads(out.read_text())
+    data["splits"]["test"] = "oops"
+    out.write_text(json.dumps(data))
+    with pytest.raises(UserError, match="malformed"):
+        load_split_file(out)
+    out.write_text("{")
+    with pytest.raises(UserError, match="does not parse"):
+        load_split_file(out)
+
+
+def test_write_round_trip(tmp_path):
+    s = make_splits(make_pack(tmp_path / "pack"))
+    write_split_file(s, tmp_path / "x.json")
+    assert load_split_file(tmp_path / "x.json").splits == s.splits
