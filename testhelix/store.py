@@ -54,6 +54,14 @@ MIGRATIONS: tuple[str, ...] = (
         n INTEGER, wins INTEGER, losses INTEGER, challenger_successes INTEGER, baseline_successes INTEGER,
         p_value DOUBLE, ci95 JSON, ci99 JSON, promoted BOOLEAN, created_at TIMESTAMP DEFAULT now());
     """,
+    # 2: strategy-search evaluations (one row per strategy x task, so a resumed search never
+    # re-runs a finished task) and splits spent by a release gate
+    """
+    CREATE TABLE search_evals (
+        strategy_hash TEXT, task_id TEXT, split TEXT, success INTEGER, trace JSON,
+        created_at TIMESTAMP DEFAULT now(), PRIMARY KEY (strategy_hash, task_id));
+    CREATE TABLE spent_splits (pack TEXT, split TEXT, gate_id TEXT, PRIMARY KEY (pack, split));
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -179,6 +187,23 @@ class RunStore:
     def run_labels(self) -> list[str]:
         cols, rows = self.query("SELECT DISTINCT run_label FROM task_results ORDER BY run_label")
         return [r[0] for r in rows]
+
+    # --- strategy search -----------------------------------------------------------------------
+    def get_search_eval(self, strategy_hash: str, task_id: str) -> dict | None:
+        rows = self._dicts("SELECT * FROM search_evals WHERE strategy_hash = ? AND task_id = ?",
+                           [strategy_hash, task_id])
+        return rows[0] if rows else None
+
+    def put_search_eval(self, strategy_hash: str, task_id: str, split: str, success: int, trace: dict) -> None:
+        self._upsert("search_evals", {"strategy_hash": strategy_hash, "task_id": task_id, "split": split,
+                                      "success": success, "trace": trace})
+
+    def get_state(self, key: str) -> object | None:
+        rows = self._dicts("SELECT value FROM search_state WHERE key = ?", [key])
+        return json.loads(rows[0]["value"]) if rows else None
+
+    def put_state(self, key: str, value: object) -> None:
+        self._upsert("search_state", {"key": key, "value": json.dumps(value)})
 
     def record_metrics(self, run_label: str, values: dict[str, float | None]) -> None:
         with self.transaction():

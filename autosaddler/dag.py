@@ -1,0 +1,155 @@
+"""The evolution DAG: every proposal is a node, every parent relation an edge.
+
+It lives in a networkx DiGraph in memory and is written to the run's DuckDB after every step, in
+one transaction per step, so a crash never leaves half a step behind.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import networkx as nx
+
+from testhelix.store import RunStore
+
+STATUSES = ("root", "rejected", "screened_out", "developed")
+
+
+@dataclass(frozen=True)
+class Node:
+    node_id: str
+    iteration: int
+    strategy_hash: str
+    strategy: dict
+    edit: dict | None
+    status: str
+    reason: str = ""
+    parent_outcomes: dict = field(default_factory=dict)
+    child_outcomes: dict = field(default_factory=dict)
+    dev_score: float | None = None
+    optimizer_usage: dict = field(default_factory=dict)
+    generator_usage: dict = field(default_factory=dict)
+    elapsed_s: float = 0.0
+
+
+_JSON_COLS = ("strategy", "edit", "parent_outcomes", "child_outcomes", "optimizer_usage", "generator_usage")
+
+
+class EvolutionDAG:
+    def __init__(self) -> None:
+        self.graph = nx.DiGraph()
+
+    # --- building -----------------------------------------------------------------------------
+    def add(self, node: Node, parent_id: str | None) -> None:
+        self.graph.add_node(node.node_id, node=node)
+        if parent_id is not None:
+            self.graph.add_edge(parent_id, node.node_id)
+
+    def record(self, store: RunStore, node: Node, parent_id: str | None, state: dict | None = None) -> None:
+        """Add `node` and persist it, its edge and the search state together."""
+        self.add(node, parent_id)
+        with store.transaction():
+            row = asdict(node)
+            store._upsert("dag_nodes", {k: (json.dumps(v) if k in _JSON_COLS else v) for k, v in row.items()})
+            if parent_id is not None:
+                store._upsert("dag_edges", {"parent_id": parent_id, "child_id": node.node_id})
+            for key, value in (state or {}).items():
+                store.put_state(key, value)
+
+    @classmethod
+    def load(cls, store: RunStore) -> "EvolutionDAG":
+        dag = cls()
+        cols, rows = store.query("SELECT * FROM dag_nodes ORDER BY iteration, node_id")
+        for r in rows:
+            d = dict(zip(cols, r))
+            d.pop("created_at", None)
+            for k in _JSON_COLS:
+                d[k] = json.loads(d[k]) if isinstance(d[k], str) else d[k]
+            dag.graph.add_node(d["node_id"], node=Node(**d))
+        _, edges = store.query("SELECT parent_id, child_id FROM dag_edges")
+        dag.graph.add_edges_from(edges)
+        return dag
+
+    # --- reading ------------------------------------------------------------------------------
+    def node(self, node_id: str) -> Node:
+        return self.graph.nodes[node_id]["node"]
+
+    def nodes(self) -> list[Node]:
+        return sorted((d["node"] for _, d in self.graph.nodes(data=True)), key=lambda n: (n.iteration, n.node_id))
+
+    def parent(self, node_id: str) -> str | None:
+        preds = list(self.graph.predecessors(node_id))
+        return preds[0] if preds else None
+
+    def depth(self, node_id: str) -> int:
+        """Number of edits from the root."""
+        depth = 0
+        while (p := self.parent(node_id)) is not None:
+            node_id, depth = p, depth + 1
+        return depth
+
+    def lineage(self, node_id: str) -> list[str]:
+        chain = [node_id]
+        while (p := self.parent(chain[-1])) is not None:
+            chain.append(p)
+        return list(reversed(chain))
+
+    def developed(self) -> list[Node]:
+        return [n for n in self.nodes() if n.dev_score is not None]
+
+    def best(self) -> Node:
+        """Best development score; ties: fewer edits from the root, then the earliest."""
+        candidates = self.developed()
+        if not candidates:
+            raise LookupError("no node has a development score yet")
+        return min(candidates, key=lambda n: (-n.dev_score, self.depth(n.node_id), n.iteration, n.node_id))
+
+    def summary(self) -> dict:
+        counts = {s: 0 for s in STATUSES}
+        for n in self.nodes():
+            counts[n.status] = counts.get(n.status, 0) + 1
+        best = self.best() if self.developed() else None
+        return {"nodes": self.graph.number_of_nodes(), "edges": self.graph.number_of_edges(), "status": counts,
+                "best": None if best is None else {"node": best.node_id, "dev_score": best.dev_score,
+                                                   "depth": self.depth(best.node_id)}}
+
+    # --- export -------------------------------------------------------------------------------
+    def to_json(self) -> dict:
+        return {"nodes": [asdict(n) for n in self.nodes()],
+                "edges": [{"parent": a, "child": b} for a, b in sorted(self.graph.edges())]}
+
+    def write_graphml(self, path: Path) -> None:
+        g = nx.DiGraph()
+        for n in self.nodes():
+            g.add_node(n.node_id, iteration=n.iteration, status=n.status, strategy_hash=n.strategy_hash,
+                       edit=json.dumps(n.edit), reason=n.reason,
+                       dev_score=-1.0 if n.dev_score is None else n.dev_score)
+        g.add_edges_from(self.graph.edges())
+        nx.write_graphml(g, str(path))
+
+    def write_png(self, path: Path) -> None:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        fig, (ax_dag, ax_dev) = plt.subplots(1, 2, figsize=(13, 5))
+        colours = {"root": "#4c72b0", "rejected": "#c44e52", "screened_out": "#aaaaaa", "developed": "#55a868"}
+        for layer, node_id in enumerate(nx.topological_sort(self.graph)):
+            self.graph.nodes[node_id]["layer"] = self.depth(node_id)
+        pos = nx.multipartite_layout(self.graph, subset_key="layer")
+        nodes = self.nodes()
+        nx.draw_networkx(self.graph, pos, ax=ax_dag, node_color=[colours[n.status] for n in nodes],
+                         nodelist=[n.node_id for n in nodes], font_size=7, node_size=350, arrows=True)
+        ax_dag.set_title("evolution DAG (blue root, green developed, grey screened out, red rejected)")
+        ax_dag.axis("off")
+        dev = self.developed()
+        ax_dev.plot([n.iteration for n in dev], [n.dev_score for n in dev], "o-")
+        ax_dev.set_xlabel("iteration")
+        ax_dev.set_ylabel("development Reference Acceptance Rate")
+        ax_dev.set_title("development score over iterations")
+        fig.tight_layout()
+        fig.savefig(path, dpi=110)
+        plt.close(fig)

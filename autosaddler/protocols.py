@@ -1,0 +1,60 @@
+"""Extension points of the search: what evaluates a strategy, what proposes edits, what screens."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from testhelix.strategy.model import Strategy
+
+
+@dataclass(frozen=True)
+class TaskEval:
+    """One task's binary score (F_i: the submitted suite fails the initial program and passes the
+    reference) and a trace of public information for the optimizer."""
+
+    success: int
+    trace: dict = field(default_factory=dict)
+    usage: dict = field(default_factory=dict)
+
+
+class StrategyEvaluator(Protocol):
+    def evaluate(self, strategy: Strategy, task_ids: Sequence[str]) -> dict[str, TaskEval]: ...
+
+
+@dataclass(frozen=True)
+class ParentView:
+    """What the parent-selection session sees of a node: aggregates only, no per-task dev outcomes."""
+
+    node_id: str
+    dev_score: float
+    depth: int
+    edit: str
+    minibatch_successes: int | None
+
+
+@dataclass(frozen=True)
+class Diagnosis:
+    """Session 2's answer: a field edit, or the decision that a lesson is needed (session 3)."""
+
+    text: str
+    edit: dict | None
+    wants_lesson: bool
+
+
+class Optimizer(Protocol):
+    """Three sessions, each with its own prompt, time limit and usage accounting.
+
+    Sessions are stateless: everything they may use arrives as arguments (`history` lists the
+    earlier proposals with their fate), so a resumed search asks them the same questions again.
+    """
+
+    def select_parent(self, candidates: Sequence[ParentView]) -> str: ...
+    def diagnose(self, parent: Strategy, traces: Sequence[dict], history: Sequence[str]) -> Diagnosis: ...
+    def reflect(self, parent: Strategy, traces: Sequence[dict], diagnosis: Diagnosis) -> dict: ...
+    def usage(self) -> dict: ...
+
+
+class AcceptanceRule(Protocol):
+    def passes(self, parent: dict[str, int], child: dict[str, int]) -> tuple[bool, str]: ...

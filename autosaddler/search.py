@@ -1,0 +1,210 @@
+"""The AutoSaddler search loop (DESIGN §6).
+
+Each round: choose a parent, evaluate it on the next unused proposal minibatch, propose exactly one
+edit, validate it, evaluate the child on the same tasks, screen it, and develop a passing child on
+the development split. Every step is recorded in the DAG and the store together with the search
+state (RNG, minibatch cursor, counters), and every task evaluation is stored as soon as it finishes,
+so `autosaddler resume` continues where a killed run stopped and ends with the same DAG.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from autosaddler.config import SearchConfig
+from autosaddler.dag import EvolutionDAG, Node
+from autosaddler.edits import RejectedEdit, apply_edit, parse_edit
+from autosaddler.protocols import AcceptanceRule, Optimizer, ParentView, StrategyEvaluator, TaskEval
+from autosaddler.screen import StrictImprovementNoRegression
+from testhelix.errors import UserError
+from testhelix.store import RunStore
+from testhelix.strategy.model import Strategy
+
+
+@dataclass
+class SearchState:
+    order: list[str]                 # the proposal tasks in seeded order
+    cursor: int = 0                  # next unused position in `order`
+    proposals: int = 0               # every proposal, rejected ones included
+    iterations: int = 0              # rounds whose child was evaluated
+    next_node: int = 1
+    rng: list = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        return dict(self.__dict__)
+
+
+@dataclass
+class Search:
+    config: SearchConfig
+    store: RunStore
+    evaluator: StrategyEvaluator
+    optimizer: Optimizer
+    proposal_ids: Sequence[str]
+    development_ids: Sequence[str]
+    known_task_ids: Sequence[str] = ()
+    screen: AcceptanceRule = field(default_factory=StrictImprovementNoRegression)
+    on_step: Callable[[Node], None] = lambda node: None
+
+    # --- the loop -----------------------------------------------------------------------------
+    def run(self, initial: Strategy) -> EvolutionDAG:
+        dag, state, rng = self._start_or_resume(initial)
+        while not self._done(state):
+            started = time.monotonic()
+            parent_id = self._choose_parent(dag)
+            batch = state.order[state.cursor: state.cursor + self.config.train_minibatch_size]
+            parent = Strategy.model_validate(dag.node(parent_id).strategy)
+            parent_out = self._evaluate(parent, batch, "proposal")
+            state.proposals += 1
+            try:
+                edit, child = self._propose(parent, parent_out, _history(dag))
+            except RejectedEdit as rejected:
+                # A rejected node keeps the parent's strategy and the raw proposal.
+                self._record(dag, state, rng, parent_id, parent, getattr(rejected, "edit", None), "rejected",
+                             rejected.reason, parent_out, {}, None, started)
+                continue
+            child_out = self._evaluate(child, batch, "proposal")
+            state.iterations += 1
+            state.cursor += len(batch)
+            passed, why = self.screen.passes(_scores(parent_out), _scores(child_out))
+            dev = self._development_score(child) if passed else None
+            self._record(dag, state, rng, parent_id, child, edit, "developed" if passed else "screened_out", why,
+                         parent_out, child_out, dev, started)
+        return dag
+
+    # --- named steps ------------------------------------------------------------------------
+    def _start_or_resume(self, initial: Strategy):
+        saved = self.store.get_state("search")
+        if saved is not None:
+            state = SearchState(**saved)
+            rng = random.Random()
+            rng.setstate(_rng_from_json(state.rng))
+            return EvolutionDAG.load(self.store), state, rng
+        rng = random.Random(self.config.seed)
+        order = sorted(self.proposal_ids)
+        rng.shuffle(order)
+        state = SearchState(order=order)
+        dag = EvolutionDAG()
+        root = Node(node_id="n000", iteration=0, strategy_hash=initial.content_hash(),
+                    strategy=initial.model_dump(mode="json"), edit=None, status="root",
+                    dev_score=self._development_score(initial))
+        state.rng = _rng_to_json(rng.getstate())
+        dag.record(self.store, root, None, {"search": state.to_json()})
+        self.on_step(root)
+        return dag, state, rng
+
+    def _done(self, state: SearchState) -> bool:
+        out_of_tasks = state.cursor + self.config.train_minibatch_size > len(state.order) * self.config.train_epochs
+        return (state.iterations >= self.config.completed_train_iterations
+                or state.proposals >= self.config.max_candidate_proposals or out_of_tasks)
+
+    def _choose_parent(self, dag: EvolutionDAG) -> str:
+        views = [ParentView(n.node_id, n.dev_score, dag.depth(n.node_id), _edit_text(n),
+                            sum(n.child_outcomes.values()) if n.child_outcomes else None)
+                 for n in dag.developed()]
+        choice = self.optimizer.select_parent(views)
+        if choice not in {v.node_id for v in views}:
+            choice = dag.best().node_id  # an invalid choice falls back to the best development score
+        return choice
+
+    def _evaluate(self, strategy: Strategy, task_ids: Sequence[str], split: str) -> dict[str, TaskEval]:
+        """Stored evaluations are reused; each new one is stored as soon as it finishes."""
+        key = strategy.content_hash()
+        out: dict[str, TaskEval] = {}
+        todo = []
+        for task_id in task_ids:
+            row = self.store.get_search_eval(key, task_id)
+            if row is None:
+                todo.append(task_id)
+            else:
+                out[task_id] = TaskEval(success=int(row["success"]), trace=_loads(row["trace"]))
+        for task_id in todo:
+            result = self.evaluator.evaluate(strategy, [task_id])[task_id]
+            self.store.put_search_eval(key, task_id, split, result.success, {**result.trace, "usage": result.usage})
+            out[task_id] = result
+        return {t: out[t] for t in task_ids}
+
+    def _propose(self, parent: Strategy, outcomes: dict[str, TaskEval], history: list[str]) -> tuple[dict, Strategy]:
+        traces = _anonymise(outcomes)
+        diagnosis = self.optimizer.diagnose(parent, traces, history)
+        raw = self.optimizer.reflect(parent, traces, diagnosis) if diagnosis.wants_lesson else diagnosis.edit
+        try:
+            edit = parse_edit(raw)
+            return edit.model_dump(mode="json"), apply_edit(parent, edit, self.known_task_ids)
+        except RejectedEdit as err:
+            err.edit = raw if isinstance(raw, dict) else {"raw": repr(raw)[:500]}
+            raise
+
+    def _development_score(self, strategy: Strategy) -> float:
+        dev = list(self.development_ids)[: self.config.development_limit or None]
+        outcomes = self._evaluate(strategy, dev, "development")
+        return sum(o.success for o in outcomes.values()) / len(dev)
+
+    def _record(self, dag, state, rng, parent_id, strategy, edit, status, reason, parent_out, child_out, dev,
+                started) -> None:
+        node = Node(node_id=f"n{state.next_node:03d}", iteration=state.proposals,
+                    strategy_hash=strategy.content_hash(), strategy=strategy.model_dump(mode="json"), edit=edit,
+                    status=status, reason=reason, parent_outcomes=_scores(parent_out), child_outcomes=_scores(child_out),
+                    dev_score=dev, optimizer_usage=self.optimizer.usage(),
+                    generator_usage=_usage_total(parent_out, child_out), elapsed_s=round(time.monotonic() - started, 3))
+        state.next_node += 1
+        state.rng = _rng_to_json(rng.getstate())
+        dag.record(self.store, node, parent_id, {"search": state.to_json()})
+        self.on_step(node)
+
+
+def _scores(outcomes: dict[str, TaskEval]) -> dict[str, int]:
+    return {t: int(o.success) for t, o in outcomes.items()}
+
+
+def _anonymise(outcomes: dict[str, TaskEval]) -> list[dict]:
+    """Traces for the optimizer, with task ids replaced by positions (ids must not reach prose)."""
+    out = []
+    for i, (_, o) in enumerate(sorted(outcomes.items())):
+        trace = {k: v for k, v in o.trace.items() if k not in ("task_id", "usage")}
+        out.append({"task": f"task {i + 1}", "success": o.success, **trace})
+    return out
+
+
+def _usage_total(*groups: dict[str, TaskEval]) -> dict:
+    total: dict[str, float] = {}
+    for g in groups:
+        for o in g.values():
+            for k, v in (o.usage or o.trace.get("usage") or {}).items():
+                if isinstance(v, (int, float)):
+                    total[k] = total.get(k, 0) + v
+    return total
+
+
+def _history(dag: EvolutionDAG) -> list[str]:
+    """Earlier proposals and their fate, oldest first (what the optimizer learns from)."""
+    return [f"{_edit_text(n)}: {n.status} ({n.reason})" for n in dag.nodes() if n.status != "root"]
+
+
+def _edit_text(node: Node) -> str:
+    if not node.edit:
+        return "initial strategy"
+    e = node.edit
+    if e.get("kind") == "field":
+        return f"set {e.get('field')} = {str(e.get('value'))[:40]}"
+    return f"{e.get('op')} lesson {e.get('lesson_id') or (e.get('lesson') or {}).get('id')}"
+
+
+def _loads(value):
+    import json
+
+    return json.loads(value) if isinstance(value, str) else (value or {})
+
+
+def _rng_to_json(state: tuple) -> list:
+    version, internal, gauss = state
+    return [version, list(internal), gauss]
+
+
+def _rng_from_json(data: list) -> tuple:
+    if not data:
+        raise UserError("the stored search state has no RNG state")
+    return (data[0], tuple(data[1]), data[2])

@@ -1,0 +1,84 @@
+import pytest
+
+from autosaddler.config import load_config
+from autosaddler.dag import EvolutionDAG
+from autosaddler.edits import Edit, RejectedEdit, apply_edit
+from autosaddler.screen import StrictImprovementNoRegression
+from autosaddler.search import Search
+from testhelix.store import RunStore
+from testhelix.strategy.model import Strategy
+
+from autosaddler_fakes import CountingEvaluator, ScriptedOptimizer
+
+SCRIPT = [
+    {"kind": "field", "field": "agentSteps", "value": 20},
+    {"kind": "field", "field": "maxCandidates", "value": 5},            # fixed: rejected
+    {"kind": "lesson", "op": "add", "lesson": {"id": "l1", "triggers": ["cache"], "text": "Test eviction order."}},
+    {"kind": "field", "field": "agentSteps", "value": 6},               # worse: screened out
+    {"kind": "field", "field": "evaluator", "value": "lenient"},        # not a field: rejected
+    {"kind": "field", "field": "guidance", "value": "Read the bug report twice."},
+]
+PROPOSAL = [f"p{i:03d}" for i in range(60)]
+DEV = [f"d{i:03d}" for i in range(20)]
+
+
+def make_search(tmp_path, evaluator, name="run"):
+    cfg = load_config("demo", overrides={"train_minibatch_size": 10, "completed_train_iterations": 4,
+                                         "max_candidate_proposals": 8, "development_limit": None})
+    return Search(cfg, RunStore(tmp_path / name), evaluator, ScriptedOptimizer(SCRIPT), PROPOSAL, DEV)
+
+
+def test_search_records_every_proposal(tmp_path):
+    dag = make_search(tmp_path, CountingEvaluator()).run(Strategy())
+    statuses = [n.status for n in dag.nodes()]
+    assert statuses[0] == "root" and "rejected" in statuses and "developed" in statuses
+    rejected = [n for n in dag.nodes() if n.status == "rejected"]
+    assert any("fixed during search" in n.reason for n in rejected)
+    assert any("not a strategy field" in n.reason for n in rejected)
+    assert dag.graph.number_of_edges() == len(statuses) - 1
+    for n in dag.nodes():
+        if n.status in ("developed", "screened_out"):
+            assert set(n.parent_outcomes) == set(n.child_outcomes) and len(n.child_outcomes) == 10
+    # stored DAG equals the in-memory one
+    again = EvolutionDAG.load(RunStore(tmp_path / "run", read_only=True))
+    assert again.to_json() == dag.to_json()
+
+
+def test_screen_rule():
+    rule = StrictImprovementNoRegression()
+    assert rule.passes({"a": 0, "b": 0}, {"a": 1, "b": 0})[0]
+    assert not rule.passes({"a": 1, "b": 0}, {"a": 0, "b": 1})[0]     # a regression
+    assert not rule.passes({"a": 1, "b": 0}, {"a": 1, "b": 0})[0]     # no strict increase
+
+
+def test_resume_after_crash_gives_same_dag(tmp_path):
+    full = make_search(tmp_path, CountingEvaluator(), "full").run(Strategy())
+    for crash_after in (5, 37, 81):
+        with pytest.raises(KeyboardInterrupt):
+            make_search(tmp_path, CountingEvaluator(crash_after=crash_after), f"c{crash_after}").run(Strategy())
+        resumed = make_search(tmp_path, CountingEvaluator(), f"c{crash_after}").run(Strategy())
+        strip = lambda d: [{k: v for k, v in n.items() if k not in ("elapsed_s", "optimizer_usage")}
+                           for n in d.to_json()["nodes"]]
+        assert strip(resumed) == strip(full)
+
+
+def test_edits_one_at_a_time():
+    s = Strategy()
+    child = apply_edit(s, Edit(kind="lesson", op="add", lesson={"id": "a", "triggers": ["x"], "text": "t"}))
+    child2 = apply_edit(child, Edit(kind="lesson", op="add", lesson={"id": "b", "triggers": ["y"], "text": "u"}))
+    replaced = apply_edit(child2, Edit(kind="lesson", op="replace", lesson={"id": "a", "triggers": ["z"], "text": "v"}))
+    assert [l.id for l in replaced.lessons] == ["a", "b"] and replaced.lessons[1] == child2.lessons[1]
+    with pytest.raises(RejectedEdit, match="already has"):
+        apply_edit(s, Edit(kind="field", field="rounds", value=2))
+    with pytest.raises(RejectedEdit, match="lessons change one at a time"):
+        apply_edit(s, Edit(kind="field", field="lessons", value=[]))
+    with pytest.raises(RejectedEdit, match="code block"):
+        apply_edit(s, Edit(kind="field", field="guidance", value="```\nx\n```"))
+    with pytest.raises(RejectedEdit, match="rounds"):
+        apply_edit(s, Edit(kind="field", field="rounds", value=7))
+
+
+def test_freeze_choice_ties(tmp_path):
+    dag = make_search(tmp_path, CountingEvaluator()).run(Strategy())
+    best = dag.best()
+    assert best.dev_score == max(n.dev_score for n in dag.developed())
