@@ -15,10 +15,10 @@ def cli() -> None:
 
 
 def _register() -> None:
-    from autosaddler.commands import gate
+    from autosaddler.commands import dag, freeze, gate
 
-    for mod in (gate,):
-        cli.add_command(mod.command)
+    for command in (dag.command, freeze.freeze, freeze.export, gate.command):
+        cli.add_command(command)
 
 
 _register()

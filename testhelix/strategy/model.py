@@ -208,11 +208,13 @@ def read_json(path: Path) -> Any:
 def load_strategy(path: Path) -> Strategy:
     """Load a strategy file (plain or frozen: a frozen file keeps the strategy under "strategy")."""
     data = read_json(path)
-    if isinstance(data, dict) and "strategy" in data and "provenance" in data:
-        data = data["strategy"]
-    strategy, problems = validate_strategy_data(data)
+    frozen = isinstance(data, dict) and "strategy" in data and "provenance" in data
+    strategy, problems = validate_strategy_data(data["strategy"] if frozen else data)
     if strategy is None:
         raise UserError(f"{path}: not a valid strategy", problems)
+    if frozen and data.get("hash") != strategy.content_hash():
+        raise UserError(f"{path}: content hash mismatch: the file says {data.get('hash')!r} but the strategy "
+                        f"hashes to {strategy.content_hash()!r} (edited after freezing?)")
     return strategy
 
 

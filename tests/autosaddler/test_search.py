@@ -82,3 +82,33 @@ def test_freeze_choice_ties(tmp_path):
     dag = make_search(tmp_path, CountingEvaluator()).run(Strategy())
     best = dag.best()
     assert best.dev_score == max(n.dev_score for n in dag.developed())
+
+
+def test_freeze_export_and_dag_cli(tmp_path):
+    import json
+
+    from click.testing import CliRunner
+
+    from autosaddler.cli import cli
+    from testhelix.errors import UserError
+    from testhelix.strategy.model import load_strategy
+
+    make_search(tmp_path, CountingEvaluator()).run(Strategy())
+    run = tmp_path / "run"
+    out = tmp_path / "frozen" / "best.json"
+    r = CliRunner().invoke(cli, ["freeze", str(run), "--out", str(out)])
+    assert r.exit_code == 0, r.output
+    doc = json.loads(out.read_text())
+    assert doc["provenance"]["lineage"][0] == "n000" and load_strategy(out).content_hash() == doc["hash"]
+    assert CliRunner().invoke(cli, ["freeze", str(run), "--out", str(out)]).exit_code != 0  # never overwritten
+    y = CliRunner().invoke(cli, ["export", str(out), "--format", "yaml"])
+    assert y.exit_code == 0 and "strategy:" in y.output
+    doc["strategy"]["agentSteps"] = 29
+    out.write_text(json.dumps(doc))
+    with pytest.raises(UserError, match="hash mismatch"):
+        load_strategy(out)
+    r = CliRunner().invoke(cli, ["dag", str(run), "--json", str(tmp_path / "d.json"), "--graphml",
+                                 str(tmp_path / "d.graphml"), "--png", str(tmp_path / "d.png")])
+    assert r.exit_code == 0, r.output
+    assert "n000" in r.output and (tmp_path / "d.png").stat().st_size > 1000
+    assert len(json.loads((tmp_path / "d.json").read_text())["nodes"]) >= 5

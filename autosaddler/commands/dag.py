@@ -1,0 +1,46 @@
+"""`autosaddler dag RUN_DIR`: print or export the evolution DAG."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from autosaddler.dag import EvolutionDAG
+from testhelix.store import RunStore
+
+
+@click.command("dag")
+@click.argument("run_dir", type=click.Path(path_type=Path))
+@click.option("--json", "json_out", type=click.Path(path_type=Path), help="Write the DAG as JSON to this file.")
+@click.option("--graphml", type=click.Path(path_type=Path), help="Write the DAG as GraphML to this file.")
+@click.option("--png", type=click.Path(path_type=Path), help="Draw the DAG and the development score over iterations.")
+def command(run_dir: Path, json_out: Path | None, graphml: Path | None, png: Path | None) -> None:
+    """Print the evolution DAG of a search run."""
+    store = RunStore(run_dir, read_only=True)
+    try:
+        dag = EvolutionDAG.load(store)
+    finally:
+        store.close()
+    table = Table("node", "parent", "iter", "status", "edit", "minibatch parent→child", "dev", "reason")
+    for n in dag.nodes():
+        mb = (f"{sum(n.parent_outcomes.values())}→{sum(n.child_outcomes.values())}"
+              if n.child_outcomes else (f"{sum(n.parent_outcomes.values())}→–" if n.parent_outcomes else ""))
+        edit = "" if not n.edit else (f"{n.edit.get('field')}={str(n.edit.get('value'))[:30]}"
+                                      if n.edit.get("kind") == "field"
+                                      else f"{n.edit.get('op')} lesson {(n.edit.get('lesson') or {}).get('id', n.edit.get('lesson_id'))}")
+        table.add_row(n.node_id, dag.parent(n.node_id) or "", str(n.iteration), n.status, edit, mb,
+                      "" if n.dev_score is None else f"{100 * n.dev_score:.1f}%", n.reason[:50])
+    Console().print(table)
+    s = dag.summary()
+    click.echo(f"{s['nodes']} nodes, {s['edges']} edges; " + ", ".join(f"{k} {v}" for k, v in s["status"].items())
+               + (f"; best {s['best']['node']} dev {100 * s['best']['dev_score']:.1f}%" if s["best"] else ""))
+    if json_out:
+        json_out.write_text(json.dumps(dag.to_json(), indent=2) + "\n")
+    if graphml:
+        dag.write_graphml(graphml)
+    if png:
+        dag.write_png(png)

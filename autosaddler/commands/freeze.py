@@ -1,0 +1,40 @@
+"""`autosaddler freeze` and `autosaddler export`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from autosaddler.freeze import export as export_strategy
+from autosaddler.freeze import freeze as freeze_strategy
+from testhelix.cliutil import json_option, print_json
+
+
+@click.command("freeze")
+@click.argument("run_dir", type=click.Path(path_type=Path))
+@click.option("--out", required=True, type=click.Path(path_type=Path), help="e.g. strategies/frozen/NAME.json")
+@json_option
+def freeze(run_dir: Path, out: Path, as_json: bool) -> None:
+    """Freeze the best development score of RUN_DIR (ties: fewer edits, then earliest)."""
+    doc = freeze_strategy(run_dir, out)
+    if as_json:
+        print_json({"file": str(out), "hash": doc["hash"], "provenance": doc["provenance"]})
+        return
+    prov = doc["provenance"]
+    click.echo(f"froze node {prov['node']} (development {100 * prov['scores']['development']:.1f}% vs initial "
+               f"{100 * prov['scores']['initial_development']:.1f}%, {len(prov['edits'])} edit(s)) to {out}")
+    click.echo(f"hash {doc['hash']}")
+
+
+@click.command("export")
+@click.argument("frozen", type=click.Path(path_type=Path))
+@click.option("--format", "fmt", type=click.Choice(["json", "yaml"]), default="json", show_default=True)
+@click.option("--out", type=click.Path(path_type=Path), help="Write here instead of printing.")
+def export(frozen: Path, fmt: str, out: Path | None) -> None:
+    """Write a frozen strategy (hash verified) as JSON or YAML for other tools."""
+    text = export_strategy(frozen, fmt)
+    if out:
+        out.write_text(text)
+    else:
+        click.echo(text, nl=False)
