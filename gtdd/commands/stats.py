@@ -1,0 +1,172 @@
+"""`gtdd` commands for the exact audit statistics (audit sizes, acceptance, history, probing)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from testhelix.cliutil import json_option, print_json
+from testhelix.errors import UserError
+
+from gtdd.stats import params
+from gtdd.stats.acceptance import acceptance_probability
+from gtdd.stats.audit import audit_size
+from gtdd.stats.history import history_bound
+from gtdd.stats.probing import probe_success
+from gtdd.stats.recorded import recorded_audit
+from gtdd.stats.tables import render, seed_tables
+
+# Probabilities are read as text so "0.05" stays exactly 1/20 (see gtdd.stats.params).
+population_opt = click.option(
+    "--population", "-N", type=int, required=True, help="Population size N."
+)
+tolerance_opt = click.option("--tolerance", "rho", required=True, help="Tolerance rho in (0, 1).")
+alpha_opt = click.option("--alpha", required=True, help="Error target alpha in (0, 1).")
+allowed_opt = click.option(
+    "--failures-allowed", "failures_allowed", type=int, default=0, show_default=True,
+    help="Accept when the audit sample holds at most this many failures.",
+)
+method_opt = click.option(
+    "--method", type=click.Choice(params.METHODS), default="auto", show_default=True,
+    help="exact big integers, log space, or auto (exact for small populations).",
+)
+
+
+def _emit(result: dict, as_json: bool) -> None:
+    if as_json:
+        print_json(result)
+    else:
+        for key, value in result.items():
+            click.echo(f"{key}: {'n/a' if value is None else value}")
+
+
+@click.command("audit-size")
+@population_opt
+@tolerance_opt
+@alpha_opt
+@click.option("--opportunities", "-M", type=int, default=1, show_default=True,
+              help="Audits sharing alpha (e.g. M T or M T J); each gets alpha / opportunities.")
+@allowed_opt
+@method_opt
+@json_option
+def audit_size_command(population, rho, alpha, opportunities, failures_allowed, method, as_json):
+    """Smallest exact audit size and exponential sufficient size for an error target.
+
+    q is q^{(c)}_{N,rho}(exact_n); exponential_n is null when failures are allowed."""
+    a = params.open_unit(alpha, "alpha")
+    params.count(opportunities, "opportunities", 1)
+    size = audit_size(population, rho, a / opportunities, failures_allowed, method)
+    _emit({"exact_n": size.exact_n, "exponential_n": size.exponential_n, "q": size.q}, as_json)
+
+
+@click.command("accept-prob")
+@population_opt
+@click.option("--failures", "-K", type=int, required=True, help="Failing cases K among N.")
+@click.option("--sample", "-n", type=int, required=True, help="Audit size n.")
+@allowed_opt
+@method_opt
+@json_option
+def accept_prob_command(population, failures, sample, failures_allowed, method, as_json):
+    """Probability that a fixed candidate with K failures passes a size-n audit."""
+    p = acceptance_probability(population, failures, sample, failures_allowed, method)
+    _emit({"probability": p}, as_json)
+
+
+@click.command("history-bound")
+@population_opt
+@tolerance_opt
+@alpha_opt
+@click.option("--rounds", "-T", type=int, required=True, help="Rounds T of feedback.")
+@click.option("--report-limit", "-k", "report_limit", type=int, required=True,
+              help="At most k reported cases per round.")
+@click.option("--no-accept-bit", is_flag=True, help="The acceptance decision is not observed.")
+@json_option
+def history_bound_command(population, rho, alpha, rounds, report_limit, no_accept_bit, as_json):
+    """Hidden-test-set size under repeated feedback: exact (eq. 13) and exponential (eq. 14)."""
+    bound = history_bound(population, rho, alpha, rounds, report_limit, not no_accept_bit)
+    _emit({"exact_n": bound.exact_n, "exponential_n": bound.exponential_n}, as_json)
+
+
+@click.command("probe")
+@population_opt
+@click.option("--sample", "-n", type=int, required=True, help="Hidden test-set size n.")
+@click.option("--region", "-m", type=int, required=True, help="Cases m in each probe region.")
+@click.option("--report-limit", "-k", "report_limit", type=int, required=True,
+              help="At most k reported cases per round.")
+@click.option("--rounds", "-T", type=int, required=True, help="Rounds T (T - 1 probe regions).")
+@tolerance_opt
+@json_option
+def probe_command(population, sample, region, report_limit, rounds, rho, as_json):
+    """Success of the probing construction: union lower bound (Thm 4.6) and exact (eq. 23).
+
+    The union lower bound is 0 when r (m - k) <= rho N, where Theorem 4.6 does not apply."""
+    r = probe_success(population, sample, region, report_limit, rounds, rho)
+    _emit({"union_lower_bound": r.union_lower_bound, "exact_success": r.exact_success}, as_json)
+
+
+@click.command("tables")
+@json_option
+def tables_command(as_json):
+    """Print the GTDD paper's Tables 1-4, recomputed."""
+    tables = seed_tables()
+    if as_json:
+        print_json([t.as_dict() for t in tables])
+    else:
+        click.echo(render(tables))
+
+
+def _read_counts(path: Path) -> list[list[int]]:
+    try:
+        data = json.loads(path.read_text())
+    except OSError as err:
+        raise UserError(f"cannot read {path}: {err.strerror}") from None
+    except json.JSONDecodeError as err:
+        raise UserError(f"{path}: JSON does not parse: {err}") from None
+    if isinstance(data, dict):
+        data = data.get("trajectories")
+    if not isinstance(data, list) or not all(isinstance(t, list) for t in data):
+        raise UserError(f"{path}: expected a list of trajectories, each a list of failure counts")
+    return data
+
+
+@click.command("recorded-audit")
+@click.option("--counts", type=click.Path(path_type=Path, dir_okay=False), required=True,
+              help='JSON: [[K, ...], ...] or {"trajectories": [...]}, failure counts per round.')
+@population_opt
+@tolerance_opt
+@click.option("--sample", "-n", type=int, help="Audit size n (or give --alpha).")
+@click.option("--alpha", help="Error target; sizes the audit as alpha / opportunities.")
+@click.option("--opportunities", "-M", type=int, default=1, show_default=True)
+@allowed_opt
+@json_option
+def recorded_audit_command(counts, population, rho, sample, alpha, opportunities,
+                           failures_allowed, as_json):
+    """Expected outcomes of an audit rule on recorded trajectories, stopping at first acceptance."""
+    if (sample is None) == (alpha is None):
+        raise UserError("give exactly one of --sample and --alpha")
+    if sample is None:
+        params.count(opportunities, "opportunities", 1)
+        eps = params.open_unit(alpha, "alpha") / opportunities
+        sample = audit_size(population, rho, eps, failures_allowed).exact_n
+    result = recorded_audit(_read_counts(counts), population, rho, sample, failures_allowed)
+    _emit(
+        {
+            "sample": sample,
+            "expected_false_acceptances": result.expected_false_acceptances,
+            "expected_tolerable_acceptances": result.expected_tolerable_acceptances,
+            "mean_no_acceptance": result.mean_no_acceptance,
+        },
+        as_json,
+    )
+
+
+COMMANDS = [
+    audit_size_command,
+    accept_prob_command,
+    history_bound_command,
+    probe_command,
+    tables_command,
+    recorded_audit_command,
+]
