@@ -1,0 +1,242 @@
+"""`testhelix report RUN_DIR [--json] [--curves OUT.png]`: TestPrism metrics of a run.
+
+Reads the run's store (task_outcomes and task_results, grouped by run_label), recomputes every
+metric from the recorded outcomes with testhelix.prism.metrics, and prints one Markdown table row
+per run_label. Run labels that end in /A ... /E under a shared prefix (one model, five
+configurations) also get the paired differences A→B, B→C, C→D and C→E. The report is written to
+RUN_DIR/report.md, and the panel-size curves to RUN_DIR/panel_curves.png (and to --curves).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from pathlib import Path
+from statistics import fmean
+from typing import Any
+
+import click
+
+from testhelix.cliutil import json_option, print_json
+from testhelix.errors import UserError
+from testhelix.prism import metrics as M
+from testhelix.prism import panel as P
+from testhelix.store import RunStore
+
+CONFIG_LABEL = re.compile(r"^(?P<prefix>.+)/(?P<config>[A-E])$")
+COMPARISONS = (("A", "B"), ("B", "C"), ("C", "D"), ("C", "E"))
+PAIRED_METRICS = ("F", "S", "A", "R")
+CORRELATED = (("delta_c", "entry_coverage"), ("delta_c", "reference_acceptance"),
+              ("entry_coverage", "reference_acceptance"), ("delta_c", "joint_success"),
+              ("entry_coverage", "joint_success"), ("h", "joint_success"))
+
+
+def _outcomes_by_label(store: RunStore) -> dict[str, dict[str, dict[str, tuple[str, str]]]]:
+    grouped: dict[str, dict[str, dict[str, tuple[str, str]]]] = defaultdict(lambda: defaultdict(dict))
+    for row in store.task_outcomes():
+        where = f"task_outcomes row ({row['run_label']}, {row['task_id']}, {row['program_id']})"
+        if row["role"] not in M.ROLES:
+            raise UserError(f"{where}: unknown role {row['role']!r}")
+        if row["status"] not in M.STATUSES:
+            raise UserError(f"{where}: unknown status {row['status']!r}")
+        grouped[row["run_label"]][row["task_id"]][row["program_id"]] = (row["role"], row["status"])
+    return grouped
+
+
+def _panel_sizes(outcomes: dict[str, dict[str, dict[str, tuple[str, str]]]]) -> dict[str, tuple[int, int]]:
+    """Per task, the alternatives and invalid candidates seen in any run label (the panel is shared)."""
+    seen: dict[str, dict[str, str]] = defaultdict(dict)
+    for tasks in outcomes.values():
+        for task_id, rec in tasks.items():
+            seen[task_id].update({pid: role for pid, (role, _) in rec.items()})
+    return {t: (sum(r == "alternative" for r in roles.values()), sum(r == "invalid" for r in roles.values()))
+            for t, roles in seen.items()}
+
+
+def _mean_defined(values: list[Any]) -> tuple[float | None, int]:
+    defined = [float(v) for v in values if v is not None]
+    return (fmean(defined) if defined else None), len(defined)
+
+
+def collect(store: RunStore) -> dict[str, Any]:
+    """Everything the report shows, as plain data (the --json output)."""
+    outcomes = _outcomes_by_label(store)
+    results: dict[str, dict[str, dict]] = defaultdict(dict)
+    for row in store.task_results():
+        results[row["run_label"]][row["task_id"]] = row
+    sizes = _panel_sizes(outcomes)
+    ledger = {r[0]: (r[1], r[2]) for r in store.query(
+        "SELECT run_label, sum(coalesce(input_tokens, 0) + coalesce(output_tokens, 0)), count(*) "
+        "FROM model_calls GROUP BY run_label")[1]}
+
+    runs, per_task, records = [], {}, {}
+    for label in sorted(outcomes.keys() | results.keys()):
+        task_ids = sorted(outcomes[label].keys() | results[label].keys())
+        tasks = {}
+        for t in task_ids:
+            submitted = results[label].get(t, {}).get("submitted")
+            tasks[t] = None if submitted is False else (outcomes[label].get(t) or None)
+        m = M.split_metrics(tasks)
+        ind = {t: M.task_indicators(rec or {}) for t, rec in tasks.items()}
+        per_task[label] = {
+            "F": {t: int(i.F) for t, i in ind.items()}, "S": {t: int(i.S) for t, i in ind.items()},
+            "A": {t: i.A for t, i in ind.items()}, "R": {t: i.R for t, i in ind.items()},
+        }
+        records[label] = [_subset_record(tasks[t], sizes.get(t)) for t in task_ids]
+        rows = [results[label].get(t, {}) for t in task_ids]
+        delta_c, n_dc = _mean_defined([r.get("delta_c") for r in rows])
+        entry, n_entry = _mean_defined([r.get("entry_coverage") for r in rows])
+        tokens = [r.get("tokens") for r in rows if r.get("tokens") is not None]
+        calls = [r.get("calls") for r in rows if r.get("calls") is not None]
+        led_tokens, led_calls = ledger.get(label, (None, None))
+        runs.append({
+            "run_label": label, **m.as_dict(),
+            "delta_c": delta_c, "delta_c_missing": m.n - n_dc,
+            "entry_coverage": entry, "entry_coverage_missing": m.n - n_entry,
+            # per-task totals recorded with the results; the model-call ledger when there are none
+            "tokens": int(sum(tokens)) if tokens else (int(led_tokens) if led_tokens is not None else None),
+            "calls": int(sum(calls)) if calls else (int(led_calls) if led_calls is not None else None),
+        })
+    return {
+        "runs": runs,
+        "paired": _paired(per_task),
+        "correlations": _correlations(runs),
+        "curves": _curves(records),
+    }
+
+
+def _subset_record(rec: dict | None, size: tuple[int, int] | None) -> P.SubsetRecord | None:
+    """Counts for the subset expectation; a missing task keeps its panel size and scores 0."""
+    if rec:
+        return P.subset_record(rec)
+    if size is None:
+        return None  # no panel recorded for this task anywhere in the run: it cannot bound a schedule
+    return P.SubsetRecord(False, size[0], 0, size[1], 0)
+
+
+def _curves(records: dict[str, list[P.SubsetRecord | None]]) -> dict[str, list[dict]]:
+    def curve(recs: list[P.SubsetRecord | None]) -> list[P.CurvePoint]:
+        known = [r for r in recs if r is not None]
+        padded = known + [P.SubsetRecord(False, 0, 0, 0, 0)] * (len(recs) - len(known))
+        points = []
+        for schedule in P.SCHEDULES:
+            for j in range(P.max_added(known, schedule) + 1 if known else 0):
+                a, b = P.schedule_counts(schedule, j)
+                # F=0 records never reach the combinatorics, so unknown panels add a 0 safely
+                value = P.expected_joint(padded, a, b)
+                points.append(P.CurvePoint(schedule, 1 + j, a, b, value))
+        return points
+
+    out = {label: curve(recs) for label, recs in records.items()}
+    from testhelix.prism.plots import POOLED
+
+    if len(records) > 1:
+        out[POOLED] = curve([r for recs in records.values() for r in recs])
+    return {label: [p.__dict__ for p in pts] for label, pts in out.items()}
+
+
+def _paired(per_task: dict[str, dict[str, dict]]) -> list[dict]:
+    by_prefix: dict[str, dict[str, str]] = defaultdict(dict)
+    for label in per_task:
+        match = CONFIG_LABEL.match(label)
+        if match:
+            by_prefix[match["prefix"]][match["config"]] = label
+    rows = []
+    for prefix, configs in sorted(by_prefix.items()):
+        for x, y in COMPARISONS:
+            if x not in configs or y not in configs:
+                continue
+            lx, ly = configs[x], configs[y]
+            tasks = per_task[lx]["F"].keys() | per_task[ly]["F"].keys()
+            for metric in PAIRED_METRICS:
+                # F and S count over all tasks (a task one side lacks scores 0); A and R pair defined rates
+                fill = 0 if metric in ("F", "S") else None
+                xs = {t: per_task[lx][metric].get(t, fill) for t in tasks}
+                ys = {t: per_task[ly][metric].get(t, fill) for t in tasks}
+                d = M.paired_difference(xs, ys)
+                rows.append({"prefix": prefix, "from": x, "to": y, "metric": metric, **d.__dict__})
+    return rows
+
+
+def _correlations(runs: list[dict]) -> list[dict]:
+    if len(runs) < 3:
+        return []
+    configs = {r["run_label"]: r for r in runs}
+    return [c.__dict__ for c in P.correlation_table(configs, CORRELATED)]
+
+
+def _pct(v: float | None) -> str:
+    return "—" if v is None else f"{100 * v:.2f}%"
+
+
+def _pct_missing(v: float | None, missing: int) -> str:
+    return _pct(v) + (f" ({missing} missing)" if missing else "")
+
+
+def render_markdown(data: dict[str, Any]) -> str:
+    lines = ["# TestPrism report", "",
+             "| run | N | Reference Acceptance | Valid Acceptance | Invalid Rejection | H | Joint Success "
+             "| ΔC | Entry Coverage | tokens | calls |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for r in data["runs"]:
+        lines.append(
+            f"| {r['run_label']} | {r['n']} | {_pct(r['reference_acceptance'])} | {_pct(r['valid_acceptance'])} "
+            f"| {_pct(r['invalid_rejection'])} | {_pct(r['h'])} | {_pct(r['joint_success'])} "
+            f"| {_pct_missing(r['delta_c'], r['delta_c_missing'])} "
+            f"| {_pct_missing(r['entry_coverage'], r['entry_coverage_missing'])} "
+            f"| {'—' if r['tokens'] is None else r['tokens']} | {'—' if r['calls'] is None else r['calls']} |")
+    lines += ["", "Rates are task means; VAR and IRR average the defined task rates; H uses both rounded to "
+              "two decimals of a percent. Missing coverage is shown as missing, never as 0.", ""]
+    if data["paired"]:
+        lines += ["## Paired differences (to − from, percentage points)", "",
+                  "| model | step | metric | tasks | from | to | Δ | better | worse | sign-test p |",
+                  "|---|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+        for p in data["paired"]:
+            delta = "—" if p["delta"] is None else f"{100 * p['delta']:+.2f}"
+            pval = "—" if p["sign_test_p"] is None else f"{p['sign_test_p']:.3g}"
+            lines.append(f"| {p['prefix']} | {p['from']}→{p['to']} | {p['metric']} | {p['n']} | {_pct(p['mean_x'])} "
+                         f"| {_pct(p['mean_y'])} | {delta} | {p['improved']} | {p['worsened']} | {pval} |")
+        lines.append("")
+    if data["correlations"]:
+        lines += ["## Correlations across configurations", "",
+                  "| x | y | n | Pearson r | Spearman ρ |", "|---|---|---:|---:|---:|"]
+        for c in data["correlations"]:
+            r = "—" if c["pearson_r"] is None else f"{c['pearson_r']:.2f}"
+            rho = "—" if c["spearman_rho"] is None else f"{c['spearman_rho']:.2f}"
+            lines.append(f"| {c['x']} | {c['y']} | {c['n']} | {r} | {rho} |")
+        lines.append("")
+    return "\n".join(lines)
+
+
+@click.command("report")
+@click.argument("run_dir", type=click.Path(path_type=Path))
+@json_option
+@click.option("--curves", "curves_png", type=click.Path(path_type=Path, dir_okay=False),
+              help="Also draw the panel-size curves (expected joint score vs panel size) to this PNG.")
+def command(run_dir: Path, as_json: bool, curves_png: Path | None) -> None:
+    """Print TestPrism metrics per run label of RUN_DIR and write RUN_DIR/report.md."""
+    store = RunStore(run_dir, read_only=True)
+    try:
+        data = collect(store)
+    finally:
+        store.close()
+    if not data["runs"]:
+        raise UserError(f"{run_dir}: the run store has no evaluated tasks (task_results / task_outcomes are empty)")
+    text = render_markdown(data)
+    (Path(run_dir) / "report.md").write_text(text + "\n", encoding="utf-8")
+    data["report"] = str(Path(run_dir) / "report.md")
+    if any(data["curves"].values()):
+        from testhelix.prism.plots import plot_panel_curves
+
+        points = {label: [P.CurvePoint(**p) for p in pts] for label, pts in data["curves"].items()}
+        data["figures"] = [str(plot_panel_curves(points, Path(run_dir) / "panel_curves.png"))]
+        if curves_png is not None:
+            data["figures"].append(str(plot_panel_curves(points, curves_png)))
+    elif curves_png is not None:
+        raise UserError(f"--curves {curves_png}: no task in the run has recorded panel outcomes to draw")
+    if as_json:
+        print_json(data)
+    else:
+        click.echo(text)
+        for fig in data.get("figures", []):
+            click.echo(f"figure: {fig}")

@@ -1,0 +1,59 @@
+"""Figures for `testhelix report`: expected joint score against panel size, per schedule.
+
+Uses matplotlib's object API on an Agg canvas directly (no pyplot), so drawing never touches a
+display or the global backend of whoever imports this module.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Mapping, Sequence
+
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
+
+from testhelix.prism.panel import SCHEDULES, CurvePoint
+
+POOLED = "all configurations"
+
+
+def plot_panel_curves(curves: Mapping[str, Sequence[CurvePoint]], out: Path, title: str = "") -> Path:
+    """One panel per schedule; one line per configuration, the pooled mean (key POOLED) in bold.
+
+    `curves` maps a configuration label to its curve points (every schedule mixed). Writes a PNG.
+    """
+    fig = Figure(figsize=(12, 4), dpi=110, layout="constrained")
+    FigureCanvasAgg(fig)
+    axes = fig.subplots(1, len(SCHEDULES), sharey=True)
+    for ax, schedule in zip(axes, SCHEDULES):
+        for label, points in sorted(curves.items(), key=lambda kv: (kv[0] == POOLED, kv[0])):
+            pts = sorted((p for p in points if p.schedule == schedule), key=lambda p: p.k)
+            if not pts:
+                continue
+            pooled = label == POOLED
+            ax.plot(
+                [p.k for p in pts],
+                [100 * p.expected_joint for p in pts],
+                marker="o",
+                markersize=3 if not pooled else 5,
+                linewidth=2.5 if pooled else 1.0,
+                color="black" if pooled else None,
+                alpha=1.0 if pooled else 0.7,
+                label=label,
+            )
+        ax.set_title(f"{schedule} additions")
+        ax.set_xlabel("panel size k (reference included)")
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.grid(alpha=0.3)
+    axes[0].set_ylabel("expected Joint Success Function (%)")
+    axes[0].set_ylim(0, 103)
+    handles, labels = axes[0].get_legend_handles_labels()
+    if handles:
+        fig.legend(handles, labels, loc="outside right upper", fontsize="small")
+    if title:
+        fig.suptitle(title)
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out, format="png")
+    return out

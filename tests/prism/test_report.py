@@ -1,0 +1,139 @@
+"""`testhelix report` on a small hand-built run store."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from testhelix.cli import main
+from testhelix.commands.report import collect, render_markdown
+from testhelix.store import RunStore
+
+PANEL = {"initial": "initial", "reference": "reference", "alt1": "alternative", "alt2": "alternative",
+         "inv1": "invalid", "inv2": "invalid"}
+PERFECT = {"initial": "fail", "reference": "pass", "alt1": "pass", "alt2": "pass", "inv1": "fail", "inv2": "fail"}
+
+
+def record(store, label, task, statuses, **result):
+    rows = [{"program_id": p, "role": PANEL[p], "label": "invalid" if PANEL[p] == "invalid" else "valid",
+             "status": s, "reason": None} for p, s in statuses.items()]
+    store.record_task_outcomes(label, task, rows)
+    store.record_task_result({"run_label": label, "task_id": task, "submitted": True, **result})
+
+
+@pytest.fixture()
+def run_dir(tmp_path):
+    store = RunStore(tmp_path)
+    # A: t1 F=1 A=.5 R=1 S=0; t2 no suite
+    record(store, "sim:m/A", "t1", {**PERFECT, "alt2": "fail"}, delta_c=0.5, entry_coverage=0.25, tokens=100, calls=2)
+    store.record_task_result({"run_label": "sim:m/A", "task_id": "t2", "submitted": False, "tokens": 50, "calls": 1})
+    # B: t1 perfect; t2 F=1 A=1 R=.5 S=0
+    record(store, "sim:m/B", "t1", PERFECT, delta_c=1.0, entry_coverage=0.5, tokens=10, calls=1)
+    record(store, "sim:m/B", "t2", {**PERFECT, "inv2": "pass"}, delta_c=0.5, entry_coverage=None, tokens=20, calls=1)
+    # C: both perfect; no per-task token totals, so the ledger is used
+    record(store, "sim:m/C", "t1", PERFECT, delta_c=1.0, entry_coverage=1.0)
+    record(store, "sim:m/C", "t2", PERFECT)
+    for tokens in (7, 8):
+        store.record_model_call({"run_label": "sim:m/C", "task_id": "t1", "role": "gen", "input_tokens": tokens,
+                                 "output_tokens": 1})
+    store.close()
+    return tmp_path
+
+
+def by_label(data):
+    return {r["run_label"]: r for r in data["runs"]}
+
+
+def test_metrics_by_hand(run_dir):
+    store = RunStore(run_dir, read_only=True)
+    data = collect(store)
+    store.close()
+    runs = by_label(data)
+    a, b, c = runs["sim:m/A"], runs["sim:m/B"], runs["sim:m/C"]
+    assert (a["n"], a["reference_acceptance"], a["joint_success"]) == (2, 0.5, 0.0)
+    assert (a["valid_acceptance"], a["invalid_rejection"], a["missing_tasks"]) == (0.5, 1.0, 1)
+    assert a["h"] == pytest.approx(0.6667)  # 2*50*100/150 = 66.666.. -> 66.67 %
+    assert (b["reference_acceptance"], b["joint_success"], b["invalid_rejection"]) == (1.0, 0.5, 0.75)
+    assert b["h"] == pytest.approx(0.8571)  # 2*100*75/175 = 85.714.. -> 85.71 %
+    assert c["h"] == 1.0 and c["joint_success"] == 1.0
+    # coverage: mean of measured values, missing counted, never zero-filled
+    assert (a["delta_c"], a["delta_c_missing"], a["entry_coverage_missing"]) == (0.5, 1, 1)
+    assert (b["delta_c"], b["entry_coverage"], b["entry_coverage_missing"]) == (0.75, 0.5, 1)
+    assert (a["tokens"], a["calls"], b["tokens"], b["calls"]) == (150, 3, 30, 2)
+    assert (c["tokens"], c["calls"]) == (17, 2)  # from the model-call ledger
+
+
+def test_paired_differences_and_curves(run_dir):
+    store = RunStore(run_dir, read_only=True)
+    data = collect(store)
+    store.close()
+    paired = {(p["from"], p["to"], p["metric"]): p for p in data["paired"]}
+    assert set(k[:2] for k in paired) == {("A", "B"), ("B", "C")}  # no D or E in this run
+    s_ab = paired[("A", "B", "S")]
+    assert (s_ab["n"], s_ab["delta"], s_ab["improved"], s_ab["worsened"]) == (2, 0.5, 1, 0)
+    assert paired[("A", "B", "F")]["delta"] == 0.5  # the missing t2 scores F=0 for A
+    assert paired[("A", "B", "A")]["n"] == 1  # A is undefined for A's missing t2
+    assert paired[("B", "C", "R")]["delta"] == pytest.approx(0.25)
+    curve_a = [p for p in data["curves"]["sim:m/A"] if p["schedule"] == "valid"]
+    # k=1: mean F = .5; one alternative of two correct on t1 -> (1/2)/2; both -> 0
+    assert [p["expected_joint"] for p in curve_a] == pytest.approx([0.5, 0.25, 0.0])
+    curve_c = data["curves"]["sim:m/C"]
+    assert all(p["expected_joint"] == 1.0 for p in curve_c)
+    assert max(p["k"] for p in curve_c if p["schedule"] == "alternating") == 5
+    assert len(data["correlations"]) == 6
+
+
+def test_command_writes_report_and_figures(run_dir, tmp_path, capsys):
+    out_png = tmp_path / "figs" / "curves.png"
+    with pytest.raises(SystemExit) as exit_info:
+        main(["report", str(run_dir), "--curves", str(out_png)])
+    assert exit_info.value.code == 0
+    printed = capsys.readouterr().out
+    assert "| sim:m/B | 2 | 100.00% | 100.00% | 75.00% | 85.71% | 50.00% | 75.00% | 50.00% (1 missing) | 30 | 2 |" in printed
+    assert "A→B" in printed
+    assert (run_dir / "report.md").read_text().startswith("# TestPrism report")
+    assert out_png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert (run_dir / "panel_curves.png").exists()
+
+
+def test_command_json(run_dir, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["report", str(run_dir), "--json"])
+    assert exit_info.value.code == 0
+    data = json.loads(capsys.readouterr().out)
+    assert by_label(data)["sim:m/A"]["h"] == pytest.approx(0.6667)
+
+
+def test_missing_store_is_a_user_error(tmp_path, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["report", str(tmp_path / "nowhere")])
+    assert exit_info.value.code == 2
+    assert "no run store" in capsys.readouterr().err
+
+
+def test_empty_store_is_a_user_error(tmp_path, capsys):
+    RunStore(tmp_path).close()
+    with pytest.raises(SystemExit) as exit_info:
+        main(["report", str(tmp_path)])
+    assert exit_info.value.code == 2
+    assert "no evaluated tasks" in capsys.readouterr().err
+
+
+def test_bad_status_in_store_is_named(tmp_path, capsys):
+    store = RunStore(tmp_path)
+    record(store, "x", "t1", {**PERFECT, "alt1": "passed"})
+    store.close()
+    with pytest.raises(SystemExit) as exit_info:
+        main(["report", str(tmp_path)])
+    assert exit_info.value.code == 2
+    assert "alt1" in capsys.readouterr().err
+
+
+def test_markdown_marks_undefined_values():
+    data = {"runs": [{"run_label": "x", "n": 1, "reference_acceptance": 0.0, "valid_acceptance": None,
+                      "invalid_rejection": None, "h": None, "joint_success": 0.0, "delta_c": None,
+                      "delta_c_missing": 1, "entry_coverage": None, "entry_coverage_missing": 1,
+                      "tokens": None, "calls": None}], "paired": [], "correlations": []}
+    text = render_markdown(data)
+    assert "| x | 1 | 0.00% | — | — | — | 0.00% | — (1 missing) | — (1 missing) | — | — |" in text
