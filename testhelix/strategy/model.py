@@ -188,6 +188,9 @@ def validate_strategy_data(data: Any, known_task_ids: Iterable[str] | None = Non
         for e in err.errors():
             msg = e["msg"].removeprefix("Value error, ")
             path = _json_path(e["loc"]) if e["loc"] else "maxCandidates"  # the one model-level rule
+            if path == "skillRoutes" and ": " in msg:  # route rules name their context first
+                context, msg = msg.split(": ", 1)
+                path = f"skillRoutes.{context}"
             problems.append((path, msg))
         # The cross-field rule only runs after every field is valid; report it anyway.
         ini, mx = data.get("initialCandidates", 3), data.get("maxCandidates", 3)
