@@ -1,0 +1,155 @@
+"""Prompt text: what every role sees, and how strategy content enters it (DESIGN §3).
+
+A session's opening messages, in order:
+1. system: the role, the workspace layout and rules, then the skills: the skills the strategy
+   routes to this role for the task's context (`route_skills`), or, when the route list is empty,
+   the library index (`library_index`) so the agent chooses itself. The system message is the
+   stable prefix a provider caches.
+2. user: the public task (instruction, context, packages) and the pair's direction.
+3. user, only when the strategy's guidance is non-empty: the guidance.
+4. user, only when lessons are retrieved for the phase: `render_lessons(retrieve_lessons(...))`,
+   retrieval seeing only the public task text, the phase and the host's checkpoint.
+5. user, in repair/feedback rounds: the corrective feedback.
+
+Nothing here reads hidden task material: the callers pass only the public instruction.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from testhelix.llm.base import Message
+
+SKILLS_HEADER = "## Skills for this task"
+INDEX_HEADER = "## Skill library (pick what fits; none is preloaded)"
+GUIDANCE_HEADER = "Strategy guidance for this task family:"
+FEEDBACK_HEADER = "Corrective feedback from peer validation:"
+
+
+@dataclass(frozen=True)
+class PublicTask:
+    """The only view of a task an agent or a prompt ever gets."""
+
+    id: str
+    instruction: str
+    context: str
+    packages: tuple[str, ...]
+
+    @classmethod
+    def of(cls, task) -> "PublicTask":
+        return cls(id=task.id, instruction=task.instruction, context=task.context, packages=tuple(task.packages))
+
+
+SESSION_SYSTEM = """You are a careful software engineer who reproduces reported bugs with tests.
+You work in a workspace with three folders:
+  program/  the initial (buggy) program -- read it, never write it
+  suite/    your test suite: pytest files named test_*.py that import the program's package
+  repair/   your repaired copy of the program (starts as a copy of program/)
+Your goal: a suite that FAILS on the initial program because of the reported bug, and PASSES on a
+correct repair, without depending on incidental details a different correct implementation could
+change. Also write such a correct repair in repair/. Use run_tests on "initial" and on "repair" to
+check both, fix what the results show, then call submit. Every reply must call exactly one tool."""
+
+PHASE_NOTES = {
+    "generation": "Write the suite and the repair from scratch.",
+    "repair": "Revise your existing suite and repair to address the feedback below; keep what is right.",
+}
+
+
+def skills_section(skills: list, index: str) -> str:
+    if skills:
+        parts = [f"### {s.name} (contexts: {', '.join(s.contexts)})\n{s.body}" for s in skills]
+        return SKILLS_HEADER + "\n\n" + "\n\n".join(parts)
+    return f"{INDEX_HEADER}\n{index}" if index else ""
+
+
+def strategy_messages(strategy, task: PublicTask, phase: str, checkpoint: str = "") -> list[Message]:
+    """The guidance message (only when non-empty) and the lessons message (only when retrieved)."""
+    from testhelix.strategy.lessons import render_lessons, retrieve_lessons
+    out = []
+    if strategy.guidance.strip():
+        out.append(Message("user", f"{GUIDANCE_HEADER}\n{strategy.guidance.strip()}"))
+    lessons_text = render_lessons(retrieve_lessons(strategy, task.instruction, phase, checkpoint), phase)
+    if lessons_text:
+        out.append(Message("user", lessons_text))
+    return out
+
+
+def routed_skills_text(strategy, task: PublicTask, role: str, library: dict | None) -> str:
+    if not library:
+        return ""
+    from testhelix.skills import library_index, route_skills
+    skills = route_skills(strategy, task.context, role, library)
+    return skills_section(skills, "" if skills else library_index(library, role))
+
+
+def task_message(task: PublicTask, direction: str = "") -> str:
+    text = (f"Task context: {task.context}. Program packages: {', '.join(task.packages) or 'see program/'}.\n\n"
+            f"{task.instruction.strip()}")
+    if direction:
+        text += f"\n\nYour direction for this attempt: {direction}"
+    return text
+
+
+def session_messages(strategy, task: PublicTask, *, phase: str, direction: str = "", feedback: str = "",
+                     checkpoint: str = "", library: dict | None = None) -> list[Message]:
+    role = "repair" if phase == "repair" else "generation"
+    system = SESSION_SYSTEM + "\n" + PHASE_NOTES.get(phase, "")
+    skills = routed_skills_text(strategy, task, role, library)
+    if skills:
+        system += "\n\n" + skills
+    msgs = [Message("system", system), Message("user", task_message(task, direction))]
+    msgs += strategy_messages(strategy, task, phase, checkpoint)
+    if feedback.strip():
+        msgs.append(Message("user", f"{FEEDBACK_HEADER}\n{feedback.strip()}"))
+    return msgs
+
+
+# --- single-call roles ------------------------------------------------------------------------
+
+PLANNING_SYSTEM = """You plan independent attempts at reproducing a reported bug with tests.
+Answer with JSON only: {"directions": ["...", ...]} -- exactly the number of directions asked for,
+each one sentence naming a distinct behaviour or angle to test."""
+
+REVIEW_SYSTEM = """You review a test suite written to reproduce a reported bug. You see the task,
+the original program, the tests and bounded execution symptoms, never any repair.
+Judge whether each test checks behaviour the task's specification requires (not incidental details)
+and whether the suite would reject the reported bug. Answer with JSON only:
+{"verdict": "approve" | "revise", "reasons": ["..."], "suspect_tests": ["test_name", ...]}"""
+
+FEEDBACK_SYSTEM = """You turn reviewed peer counterexamples into short corrective feedback for the
+pair that wrote a suite: which tests look wrong and why, and what to check instead. Plain text,
+at most ten lines, no code."""
+
+CHALLENGE_SYSTEM = """Several repairs pass every test suite, yet they differ in source. Name one
+observable behaviour, allowed by the specification, on which they could differ and that a new test
+should pin down. Plain text, at most five lines, no code."""
+
+
+def planning_messages(strategy, task: PublicTask, k: int, library: dict | None = None) -> list[Message]:
+    system = PLANNING_SYSTEM
+    skills = routed_skills_text(strategy, task, "planning", library)
+    if skills:
+        system += "\n\n" + skills
+    msgs = [Message("system", system), Message("user", f"{task_message(task)}\n\nGive {k} directions.")]
+    return msgs + strategy_messages(strategy, task, "planning")
+
+
+def review_messages(strategy, task: PublicTask, original_source: str, suite_files: dict[str, str],
+                    symptoms: str, reviewer_skills_text: str = "") -> list[Message]:
+    system = REVIEW_SYSTEM + (f"\n\n{reviewer_skills_text}" if reviewer_skills_text else "")
+    tests = "\n\n".join(f"# file: {name}\n{text}" for name, text in sorted(suite_files.items()))
+    body = (f"{task_message(task)}\n\n## Original program\n{original_source}\n\n## Suite\n{tests}\n\n"
+            f"## Execution symptoms\n{symptoms}")
+    return [Message("system", system), Message("user", body)] + strategy_messages(strategy, task, "review")
+
+
+def feedback_messages(task: PublicTask, counterexamples: list[dict]) -> list[Message]:
+    body = f"{task_message(task)}\n\n## Reviewed counterexamples\n{json.dumps(counterexamples, indent=1)}"
+    return [Message("system", FEEDBACK_SYSTEM), Message("user", body)]
+
+
+def challenge_messages(task: PublicTask, suites_summary: str) -> list[Message]:
+    return [Message("system", CHALLENGE_SYSTEM),
+            Message("user", f"{task_message(task)}\n\n## Current suites\n{suites_summary}")]

@@ -1,0 +1,178 @@
+"""The agent's tools and its workspace.
+
+An agent workspace holds only public material and the pair's own work:
+
+    <root>/program/   a copy of the task's initial program (never writable)
+    <root>/suite/     the pair's test suite
+    <root>/repair/    the pair's repair, starting as a copy of the initial program
+
+Tools (all paths are relative to <root>):
+    list_files(path=".")        files below a folder
+    read_file(path)             a file, cut to the strategy's toolOutputChars
+    write_file(path, content)   only inside the folders the session may write (`writable`)
+    run_tests(program)          the suite on "initial" or on "repair", through Executor.run
+    submit(summary)             ends the session
+
+A write outside the writable folders (the initial program, anything outside the workspace, a path
+escaping through `..` or a symlink) is refused with an observation and recorded in `refusals`.
+Bad arguments raise `ToolError`, which the loop turns into an error observation.
+"""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from testhelix.llm.base import ToolCall, ToolSpec
+
+PROGRAMS = ("initial", "repair")
+
+
+class ToolError(Exception):
+    """The call was malformed or impossible; the message goes back to the model."""
+
+
+class Submitted(Exception):
+    def __init__(self, summary: str):
+        super().__init__(summary)
+        self.summary = summary
+
+
+TOOL_SPECS: tuple[ToolSpec, ...] = (
+    ToolSpec("list_files", "List the files below a folder of the workspace (default: the whole workspace).",
+             {"type": "object", "properties": {"path": {"type": "string"}}, "additionalProperties": False}),
+    ToolSpec("read_file", "Read a text file of the workspace (long files are cut).",
+             {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"],
+              "additionalProperties": False}),
+    ToolSpec("write_file", "Create or overwrite a file. Tests go in suite/, the repaired program in repair/.",
+             {"type": "object", "properties": {"path": {"type": "string"}, "content": {"type": "string"}},
+              "required": ["path", "content"], "additionalProperties": False}),
+    ToolSpec("run_tests", "Run the suite in suite/ on the initial program or on your repair.",
+             {"type": "object", "properties": {"program": {"type": "string", "enum": list(PROGRAMS)}},
+              "required": ["program"], "additionalProperties": False}),
+    ToolSpec("submit", "Finish: the suite in suite/ and the program in repair/ are your answer.",
+             {"type": "object", "properties": {"summary": {"type": "string"}}, "additionalProperties": False}),
+)
+TOOL_NAMES = tuple(t.name for t in TOOL_SPECS)
+
+
+@dataclass(frozen=True)
+class AgentWorkspace:
+    root: Path
+
+    @property
+    def program(self) -> Path:
+        return self.root / "program"
+
+    @property
+    def suite(self) -> Path:
+        return self.root / "suite"
+
+    @property
+    def repair(self) -> Path:
+        return self.root / "repair"
+
+    @classmethod
+    def create(cls, root: Path, initial_dir: Path) -> "AgentWorkspace":
+        """Copy the public initial program in; keep an existing suite/repair (later rounds)."""
+        ws = cls(Path(root).resolve())
+        ws.root.mkdir(parents=True, exist_ok=True)
+        if not ws.program.exists():
+            shutil.copytree(initial_dir, ws.program, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        if not ws.repair.exists():
+            shutil.copytree(ws.program, ws.repair)
+        ws.suite.mkdir(exist_ok=True)
+        return ws
+
+
+def _clip(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    head = limit * 2 // 3
+    return f"{text[:head]}\n[... {len(text) - limit} characters cut ...]\n{text[-(limit - head):]}"
+
+
+@dataclass
+class ToolBox:
+    """Executes tool calls for one session. `limits` is a testhelix.prism.executor.Limits."""
+
+    workspace: AgentWorkspace
+    executor: Any
+    limits: Any
+    output_chars: int = 10000
+    writable: tuple[str, ...] = ("suite", "repair")
+    refusals: list[dict] = field(default_factory=list)
+    runs: list[dict] = field(default_factory=list)
+
+    def execute(self, call: ToolCall) -> str:
+        if call.error is not None or call.arguments is None:
+            raise ToolError(f"could not read the arguments of {call.name}: {call.error}")
+        if call.name not in TOOL_NAMES:
+            raise ToolError(f"unknown tool {call.name!r}; available: {', '.join(TOOL_NAMES)}")
+        args = call.arguments
+        try:
+            if call.name == "list_files":
+                return self.list_files(str(args.get("path", ".")))
+            if call.name == "read_file":
+                return self.read_file(str(args["path"]))
+            if call.name == "write_file":
+                return self.write_file(str(args["path"]), args["content"])
+            if call.name == "run_tests":
+                return self.run_tests(str(args["program"]))
+            raise Submitted(str(args.get("summary", "")))
+        except KeyError as missing:
+            raise ToolError(f"{call.name}: missing argument {missing}") from None
+
+    def _resolve(self, path: str) -> Path:
+        if not path or Path(path).is_absolute():
+            raise ToolError(f"path must be relative to the workspace, got {path!r}")
+        target = (self.workspace.root / path).resolve()
+        if target != self.workspace.root and self.workspace.root not in target.parents:
+            raise ToolError(f"path {path!r} leaves the workspace")
+        return target
+
+    def list_files(self, path: str) -> str:
+        base = self._resolve(path) if path not in ("", ".") else self.workspace.root
+        if not base.is_dir():
+            raise ToolError(f"{path!r} is not a folder")
+        names = sorted(str(p.relative_to(self.workspace.root)) for p in base.rglob("*")
+                       if p.is_file() and "__pycache__" not in p.parts)
+        return _clip("\n".join(names) or "(no files)", self.output_chars)
+
+    def read_file(self, path: str) -> str:
+        target = self._resolve(path)
+        if not target.is_file():
+            raise ToolError(f"no file {path!r}")
+        return _clip(target.read_text(errors="replace"), self.output_chars)
+
+    def write_file(self, path: str, content: Any) -> str:
+        if not isinstance(content, str):
+            raise ToolError("write_file: content must be a string")
+        try:
+            target = self._resolve(path)
+        except ToolError as err:
+            self.refusals.append({"tool": "write_file", "path": path, "reason": str(err)})
+            raise
+        rel = target.relative_to(self.workspace.root)
+        if not rel.parts or rel.parts[0] not in self.writable or len(rel.parts) < 2:
+            reason = f"{path!r} is protected: this session may write only inside {', '.join(self.writable)}/"
+            self.refusals.append({"tool": "write_file", "path": path, "reason": reason})
+            return f"refused: {reason}"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(content)
+        return f"wrote {rel} ({len(content)} characters)"
+
+    def run_tests(self, program: str) -> str:
+        if program not in PROGRAMS:
+            raise ToolError(f"run_tests: program must be one of {PROGRAMS}, got {program!r}")
+        program_dir = self.workspace.program if program == "initial" else self.workspace.repair
+        outcome = self.executor.run(self.workspace.suite, program_dir, self.limits)
+        self.runs.append({"program": program, "status": outcome.status, "reason": outcome.reason,
+                          "tests_run": outcome.tests_run})
+        head = (f"suite on {program} program: {outcome.status}"
+                + (f" ({outcome.reason})" if outcome.reason else "")
+                + f"; tests run: {outcome.tests_run if outcome.tests_run is not None else 'unknown'}")
+        tail = outcome.output[-max(0, self.output_chars - len(head) - 20):] if outcome.output else ""
+        return f"{head}\n--- output ---\n{tail}"

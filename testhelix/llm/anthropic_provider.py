@@ -1,0 +1,146 @@
+"""Anthropic Messages API adapter for the neutral ChatModel protocol.
+
+Translation rules:
+- system messages become the `system` blocks; tool observations become `tool_result` blocks in a
+  user turn (consecutive observations share one turn); assistant tool calls become `tool_use` blocks.
+- Prompt caching: the stable prefix (system blocks and tool definitions) carries a cache
+  breakpoint, and so does the last block of the conversation, so every agent step reuses the
+  prefix written by the step before.
+- Usage: Anthropic's `input_tokens` EXCLUDES `cache_read_input_tokens` and
+  `cache_creation_input_tokens`; the neutral `input_tokens` adds them back.
+- Retries: the SDK's own `max_retries` (408/409/429/5xx, connection errors); nothing here retries.
+
+The API key comes from ANTHROPIC_API_KEY (or the `api_key` argument) and is held by the SDK client
+only.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import anthropic
+
+from testhelix.llm.base import (Completion, ContextOverflowError, Message, ModelAuthError, ModelBadRequest,
+                                ModelError, ModelOutputError, ModelRequest, ModelUnavailable, ToolCall, Usage)
+from testhelix.llm.registry import ModelInfo, price_usage
+
+_EPHEMERAL = {"type": "ephemeral"}
+_STOP = {"end_turn": "end_turn", "stop_sequence": "end_turn", "tool_use": "tool_use",
+         "max_tokens": "max_tokens", "model_context_window_exceeded": "max_tokens", "refusal": "refusal"}
+
+
+def to_anthropic(messages: tuple[Message, ...]) -> tuple[list[dict], list[dict]]:
+    """Neutral messages -> (system blocks, message params)."""
+    system = [{"type": "text", "text": m.content} for m in messages if m.role == "system"]
+    turns: list[dict] = []
+    for m in messages:
+        if m.role == "system":
+            continue
+        if m.role == "assistant":
+            blocks: list[dict] = [{"type": "text", "text": m.content}] if m.content else []
+            for c in m.tool_calls:
+                args = c.arguments if c.arguments is not None else {"unparsed_arguments": c.raw_arguments}
+                blocks.append({"type": "tool_use", "id": c.id, "name": c.name, "input": args})
+            turns.append({"role": "assistant", "content": blocks or [{"type": "text", "text": "(no output)"}]})
+            continue
+        block = ({"type": "tool_result", "tool_use_id": m.tool_call_id, "content": m.content}
+                 if m.role == "tool" else {"type": "text", "text": m.content})
+        if turns and turns[-1]["role"] == "user":
+            turns[-1]["content"].append(block)   # observations and follow-ups share one user turn
+        else:
+            turns.append({"role": "user", "content": [block]})
+    if system:
+        system[-1]["cache_control"] = _EPHEMERAL
+    if turns and turns[-1]["content"]:
+        turns[-1]["content"][-1] = {**turns[-1]["content"][-1], "cache_control": _EPHEMERAL}
+    return system, turns
+
+
+def _tool_params(request: ModelRequest) -> list[dict]:
+    tools = [{"name": t.name, "description": t.description, "input_schema": t.parameters} for t in request.tools]
+    if tools:
+        tools[-1]["cache_control"] = _EPHEMERAL
+    return tools
+
+
+def map_error(err: Exception) -> ModelError:
+    """SDK exception -> neutral error with a clear message (after the SDK's retries)."""
+    status = getattr(err, "status_code", None)
+    text = str(err)
+    if isinstance(err, (anthropic.AuthenticationError, anthropic.PermissionDeniedError)):
+        return ModelAuthError(f"anthropic rejected the credentials (HTTP {status}): check ANTHROPIC_API_KEY",
+                              status=status)
+    if isinstance(err, anthropic.APITimeoutError):
+        return ModelUnavailable(f"anthropic request timed out after retries: {text}", billed=None)
+    if isinstance(err, anthropic.APIConnectionError):
+        return ModelUnavailable(f"anthropic connection failed after retries: {text}", billed=None)
+    if isinstance(err, anthropic.APIStatusError):
+        lowered = text.lower()
+        if status == 413 or (status == 400 and ("too long" in lowered or "context" in lowered)):
+            return ContextOverflowError(f"anthropic: the request exceeds the context window: {text}", status=status)
+        if status in (408, 409, 429) or (status or 0) >= 500:
+            return ModelUnavailable(f"anthropic still failing after retries (HTTP {status}): {text}", status=status)
+        return ModelBadRequest(f"anthropic rejected the request (HTTP {status}): {text}", status=status)
+    if isinstance(err, anthropic.APIResponseValidationError):
+        return ModelOutputError(f"anthropic returned an unreadable response: {text}", billed=None)
+    return ModelError(f"anthropic call failed: {text}", billed=None)
+
+
+class AnthropicModel:
+    """ChatModel over the Anthropic Messages API."""
+
+    def __init__(self, info: ModelInfo, *, api_key: str | None = None, http_client: Any = None,
+                 max_retries: int = 2, timeout_s: float | None = None):
+        self.info = info
+        self.name = info.name
+        self.context_window = info.context_window
+        key = api_key or os.environ.get("ANTHROPIC_API_KEY")
+        if not key:
+            raise ModelAuthError("ANTHROPIC_API_KEY is not set: export it to use " + info.name)
+        kwargs: dict[str, Any] = {"api_key": key, "max_retries": max_retries}
+        if http_client is not None:
+            kwargs["http_client"] = http_client
+        if timeout_s is not None:
+            kwargs["timeout"] = timeout_s
+        self._client = anthropic.Anthropic(**kwargs)
+
+    def complete(self, request: ModelRequest) -> Completion:
+        system, turns = to_anthropic(request.messages)
+        params: dict[str, Any] = {"model": self.info.model, "messages": turns,
+                                  "max_tokens": min(request.max_output_tokens, self.info.max_output_tokens)}
+        if system:
+            params["system"] = system
+        if request.tools:
+            params["tools"] = _tool_params(request)
+        temperature = request.setting("temperature")
+        if temperature is not None:
+            params["temperature"] = temperature
+        try:
+            reply = self._client.messages.create(**params)
+        except anthropic.AnthropicError as err:
+            raise map_error(err) from err
+        return self._parse(reply)
+
+    def _parse(self, reply: Any) -> Completion:
+        texts, calls = [], []
+        for block in reply.content:
+            if block.type == "text":
+                texts.append(block.text)
+            elif block.type == "tool_use":
+                if isinstance(block.input, dict):
+                    calls.append(ToolCall(id=block.id, name=block.name, arguments=dict(block.input)))
+                else:
+                    calls.append(ToolCall(id=block.id, name=block.name, arguments=None,
+                                          raw_arguments=repr(block.input),
+                                          error=f"tool input must be a JSON object, got {type(block.input).__name__}"))
+        u = reply.usage
+        read = u.cache_read_input_tokens or 0
+        write = u.cache_creation_input_tokens or 0
+        total_in = u.input_tokens + read + write
+        usage = Usage(input_tokens=total_in, output_tokens=u.output_tokens, cache_read_tokens=read,
+                      cache_write_tokens=write,
+                      cost_usd=price_usage(self.info, total_in, u.output_tokens, read, write))
+        return Completion(text="".join(texts), tool_calls=tuple(calls),
+                          stop_reason=_STOP.get(reply.stop_reason or "", "other"), usage=usage, model=self.name,
+                          metadata={"provider_stop_reason": reply.stop_reason, "response_id": reply.id})

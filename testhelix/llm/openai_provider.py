@@ -1,0 +1,184 @@
+"""OpenAI adapters for the neutral ChatModel protocol: Chat Completions and the Responses API.
+
+One class, `OpenAIModel`, speaks whichever protocol the registry entry names (`api = "chat"` or
+`"responses"`). OpenAI-compatible servers (vLLM, Ollama, llama.cpp) use Chat Completions at their
+base URL, send `max_tokens` (older servers do not know `max_completion_tokens`) and always report
+cost None.
+
+Usage: OpenAI's `prompt_tokens` / `input_tokens` already INCLUDE the cached tokens
+(`*_tokens_details.cached_tokens`), so they are taken as they are. A server that sends no usage at
+all yields `Usage(reported=False)` and the budget keeps its reservation.
+
+Tool arguments arrive as JSON text; text that does not parse becomes a ToolCall with `error` set
+(the agent loop answers it with an error observation).
+
+Keys: OPENAI_API_KEY for OpenAI, OPENAI_COMPATIBLE_API_KEY (optional) for compatible servers.
+Retries: the SDK's own `max_retries`; nothing here retries.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+import openai
+
+from testhelix.llm.base import (Completion, ContextOverflowError, Message, ModelAuthError, ModelBadRequest,
+                                ModelError, ModelOutputError, ModelRequest, ModelUnavailable, ToolCall, Usage)
+from testhelix.llm.registry import ModelInfo, price_usage
+
+_CHAT_STOP = {"stop": "end_turn", "tool_calls": "tool_use", "function_call": "tool_use",
+              "length": "max_tokens", "content_filter": "refusal"}
+
+
+def _arguments_text(call: ToolCall) -> str:
+    return call.raw_arguments if call.arguments is None else json.dumps(call.arguments)
+
+
+def to_chat(messages: tuple[Message, ...]) -> list[dict]:
+    out: list[dict] = []
+    for m in messages:
+        if m.role == "assistant":
+            d: dict[str, Any] = {"role": "assistant", "content": m.content or None}
+            if m.tool_calls:
+                d["tool_calls"] = [{"id": c.id, "type": "function",
+                                    "function": {"name": c.name, "arguments": _arguments_text(c)}}
+                                   for c in m.tool_calls]
+            out.append(d)
+        elif m.role == "tool":
+            out.append({"role": "tool", "tool_call_id": m.tool_call_id, "content": m.content})
+        else:
+            out.append({"role": m.role, "content": m.content})
+    return out
+
+
+def to_responses_input(messages: tuple[Message, ...]) -> tuple[str, list[dict]]:
+    """Neutral messages -> (instructions, input items) for the Responses API (stateless: no store)."""
+    instructions = "\n\n".join(m.content for m in messages if m.role == "system")
+    items: list[dict] = []
+    for m in messages:
+        if m.role == "user":
+            items.append({"role": "user", "content": m.content})
+        elif m.role == "assistant":
+            if m.content:
+                items.append({"role": "assistant", "content": m.content})
+            items += [{"type": "function_call", "call_id": c.id, "name": c.name, "arguments": _arguments_text(c)}
+                      for c in m.tool_calls]
+        elif m.role == "tool":
+            items.append({"type": "function_call_output", "call_id": m.tool_call_id, "output": m.content})
+    return instructions, items
+
+
+def map_error(err: Exception, who: str) -> ModelError:
+    status = getattr(err, "status_code", None)
+    code = getattr(err, "code", None)
+    text = str(err)
+    if isinstance(err, (openai.AuthenticationError, openai.PermissionDeniedError)):
+        return ModelAuthError(f"{who} rejected the credentials (HTTP {status}): check the API key", status=status)
+    if isinstance(err, openai.APITimeoutError):
+        return ModelUnavailable(f"{who} request timed out after retries: {text}", billed=None)
+    if isinstance(err, openai.APIConnectionError):
+        return ModelUnavailable(f"{who} connection failed after retries: {text}", billed=None)
+    if isinstance(err, openai.APIStatusError):
+        lowered = text.lower()
+        if code == "context_length_exceeded" or status == 413 or (
+                status == 400 and ("context length" in lowered or "context window" in lowered)):
+            return ContextOverflowError(f"{who}: the request exceeds the context window: {text}", status=status)
+        if status in (408, 409, 429) or (status or 0) >= 500:
+            return ModelUnavailable(f"{who} still failing after retries (HTTP {status}): {text}", status=status)
+        return ModelBadRequest(f"{who} rejected the request (HTTP {status}): {text}", status=status)
+    if isinstance(err, openai.APIResponseValidationError):
+        return ModelOutputError(f"{who} returned an unreadable response: {text}", billed=None)
+    return ModelError(f"{who} call failed: {text}", billed=None)
+
+
+class OpenAIModel:
+    """ChatModel over OpenAI (Chat Completions or Responses) or an OpenAI-compatible server."""
+
+    def __init__(self, info: ModelInfo, *, api_key: str | None = None, http_client: Any = None,
+                 max_retries: int = 2, timeout_s: float | None = None):
+        self.info = info
+        self.name = info.name
+        self.context_window = info.context_window
+        self._compatible = info.provider == "openai-compatible"
+        if self._compatible:
+            # Local servers usually accept any key; the SDK insists on a non-empty one.
+            key = api_key or os.environ.get("OPENAI_COMPATIBLE_API_KEY") or "no-key"
+        else:
+            key = api_key or os.environ.get("OPENAI_API_KEY")
+            if not key:
+                raise ModelAuthError("OPENAI_API_KEY is not set: export it to use " + info.name)
+        kwargs: dict[str, Any] = {"api_key": key, "max_retries": max_retries}
+        if info.base_url:
+            kwargs["base_url"] = info.base_url
+        if http_client is not None:
+            kwargs["http_client"] = http_client
+        if timeout_s is not None:
+            kwargs["timeout"] = timeout_s
+        self._client = openai.OpenAI(**kwargs)
+
+    def complete(self, request: ModelRequest) -> Completion:
+        max_out = min(request.max_output_tokens, self.info.max_output_tokens)
+        try:
+            if self.info.api == "responses":
+                return self._responses(request, max_out)
+            return self._chat(request, max_out)
+        except openai.OpenAIError as err:
+            raise map_error(err, self.name) from err
+
+    # --- Chat Completions --------------------------------------------------------------------
+    def _chat(self, request: ModelRequest, max_out: int) -> Completion:
+        params: dict[str, Any] = {"model": self.info.model, "messages": to_chat(request.messages)}
+        params["max_tokens" if self._compatible else "max_completion_tokens"] = max_out
+        if request.tools:
+            params["tools"] = [{"type": "function", "function": t.to_dict()} for t in request.tools]
+        temperature = request.setting("temperature")
+        if temperature is not None:
+            params["temperature"] = temperature
+        reply = self._client.chat.completions.create(**params)
+        if not reply.choices:
+            raise ModelOutputError(f"{self.name} returned no choices", billed=None)
+        choice = reply.choices[0]
+        calls = tuple(ToolCall.from_json_text(c.id, c.function.name, c.function.arguments)
+                      for c in (choice.message.tool_calls or ()) if getattr(c, "function", None) is not None)
+        u = reply.usage
+        usage = (self._usage(u.prompt_tokens, u.completion_tokens, u.prompt_tokens_details)
+                 if u is not None else Usage(reported=False))
+        return Completion(text=choice.message.content or "", tool_calls=calls,
+                          stop_reason=_CHAT_STOP.get(choice.finish_reason or "", "other"), usage=usage,
+                          model=self.name, metadata={"provider_stop_reason": choice.finish_reason,
+                                                     "response_id": reply.id})
+
+    # --- Responses API -------------------------------------------------------------------------
+    def _responses(self, request: ModelRequest, max_out: int) -> Completion:
+        instructions, items = to_responses_input(request.messages)
+        params: dict[str, Any] = {"model": self.info.model, "input": items, "max_output_tokens": max_out,
+                                  "store": False}
+        if instructions:
+            params["instructions"] = instructions
+        if request.tools:
+            params["tools"] = [{"type": "function", "name": t.name, "description": t.description,
+                                "parameters": t.parameters, "strict": False} for t in request.tools]
+        reply = self._client.responses.create(**params)
+        texts, calls = [], []
+        for item in reply.output or ():
+            if item.type == "message":
+                texts += [part.text for part in item.content if getattr(part, "type", "") == "output_text"]
+            elif item.type == "function_call":
+                calls.append(ToolCall.from_json_text(item.call_id, item.name, item.arguments))
+        incomplete = getattr(reply.incomplete_details, "reason", None)
+        stop = ("max_tokens" if incomplete == "max_output_tokens" else "refusal" if incomplete == "content_filter"
+                else "tool_use" if calls else "end_turn" if reply.status in (None, "completed") else "other")
+        u = reply.usage
+        usage = (self._usage(u.input_tokens, u.output_tokens, u.input_tokens_details)
+                 if u is not None else Usage(reported=False))
+        return Completion(text="".join(texts), tool_calls=tuple(calls), stop_reason=stop, usage=usage,
+                          model=self.name, metadata={"provider_stop_reason": reply.status or incomplete,
+                                                     "response_id": reply.id})
+
+    def _usage(self, input_tokens: int, output_tokens: int, details: Any) -> Usage:
+        read = (getattr(details, "cached_tokens", None) or 0) if details is not None else 0
+        write = (getattr(details, "cache_write_tokens", None) or 0) if details is not None else 0
+        return Usage(input_tokens=input_tokens, output_tokens=output_tokens, cache_read_tokens=read,
+                     cache_write_tokens=write, cost_usd=price_usage(self.info, input_tokens, output_tokens, read, write))

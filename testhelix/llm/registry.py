@@ -1,0 +1,129 @@
+"""Model names -> model objects, using the one registry file models.toml.
+
+Public API:
+    resolve(name) -> ModelInfo          # alias expansion, context window, prices, wire API
+    create_model(name, ...) -> ChatModel
+    price_usage(info, ...) -> float | None
+
+Accepted names: `anthropic:MODEL`, `openai:MODEL` (listed in models.toml), aliases from its
+[aliases] table, `openai-compatible:NAME@http://HOST:PORT/v1` (any server speaking the Chat
+Completions protocol: vLLM, Ollama, llama.cpp; cost unknown), and `sim:NAME` (simulated models,
+see testhelix/llm/sim). Unknown names raise UserError naming the registry file, so a typo never
+silently reaches a provider.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from testhelix.errors import UserError
+from testhelix.llm.base import ChatModel
+
+REGISTRY_FILE = Path(__file__).with_name("models.toml")
+_COMPATIBLE = re.compile(r"^openai-compatible:(?P<model>[^@\s]+)@(?P<url>https?://[^\s]+)$")
+
+
+@dataclass(frozen=True)
+class Prices:
+    """USD per million tokens; cache prices default to the input price when not listed."""
+
+    input: float
+    output: float
+    cache_read: float | None = None
+    cache_write: float | None = None
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    name: str                   # canonical, e.g. "anthropic:claude-opus-4-6"
+    provider: str               # anthropic | openai | openai-compatible | sim
+    model: str                  # the provider's own model id (or the sim profile name)
+    api: str                    # messages | chat | responses | sim
+    context_window: int
+    max_output_tokens: int
+    prices: Prices | None
+    base_url: str | None = None
+
+
+@lru_cache(maxsize=1)
+def _registry() -> dict[str, Any]:
+    try:
+        return tomllib.loads(REGISTRY_FILE.read_text())
+    except tomllib.TOMLDecodeError as err:
+        raise UserError(f"{REGISTRY_FILE}: not valid TOML: {err}") from None
+
+
+def _prices(entry: dict) -> Prices | None:
+    if "input_usd_per_mtok" not in entry or "output_usd_per_mtok" not in entry:
+        return None
+    return Prices(input=float(entry["input_usd_per_mtok"]), output=float(entry["output_usd_per_mtok"]),
+                  cache_read=entry.get("cache_read_usd_per_mtok"), cache_write=entry.get("cache_write_usd_per_mtok"))
+
+
+def resolve(name: str) -> ModelInfo:
+    reg = _registry()
+    name = reg.get("aliases", {}).get(name, name)
+    m = _COMPATIBLE.match(name)
+    if m:
+        d = reg["openai-compatible"]
+        return ModelInfo(name=name, provider="openai-compatible", model=m["model"], api=d["api"],
+                         context_window=int(d["context_window"]), max_output_tokens=int(d["max_output_tokens"]),
+                         prices=None, base_url=m["url"])
+    if name.startswith("sim:"):
+        from testhelix.llm.sim.profiles import get_profile
+        profile = get_profile(name[4:])
+        return ModelInfo(name=name, provider="sim", model=profile.name, api="sim",
+                         context_window=profile.context_window, max_output_tokens=profile.max_output_tokens,
+                         prices=None)
+    entry = reg.get("models", {}).get(name)
+    if entry is None:
+        known = ", ".join(sorted(reg.get("models", {})) + sorted(reg.get("aliases", {})))
+        raise UserError(f"unknown model {name!r}: add it to {REGISTRY_FILE} or use one of: {known}; "
+                        "OpenAI-compatible servers are named openai-compatible:NAME@http://HOST:PORT/v1")
+    provider, _, model = name.partition(":")
+    return ModelInfo(name=name, provider=provider, model=model, api=entry["api"],
+                     context_window=int(entry["context_window"]),
+                     max_output_tokens=int(entry["max_output_tokens"]), prices=_prices(entry))
+
+
+def price_usage(info: ModelInfo, input_tokens: int, output_tokens: int,
+                cache_read_tokens: int = 0, cache_write_tokens: int = 0) -> float | None:
+    """Cost of one call; `input_tokens` includes the cached parts (normalised usage)."""
+    p = info.prices
+    if p is None:
+        return None
+    fresh = max(0, input_tokens - cache_read_tokens - cache_write_tokens)
+    read = p.cache_read if p.cache_read is not None else p.input
+    write = p.cache_write if p.cache_write is not None else p.input
+    return (fresh * p.input + cache_read_tokens * read + cache_write_tokens * write
+            + output_tokens * p.output) / 1_000_000
+
+
+def create_model(name: str, *, task: Any = None, seed: int = 0, http_client: Any = None,
+                 max_retries: int = 2, timeout_s: float | None = None,
+                 context_window: int | None = None) -> ChatModel:
+    """Build the model for `name`.
+
+    `task` (a testhelix.prism.task.Task) is required by simulated models only: they are test
+    doubles that read the task's simulation bank. `http_client` lets tests inject an
+    `httpx2.Client(transport=httpx2.MockTransport(...))`. `max_retries` is handed to the SDK, which
+    is the single place where transient failures are retried.
+    """
+    info = resolve(name)
+    if context_window is not None:
+        info = ModelInfo(**{**info.__dict__, "context_window": int(context_window)})
+    if info.provider == "sim":
+        from testhelix.llm.sim.model import SimulatedModel
+        if task is None:
+            raise UserError(f"{name}: a simulated model needs the task it plays (task=...)")
+        return SimulatedModel(info, task=task, seed=seed)
+    if info.provider == "anthropic":
+        from testhelix.llm.anthropic_provider import AnthropicModel
+        return AnthropicModel(info, http_client=http_client, max_retries=max_retries, timeout_s=timeout_s)
+    from testhelix.llm.openai_provider import OpenAIModel
+    return OpenAIModel(info, http_client=http_client, max_retries=max_retries, timeout_s=timeout_s)

@@ -1,0 +1,29 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from testhelix.llm.base import CREDENTIAL_ENV_VARS
+from testhelix.prism.executor import default_executor
+from testhelix.prism.task import load_task
+
+SIM_TASK = Path(__file__).resolve().parents[1] / "fixtures" / "sim_task" / "sim-chunker-m01"
+
+
+@pytest.fixture(scope="session")
+def sim_task():
+    return load_task(SIM_TASK)
+
+
+@pytest.fixture(scope="session")
+def executor():
+    # Fake credentials in the host environment while the execution servers start: executed code
+    # must never see them (checked in test_tools.py).
+    mp = pytest.MonkeyPatch()
+    for name in CREDENTIAL_ENV_VARS:
+        mp.setenv(name, f"secret-{name.lower()}")
+    ex = default_executor(workers=1)
+    yield ex
+    ex.close()
+    mp.undo()

@@ -1,0 +1,121 @@
+"""Strategy content in prompts, the single-call roles, and how the simulated models react to both."""
+
+from __future__ import annotations
+
+import json
+import random
+
+
+from testhelix.agent import prompts
+from testhelix.agent.budget import Budget, MemoryLedger
+from testhelix.agent.calls import corrective_feedback, differential_challenge, plan_directions, review_suite
+from testhelix.agent.prompts import PublicTask, session_messages
+from testhelix.llm.registry import create_model
+from testhelix.llm.sim.agent import strategy_effect
+from testhelix.llm.sim.optimizer import optimizer_messages, parse_edit_proposal, propose
+from testhelix.llm.sim.profiles import get_profile
+from testhelix.skills import Skill
+from testhelix.strategy.model import Strategy, initial_strategy
+
+LIBRARY = {
+    "reproduce-first": Skill("reproduce-first", "start from the report", ("algorithm", "general"), ("generation",),
+                             False, "Reproduce the reported call first."),
+    "ui-snapshots": Skill("ui-snapshots", "visual checks", ("visual",), ("generation",), False, "Compare images."),
+    "review-panel": Skill("review-panel", "reviewer checklist", ("general",), ("review",), True, "Judge tests."),
+}
+USEFUL = {"id": "report-first", "triggers": ["expected"],
+          "text": "Applicability: a report states an expected value.\nAction: reproduce the exact scenario of the bug "
+                  "report and assert the expected value.\nVerification: the suite fails on the initial program."}
+HARMFUL = {"id": "messages", "triggers": ["expected"],
+           "text": "Applicability: errors.\nAction: assert the exact message text of every error.\nVerification: done."}
+
+
+def strategy(**fields) -> Strategy:
+    data = initial_strategy().model_dump(mode="json") | fields
+    return Strategy.model_validate(data, context={"skills": LIBRARY})
+
+
+def test_guidance_lessons_and_skills_enter_the_prompt_as_designed(sim_task):
+    public = PublicTask.of(sim_task)
+    plain = session_messages(initial_strategy(), public, phase="generation", library=LIBRARY)
+    assert [m.role for m in plain] == ["system", "user"]                       # no empty guidance/lessons
+    assert prompts.INDEX_HEADER in plain[0].content and "review-panel" not in plain[0].content
+    rich = session_messages(strategy(guidance="Reproduce the bug report first.", lessons=[USEFUL],
+                                     skillRoutes={"algorithm": ["reproduce-first"]}),
+                            public, phase="generation", library=LIBRARY)
+    assert [m.role for m in rich] == ["system", "user", "user", "user"]
+    assert rich[2].content.startswith(prompts.GUIDANCE_HEADER)
+    assert "Lesson report-first" in rich[3].content
+    assert "### reproduce-first (contexts: algorithm, general)" in rich[0].content
+    assert sim_task.instruction.strip() in rich[1].content
+    # a lesson restricted to another phase is not retrieved
+    other = dict(USEFUL, components=["review"])
+    assert len(session_messages(strategy(lessons=[other]), public, phase="generation")) == 2
+
+
+def test_strategy_effect_rewards_fitting_content_and_punishes_harmful(sim_task):
+    public, profile = PublicTask.of(sim_task), get_profile("strong")
+
+    def effect(**fields):
+        msgs = tuple(session_messages(strategy(**fields), public, phase="generation", library=LIBRARY))
+        return strategy_effect(msgs, sim_task.context, profile)
+
+    assert effect() == 0
+    assert effect(lessons=[USEFUL]) > 0 > effect(lessons=[HARMFUL])
+    assert effect(skillRoutes={"algorithm": ["reproduce-first"]}) > 0
+    assert effect(skillRoutes={"algorithm": ["ui-snapshots"]}) < 0
+
+
+def test_single_call_roles_with_a_simulated_model(sim_task):
+    ledger = MemoryLedger()
+    budget = Budget(100000, task_id=sim_task.id, sink=ledger)
+    model = create_model("sim:strong", task=sim_task, seed=2)
+    plan = plan_directions(model, budget, sim_task, initial_strategy(), 3)
+    assert plan.parsed and len(set(plan.directions)) == 3
+    suite = {"test_reproduction.py": "def test_clamp_wrong_expectation():\n    assert clamp(5, 0, 3) == 5\n\n"
+                                     "def test_keeps_last_partial_chunk():\n    assert True\n"}
+    verdicts = [review_suite(create_model("sim:strong", task=sim_task, seed=s), budget, sim_task, initial_strategy(),
+                             "source", suite, "fails on initial") for s in range(8)]
+    assert all(v.parsed for v in verdicts)
+    flagged = sum("test_clamp_wrong_expectation" in v.suspect_tests for v in verdicts)
+    assert flagged >= 5 and all(v.verdict == "revise" for v in verdicts if v.suspect_tests)
+    text = corrective_feedback(model, budget, sim_task, [{"test": "test_clamp_wrong_expectation", "peer": 1}])
+    assert "test_clamp_wrong_expectation" in text
+    assert differential_challenge(model, budget, sim_task, "suite A and B pass on repairs 1 and 2")
+    assert [r["role"] for r in ledger.rows] == ["planning"] + ["review"] * 8 + ["feedback", "challenge"]
+    assert all(r["simulated"] and r["cost_usd"] is None for r in ledger.rows)
+
+
+def test_unparsed_replies_are_charged_and_marked(sim_task):
+    class Chatty:
+        name, context_window = "fake:chatty", 10000
+
+        def complete(self, request):
+            from testhelix.llm.base import Completion, Usage
+            return Completion("I think it is fine.", (), "end_turn", Usage(50, 7), self.name)
+
+    budget = Budget(10000)
+    review = review_suite(Chatty(), budget, sim_task, initial_strategy(), "src", {"t.py": ""}, "")
+    plan = plan_directions(Chatty(), budget, sim_task, initial_strategy(), 2)
+    assert review.verdict == "unparsed" and not plan.parsed and len(plan.directions) == 2
+    assert budget.used == 114
+
+
+def test_optimizer_protocol_round_trip():
+    traces = [{"context": "algorithm", "success": False, "exit": "step_limit", "steps": 12, "elided": 0,
+               "failed_initial": False, "passed_repair": True, "review": "revise",
+               "instruction_excerpt": "is expected to return 2"}]
+    msgs = optimizer_messages(initial_strategy().canonical_json(), traces,
+                              "- reproduce-first: start (contexts: algorithm, general)")
+    seen = set()
+    for seed in range(30):
+        proposal = parse_edit_proposal(propose(tuple(msgs), random.Random(seed)))
+        assert proposal is not None
+        seen.add(proposal.field or proposal.lesson["id"])
+        if proposal.kind == "lesson":
+            lesson_strategy = initial_strategy().model_dump(mode="json")
+            lesson_strategy["lessons"] = [proposal.lesson]
+            Strategy.model_validate(lesson_strategy)        # the proposed lesson passes the schema
+    assert seen == {"agentSteps", "reproduce-report", "spec-only", "skillRoutes"}
+    assert parse_edit_proposal("no json here") is None
+    assert parse_edit_proposal(json.dumps({"kind": "field", "field": "agentSteps"})) is None

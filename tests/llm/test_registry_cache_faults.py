@@ -1,0 +1,97 @@
+"""Registry names and prices, the response cache, and the fault-injecting wrapper."""
+
+from __future__ import annotations
+
+import pytest
+
+from testhelix.errors import UserError
+from testhelix.llm.base import Completion, Message, ModelRequest, ModelUnavailable, ToolCall, Usage
+from testhelix.llm.faults import FaultyModel
+from testhelix.llm.registry import create_model, price_usage, resolve
+from testhelix.llm.response_cache import CachedModel, ResponseCache, request_key
+from testhelix.llm.sim.profiles import SimProfile, get_profile, register_profile
+
+
+def test_names_aliases_and_compatible_servers():
+    assert resolve("opus").name == "anthropic:claude-opus-4-6"
+    assert resolve("gpt-5.6-sol").api == "responses"
+    info = resolve("openai-compatible:llama3.1:8b@http://127.0.0.1:11434/v1")
+    assert (info.model, info.base_url, info.prices) == ("llama3.1:8b", "http://127.0.0.1:11434/v1", None)
+    with pytest.raises(UserError, match="unknown model"):
+        resolve("anthropic:claude-opus-4.6")
+    with pytest.raises(UserError, match="sim:strong"):
+        resolve("sim:nobody")
+    with pytest.raises(UserError, match="needs the task"):
+        create_model("sim:strong")
+
+
+def test_prices_and_unknown_cost():
+    opus = resolve("opus")
+    assert price_usage(opus, 1_000_000, 0) == pytest.approx(5.0)
+    assert price_usage(opus, 1_000_000, 1_000_000, cache_read_tokens=1_000_000) == pytest.approx(0.5 + 25.0)
+    assert price_usage(resolve("openai:gpt-5.6-sol"), 1000, 1000) is None
+
+
+def test_profiles_can_be_registered():
+    register_profile(SimProfile(name="test-sloppy", base_skill=0.1, repair_skill=0.2, diagnosis=0.2,
+                                step_efficiency=0.5, review_accuracy=0.3))
+    assert get_profile("test-sloppy").base_skill == 0.1 and resolve("sim:test-sloppy").provider == "sim"
+    with pytest.raises(ValueError):
+        SimProfile(name="bad", base_skill=1.5, repair_skill=0, diagnosis=0, step_efficiency=0, review_accuracy=0)
+
+
+class Counting:
+    """Answers differently every time it is really called."""
+
+    def __init__(self, name="anthropic:claude-opus-4-6"):
+        self.name, self.context_window, self.calls = name, 1000, 0
+
+    def complete(self, request):
+        self.calls += 1
+        return Completion(f"answer {self.calls}", (ToolCall("c", "submit", {"summary": str(self.calls)}),),
+                          "tool_use", Usage(100, 10, cost_usd=0.002), self.name)
+
+
+REQ = ModelRequest((Message("user", "hello"),), (), 100)
+
+
+def test_cache_replays_exactly_and_costs_nothing(tmp_path):
+    first = CachedModel(Counting(), ResponseCache(tmp_path))
+    a = [first.complete(REQ).text for _ in range(3)]
+    assert a == ["answer 1", "answer 2", "answer 3"] and first.inner.calls == 3
+    second = CachedModel(Counting(), ResponseCache(tmp_path))        # a rerun of the recorded experiment
+    again = [second.complete(REQ) for _ in range(3)]
+    assert [c.text for c in again] == a and second.inner.calls == 0
+    assert all(c.cache_hit and c.usage.cost_usd == 0.0 and c.usage.input_tokens == 100 for c in again)
+    assert again[0].metadata["recorded_cost_usd"] == 0.002
+    assert second.complete(REQ).text == "answer 1" and second.inner.calls == 1   # a 4th sample is new
+
+
+def test_cache_key_ignores_server_address_but_not_content():
+    base = request_key("openai-compatible:m@http://127.0.0.1:1/v1", REQ, 0)
+    assert base == request_key("openai-compatible:m@http://10.0.0.2:8000/v1", REQ, 0)
+    assert base != request_key("openai-compatible:other@http://127.0.0.1:1/v1", REQ, 0)
+    assert base != request_key("openai-compatible:m@http://127.0.0.1:1/v1", REQ, 1)
+    changed = ModelRequest((Message("user", "hello!"),), (), 100)
+    assert base != request_key("openai-compatible:m@http://127.0.0.1:1/v1", changed, 0)
+
+
+def test_fault_wrapper_is_deterministic_and_counts():
+    def run(seed):
+        model = FaultyModel(Counting(), rate=0.5, seed=seed)
+        out = []
+        for _ in range(40):
+            try:
+                answer = model.complete(REQ)
+                out.append("malformed" if answer.tool_calls[0].error else "ok")
+            except ModelUnavailable as err:
+                out.append(f"error:{err.status}:{err.billed}")
+        return out, model.injected
+
+    first, injected = run(4)
+    assert first == run(4)[0]
+    assert first.count("malformed") == injected["malformed"]
+    assert sum(o.startswith("error") for o in first) == injected["rate_limit"] + injected["server"] + injected["timeout"]
+    assert 8 <= sum(injected.values()) <= 32
+    with pytest.raises(ValueError):
+        FaultyModel(Counting(), rate=1.5)
