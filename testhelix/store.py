@@ -81,6 +81,7 @@ class RunStore:
         except duckdb.Error as err:
             raise UserError(f"{self.path}: cannot open the run store: {err}") from None
         self._lock = threading.RLock()
+        self._depth = 0
         if not read_only:
             self._migrate()
         elif self.schema_version() > SCHEMA_VERSION:
@@ -106,13 +107,24 @@ class RunStore:
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
+        """One transaction; nested uses join the outer one (DuckDB has no savepoints)."""
         with self._lock:
+            if self._depth:
+                self._depth += 1
+                try:
+                    yield
+                finally:
+                    self._depth -= 1
+                return
             self.conn.execute("BEGIN TRANSACTION")
+            self._depth = 1
             try:
                 yield
             except BaseException:
                 self.conn.execute("ROLLBACK")
                 raise
+            finally:
+                self._depth = 0
             self.conn.execute("COMMIT")
 
     def close(self) -> None:

@@ -1,0 +1,45 @@
+"""Everything one task's pipeline run shares: the task, strategy, configuration, model, budget,
+executor, deadline and an event log that becomes the task's trace."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from testhelix.agent.budget import Budget, Deadline, execution_time_limit_s
+from testhelix.helix.config import RunConfig
+from testhelix.prism.outcome import Limits, Outcome
+from testhelix.strategy.model import Strategy
+
+
+@dataclass
+class HelixContext:
+    task: Any                 # testhelix.prism.task.Task (the pipeline reads only public parts)
+    strategy: Strategy
+    config: RunConfig
+    model: Any                # ChatModel
+    budget: Budget
+    executor: Any             # Executor
+    work_dir: Path            # the task's workspaces and trajectories
+    library: dict | None = None
+    deadline: Deadline | None = None
+    events: list[dict] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if self.deadline is None:
+            self.deadline = Deadline.for_agent_limit(self.config.agent_time_limit_s)
+
+    @property
+    def limits(self) -> Limits:
+        return Limits(wall_s=execution_time_limit_s(self.task.verifier_timeout_s))
+
+    def execute(self, suite: Path, program: Path, repetition: int = 0) -> Outcome:
+        """Run a suite on a program; later repetitions bypass the outcome cache so that
+        "reproducible" means the behaviour was observed again, not read back."""
+        if repetition and hasattr(self.executor, "run_fresh"):
+            return self.executor.run_fresh(suite, program, self.limits)
+        return self.executor.run(suite, program, self.limits)
+
+    def log(self, step: str, **data) -> None:
+        self.events.append({"step": step, **data})

@@ -1,0 +1,106 @@
+"""Peer cross validation evidence: the cross-execution matrix, witnesses and independent review.
+
+A witness for a suite is a locally qualified repair of ANOTHER pair (distinct lineage) whose source
+digest differs from the suite owner's own repair; repairs with the same digest count once. The
+reviewer never sees a repair: it gets the task, the original source, the tests and bounded
+execution symptoms (which peer programs the suite passed or failed, by anonymous label, and the
+failing test names).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from testhelix.agent.budget import BudgetExhausted
+from testhelix.agent.calls import review_suite
+from testhelix.helix.context import HelixContext
+from testhelix.helix.pairs import Pair
+from testhelix.skills import reviewer_skills
+
+MAX_SYMPTOM_CHARS = 1500
+_FAILED = re.compile(r"(?:FAILED|ERROR) [^\s:]*::(test_\w+)")
+
+
+@dataclass
+class Evidence:
+    round: int
+    # (suite owner, witness digest) -> status; witness digests map to the pair that produced them
+    matrix: dict[tuple[int, str], str] = field(default_factory=dict)
+    failing_tests: dict[tuple[int, str], tuple[str, ...]] = field(default_factory=dict)
+    witnesses: dict[str, int] = field(default_factory=dict)
+
+    def witnesses_for(self, pair: Pair) -> list[str]:
+        return [d for d, owner in self.witnesses.items() if owner != pair.index and d != pair.repair_digest]
+
+    def passed(self, pair: Pair) -> set[str]:
+        return {d for d in self.witnesses_for(pair) if self.matrix.get((pair.index, d)) == "pass"}
+
+    def support(self, pair: Pair) -> int:
+        return len(self.passed(pair)) if pair.qualified else 0
+
+    def counterexamples(self, pair: Pair) -> list[dict]:
+        """Peer repairs the suite rejects: evidence that a test may be wrong (or the peer is)."""
+        return [{"peer": f"peer repair {self.witnesses[d] + 1}", "status": self.matrix[(pair.index, d)],
+                 "failing_tests": list(self.failing_tests.get((pair.index, d), ()))}
+                for d in self.witnesses_for(pair) if self.matrix.get((pair.index, d)) != "pass"]
+
+
+def cross_execute(ctx: HelixContext, pairs: list[Pair], round: int) -> Evidence:
+    ev = Evidence(round=round)
+    for p in pairs:
+        if p.qualified and p.repair_digest not in ev.witnesses:
+            ev.witnesses[p.repair_digest] = p.index
+    if not ctx.config.cross_execution:
+        return ev
+    for p in pairs:
+        if p.workspace is None:
+            continue
+        for digest in ev.witnesses_for(p):
+            owner = next(q for q in pairs if q.index == ev.witnesses[digest])
+            out = ctx.execute(p.workspace.suite, owner.workspace.repair)
+            ev.matrix[(p.index, digest)] = out.status
+            ev.failing_tests[(p.index, digest)] = tuple(dict.fromkeys(_FAILED.findall(out.output)))
+    ctx.log("cross_execute", round=round, cells=len(ev.matrix),
+            passing=sum(1 for s in ev.matrix.values() if s == "pass"))
+    return ev
+
+
+def review_pairs(ctx: HelixContext, pairs: list[Pair], ev: Evidence) -> None:
+    """Independent semantic review of every suite that exists; revised suites are reviewed afresh."""
+    if not ctx.config.semantic_review:
+        return
+    original = _source(ctx.task.initial_dir)
+    skills = reviewer_skills(ctx.library or {}, ctx.task.context)
+    skills_text = "\n\n".join(f"## Skill: {s.name}\n{s.body}" for s in skills)
+    for p in pairs:
+        if p.workspace is None or not any(p.workspace.suite.glob("test_*.py")):
+            continue
+        files = {f.name: f.read_text(errors="replace") for f in sorted(p.workspace.suite.glob("*.py"))}
+        try:
+            review = review_suite(ctx.model, ctx.budget, ctx.task, ctx.strategy, original, files,
+                                  _symptoms(p, ev), skills_text, pair=p.index, round=ev.round)
+        except BudgetExhausted:
+            p.approved = False
+            p.review_reasons = ("not reviewed: the inference budget is exhausted",)
+            continue
+        p.approved = review.verdict == "approve"
+        p.review_reasons, p.suspect_tests = review.reasons, review.suspect_tests
+        ctx.log("review", pair=p.index, round=ev.round, verdict=review.verdict, suspects=list(review.suspect_tests))
+
+
+def _symptoms(p: Pair, ev: Evidence) -> str:
+    lines = [f"initial program: {'/'.join(p.initial_statuses) or 'not run'}"]
+    for d in ev.witnesses_for(p):
+        status = ev.matrix.get((p.index, d))
+        if status is None:
+            continue
+        failing = ", ".join(ev.failing_tests.get((p.index, d), ())) or "-"
+        lines.append(f"peer program {ev.witnesses[d] + 1}: {status} (failing tests: {failing})")
+    return "\n".join(lines)[:MAX_SYMPTOM_CHARS]
+
+
+def _source(root) -> str:
+    parts = [f"# file: {f.relative_to(root)}\n{f.read_text(errors='replace')}"
+             for f in sorted(root.rglob("*.py")) if "__pycache__" not in f.parts]
+    return "\n\n".join(parts)

@@ -1,0 +1,97 @@
+"""A test-and-repair pair: its agent sessions and its local qualification.
+
+A suite qualifies locally when, over the run's execution repetitions, it fails on the initial
+program every time (a real failure, not an error) and passes on the pair's own repair every time.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from testhelix.agent.budget import BudgetExhausted, DeadlineExceeded
+from testhelix.agent.loop import run_agent_session
+from testhelix.agent.tools import AgentWorkspace
+from testhelix.digest import tree_sha256
+from testhelix.helix.context import HelixContext
+
+
+@dataclass
+class Pair:
+    index: int
+    direction: str
+    workspace: AgentWorkspace | None = None
+    sessions: list[str] = field(default_factory=list)      # exit reason of each session
+    qualified: bool = False
+    initial_statuses: tuple[str, ...] = ()
+    repair_statuses: tuple[str, ...] = ()
+    suite_digest: str = ""
+    repair_digest: str = ""
+    approved: bool | None = None                          # None: not reviewed
+    review_reasons: tuple[str, ...] = ()
+    suspect_tests: tuple[str, ...] = ()
+
+    def summary(self) -> dict:
+        return {"pair": self.index, "direction": self.direction, "sessions": self.sessions,
+                "qualified": self.qualified, "initial": list(self.initial_statuses),
+                "repair": list(self.repair_statuses), "approved": self.approved,
+                "suspect_tests": list(self.suspect_tests)}
+
+
+def run_session(ctx: HelixContext, pair: Pair, phase: str, round: int, feedback: str = "") -> None:
+    """One agent session of the pair (generation or repair); budget and time end it quietly."""
+    checkpoint = _checkpoint(pair)
+    try:
+        result = run_agent_session(
+            ctx.model, ctx.budget, task=ctx.task, strategy=ctx.strategy,
+            workspace_root=ctx.work_dir / f"pair{pair.index}", executor=ctx.executor, phase=phase,
+            pair=pair.index, round=round, direction=pair.direction, feedback=feedback, checkpoint=checkpoint,
+            library=ctx.library, deadline=ctx.deadline,
+            trajectory_path=ctx.work_dir / f"pair{pair.index}" / f"trajectory-{phase}-r{round}.json")
+        pair.workspace = result.workspace
+        pair.sessions.append(result.exit)
+    except (BudgetExhausted, DeadlineExceeded) as stop:
+        pair.sessions.append(type(stop).__name__)
+        if pair.workspace is None:
+            pair.workspace = AgentWorkspace.create(ctx.work_dir / f"pair{pair.index}", ctx.task.initial_dir)
+    ctx.log("session", pair=pair.index, phase=phase, round=round, exit=pair.sessions[-1])
+
+
+def qualify(ctx: HelixContext, pair: Pair) -> bool:
+    ws = pair.workspace
+    if ws is None or not any(ws.suite.glob("test_*.py")):
+        pair.qualified = False
+        return False
+    reps = max(1, ctx.config.repetitions)
+    pair.initial_statuses = tuple(ctx.execute(ws.suite, ws.program, i).status for i in range(reps))
+    pair.repair_statuses = tuple(ctx.execute(ws.suite, ws.repair, i).status for i in range(reps))
+    pair.suite_digest, pair.repair_digest = tree_sha256(ws.suite), tree_sha256(ws.repair)
+    pair.qualified = all(s == "fail" for s in pair.initial_statuses) and all(s == "pass" for s in pair.repair_statuses)
+    ctx.log("qualify", pair=pair.index, qualified=pair.qualified, initial=pair.initial_statuses,
+            repair=pair.repair_statuses)
+    return pair.qualified
+
+
+def self_correction_note(pair: Pair) -> str:
+    """What local checks showed, as feedback for the pair's own repair session."""
+    notes = []
+    if not pair.initial_statuses or any(s != "fail" for s in pair.initial_statuses):
+        notes.append(f"On the initial program the suite gave {', '.join(pair.initial_statuses) or 'no result'}; "
+                     "it must fail there, because of the reported bug.")
+    if any(s != "pass" for s in pair.repair_statuses):
+        notes.append(f"On your repair the suite gave {', '.join(pair.repair_statuses)}; it must pass there.")
+    return "\n".join(notes)
+
+
+def develop(ctx: HelixContext, pair: Pair) -> None:
+    """Round 0: a generation session, then one self-correction session if local checks fail."""
+    run_session(ctx, pair, "generation", 0)
+    if not qualify(ctx, pair) and ctx.budget.remaining > 0 and not ctx.deadline.expired():
+        run_session(ctx, pair, "repair", 0, self_correction_note(pair))
+        qualify(ctx, pair)
+
+
+def _checkpoint(pair: Pair) -> str:
+    if not pair.initial_statuses:
+        return ""
+    return (f"initial program: {'/'.join(pair.initial_statuses)}; own repair: {'/'.join(pair.repair_statuses)}"
+            + ("; reviewer asked for revision" if pair.approved is False else ""))

@@ -1,0 +1,58 @@
+"""TestHelix for one task (DESIGN §4), in one screen:
+
+plan K directions → develop K pairs (generation + self-correction) → local qualification →
+[peer cross validation rounds: cross execution, independent review, corrective feedback or a
+differential challenge, revised suites re-executed and re-reviewed] → selection → one suite.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from testhelix.agent.budget import BudgetExhausted
+from testhelix.agent.calls import FALLBACK_DIRECTIONS, plan_directions
+from testhelix.helix.context import HelixContext
+from testhelix.helix.crossval import Evidence, cross_execute, review_pairs
+from testhelix.helix.pairs import Pair, develop
+from testhelix.helix.revise import revise
+from testhelix.helix.selection import Submission, select
+
+
+@dataclass(frozen=True)
+class TaskRun:
+    submission: Submission
+    pairs: tuple[dict, ...]
+    events: tuple[dict, ...]
+
+
+def run_task(ctx: HelixContext) -> TaskRun:
+    pairs = [Pair(i, d) for i, d in enumerate(plan(ctx))]
+    for pair in pairs:
+        develop(ctx, pair)
+    evidence: Evidence | None = None
+    if ctx.config.peer_cross_validation and not ctx.config.random_submission:
+        challenges = 0
+        for round in range(1, ctx.strategy.rounds + 1):
+            evidence = cross_execute(ctx, pairs, round)
+            review_pairs(ctx, pairs, evidence)
+            if round == ctx.strategy.rounds:
+                break
+            revised, challenges = revise(ctx, pairs, evidence, round, challenges)
+            if not revised:
+                break
+    submission = select(ctx, pairs, evidence)
+    ctx.log("submit", rule=submission.rule, pair=submission.pair, support=submission.support)
+    return TaskRun(submission, tuple(p.summary() for p in pairs), tuple(ctx.events))
+
+
+def plan(ctx: HelixContext) -> list[str]:
+    """K distinct synthesis directions (one call; K = 1 needs no planning)."""
+    k = ctx.config.pairs
+    if k == 1:
+        return ["reproduce the reported behaviour directly"]
+    try:
+        directions = list(plan_directions(ctx.model, ctx.budget, ctx.task, ctx.strategy, k, ctx.library).directions)
+    except BudgetExhausted:
+        directions = list(FALLBACK_DIRECTIONS[:k])
+    ctx.log("plan", directions=directions)
+    return directions

@@ -1,0 +1,111 @@
+"""Running TestHelix over a split: every (model, configuration) on every task, each submitted suite
+judged on the hidden panel by TestPrism, everything stored; finished tasks are never redone.
+
+Labels are `<model>/<config>` (e.g. `sim:strong/C`). A task's row in `task_results` is written
+last, after its outcomes, so a task whose row exists is complete and a resumed run skips it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from testhelix.agent.budget import Budget
+from testhelix.digest import tree_sha256
+from testhelix.helix.config import RunConfig
+from testhelix.helix.context import HelixContext
+from testhelix.helix.pipeline import run_task
+from testhelix.llm.registry import create_model
+from testhelix.prism.coverage import MISSING, suite_coverage, task_targets
+from testhelix.prism.evaluation import evaluate_task, missing_rows, reference_only
+from testhelix.prism.task import Task
+from testhelix.skills import load_library
+from testhelix.store import RunStore
+from testhelix.strategy.model import Strategy
+
+ModelFactory = Callable[[str, Task, int], Any]
+
+
+def default_model_factory(name: str, task: Task, seed: int):
+    return create_model(name, task=task, seed=seed)
+
+
+@dataclass
+class HelixRunner:
+    store: RunStore
+    executor: Any
+    work_root: Path
+    model_factory: ModelFactory = default_model_factory
+    coverage: bool = True
+    panel: bool = True                 # False: single-reference mode (initial + reference only)
+
+    def __post_init__(self) -> None:
+        self.library = load_library()
+        self._targets: dict[str, Any] = {}
+
+    def run_label(self, model: str, config: RunConfig) -> str:
+        return f"{model}/{config.name}"
+
+    def done(self, label: str, task_id: str) -> bool:
+        _, rows = self.store.query("SELECT 1 FROM task_results WHERE run_label = ? AND task_id = ?", [label, task_id])
+        return bool(rows)
+
+    def run_one(self, task: Task, strategy: Strategy, config: RunConfig, model_name: str, label: str) -> dict:
+        started = time.monotonic()
+        budget = Budget(config.token_cap, run_label=label, task_id=task.id, sink=self.store)
+        work = self.work_root / _safe(label) / task.id
+        ctx = HelixContext(task=task, strategy=strategy, config=config,
+                           model=self.model_factory(model_name, task, config.seed), budget=budget,
+                           executor=self.executor, work_dir=work, library=self.library)
+        result = run_task(ctx)
+        suite = result.submission.suite_dir
+        if suite is None:
+            rows, scores = missing_rows(task), {"F": 0, "A": None, "R": None, "S": 0}
+        else:
+            evaluated = evaluate_task(self.executor, task, suite) if self.panel else reference_only(self.executor, task, suite)
+            rows, scores = evaluated["_rows"], {k: evaluated[k] for k in ("F", "A", "R", "S")}
+        cov = self._coverage(task, suite) if self.coverage else MISSING
+        detail = {"submission": result.submission.rule, "pair": result.submission.pair,
+                  "support": result.submission.support, "pairs": list(result.pairs), "events": list(result.events),
+                  "budget": {"cap": budget.cap_tokens, "used": budget.used, "refused": budget.refused},
+                  "simulated": model_name.startswith("sim:")}
+        with self.store.transaction():
+            self.store.record_task(task.id, task.source, task.context, task.difficulty, task.reference.sha256)
+            self.store.record_task_outcomes(label, task.id, rows)
+            self.store.record_task_result({
+                "run_label": label, "task_id": task.id, "submitted": suite is not None,
+                "suite_digest": tree_sha256(suite) if suite is not None else None, **scores,
+                "delta_c": cov.delta_c, "entry_coverage": cov.entry, "coverage_status": cov.status,
+                "tokens": budget.used, "calls": budget.calls, "wall_s": round(time.monotonic() - started, 3),
+                "detail": json.dumps(detail, default=str)})
+        return {"task": task.id, **scores, "rule": result.submission.rule}
+
+    def _coverage(self, task: Task, suite: Path | None):
+        if suite is None:
+            return MISSING
+        if task.id not in self._targets:
+            self._targets[task.id] = task_targets(self.executor, task.initial_dir, task.reference_dir,
+                                                  task.trusted_tests_dir)
+        return suite_coverage(self.executor, self._targets[task.id], suite, task.initial_dir, task.reference_dir)
+
+    def run(self, tasks: Sequence[Task], plans: Sequence[tuple[str, RunConfig, Strategy]],
+            on_task: Callable[[str, dict | None], None] = lambda label, r: None) -> None:
+        for model_name, config, strategy in plans:
+            label = self.run_label(model_name, config)
+            self.store.record_run(label, "helix", {"model": model_name, "config": config.name,
+                                                   "strategy_hash": strategy.content_hash(),
+                                                   "pairs": config.pairs, "token_cap": config.token_cap})
+            for task in tasks:
+                if self.done(label, task.id):
+                    on_task(label, None)
+                    continue
+                on_task(label, self.run_one(task, strategy, config, model_name, label))
+
+
+def _safe(label: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", label)
