@@ -1,0 +1,119 @@
+"""Benchmark: the same panel executions three ways, in one run.
+
+1. naive: one sequential `python -m pytest` subprocess per execution (no sandbox, no reuse);
+2. the project's executor (fork servers, one per core, sandboxed), cold cache;
+3. the executor again with the warm outcome cache.
+
+Executions: every (suite, program) pair of a task pack's panel, where the suites are the task's
+trusted tests and the fixture suites, each in several variants (distinct digests, so nothing is
+served from the cache in pass 2). Uses the bundled pack tasks/katas when it is there, else the
+fixture pack. Prints the three times, the two ratios, and ends with
+`executor_speedup=X cache_speedup=Y`.
+
+    /work/venv/bin/python bench/harness.py [--pack DIR] [--min-executions 200] [--workers N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from testhelix.prism.executor import ForkServerExecutor  # noqa: E402
+from testhelix.prism.outcome import Limits  # noqa: E402
+from testhelix.prism.task import load_pack, panel_programs  # noqa: E402
+
+
+def _suite_sources(task) -> list[dict[str, str]]:
+    """Suites for a task: its trusted tests, plus fixture suites when the pack is the fixture pack."""
+    out = []
+    tests = {p.name: p.read_text() for p in sorted(task.trusted_tests_dir.glob("test_*.py"))}
+    if tests:
+        out.append(tests)
+    fixture_suites = ROOT / "tests" / "fixtures" / "tasks" / "suites"
+    for set_dir in sorted(fixture_suites.glob("*")):
+        d = set_dir / task.id
+        if d.is_dir():
+            out.append({p.name: p.read_text() for p in sorted(d.glob("*.py"))})
+    return out
+
+
+def build_jobs(pack: Path, work: Path, minimum: int) -> list[tuple[Path, Path]]:
+    tasks = load_pack(pack)
+    per_variant = sum(len(_suite_sources(t)) * len(panel_programs(t)) for t in tasks)
+    if per_variant == 0:
+        raise SystemExit(f"{pack}: no suites to run")
+    variants = max(1, -(-minimum // per_variant))
+    jobs = []
+    for v in range(variants):
+        for task in tasks:
+            for i, files in enumerate(_suite_sources(task)):
+                suite = work / f"v{v}" / task.id / f"s{i}"
+                suite.mkdir(parents=True)
+                for name, text in files.items():
+                    (suite / name).write_text(f"# variant {v}\n{text}")
+                jobs += [(suite, tree) for *_, tree in panel_programs(task)]
+    return jobs
+
+
+def naive(jobs: list[tuple[Path, Path]], limits: Limits) -> tuple[float, list[str]]:
+    statuses = []
+    started = time.perf_counter()
+    for suite, program in jobs:
+        with tempfile.TemporaryDirectory() as ws:
+            shutil.copytree(program, ws, dirs_exist_ok=True)
+            shutil.copytree(suite, Path(ws) / "suite")
+            env = {**os.environ, "PYTHONPATH": ws, "PYTHONDONTWRITEBYTECODE": "1"}
+            try:
+                rc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "suite"],
+                                    cwd=ws, env=env, capture_output=True, timeout=limits.wall_s).returncode
+            except subprocess.TimeoutExpired:
+                rc = -1
+        statuses.append({0: "pass", 1: "fail"}.get(rc, "error"))
+    return time.perf_counter() - started, statuses
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--pack", type=Path)
+    ap.add_argument("--min-executions", type=int, default=200)
+    ap.add_argument("--workers", type=int, default=None)
+    args = ap.parse_args()
+    pack = args.pack
+    if pack is None:
+        katas = ROOT / "tasks" / "katas"
+        pack = katas if any(katas.glob("*/task.toml")) else ROOT / "tests" / "fixtures" / "tasks" / "pack"
+    limits = Limits(wall_s=60, cpu_s=60)
+    with tempfile.TemporaryDirectory(prefix="prism-bench-") as tmp:
+        jobs = build_jobs(pack, Path(tmp), args.min_executions)
+        print(f"pack {pack} — {len(jobs)} executions")
+        t_naive, naive_status = naive(jobs, limits)
+        print(f"naive sequential pytest subprocesses: {t_naive:8.2f} s")
+        with ForkServerExecutor(workers=args.workers) as ex:
+            ex.run(*jobs[0], limits)  # start the fork servers outside the timed region
+            ex.memory = type(ex.memory)()  # ... and forget that one outcome
+            started = time.perf_counter()
+            cold = ex.run_many(jobs, limits)
+            t_exec = time.perf_counter() - started
+            print(f"executor ({ex.workers} workers, {ex.sandbox.kind} sandbox): {t_exec:8.2f} s "
+                  f"({ex.executions - 1} executions)")
+            started = time.perf_counter()
+            warm = ex.run_many(jobs, limits)
+            t_warm = time.perf_counter() - started
+            print(f"executor, warm cache:                  {t_warm:8.4f} s")
+        agree = sum(a == b.status for a, b in zip(naive_status, cold))
+        print(f"naive and executor agree on {agree}/{len(jobs)} outcomes; warm cache hits "
+              f"{sum(o.cached for o in warm)}/{len(jobs)}")
+        print(f"executor_speedup={t_naive / t_exec:.1f} cache_speedup={t_naive / t_warm:.1f}")
+
+
+if __name__ == "__main__":
+    main()

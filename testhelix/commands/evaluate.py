@@ -1,0 +1,166 @@
+"""`testhelix evaluate`: run a submitted suite on a task's panel and score it (F, A, R, S).
+
+Two modes:
+  --task TASK_DIR --suite SUITE_DIR              one task, printed (or --json)
+  --pack PACK --split NAME --suites DIR --run RUN_DIR
+                                                 a whole split; suites in DIR/<task id>/ (a task
+                                                 without one is "missing"), stored in the run's
+                                                 DuckDB under run_label "evaluate"
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from pathlib import Path
+
+import click
+
+from testhelix.cliutil import json_option, print_json
+from testhelix.digest import tree_sha256
+from testhelix.errors import UserError
+from testhelix.prism.metrics import split_metrics, task_indicators
+from testhelix.prism.outcome import Limits, Outcome
+from testhelix.prism.task import Task, load_pack, load_task, panel_programs
+
+RUN_LABEL = "evaluate"
+MAX_TEST_WALL_S = 180.0  # DESIGN §4: test execution limit min(180 s, the task's test timeout)
+
+
+def task_limits(task: Task) -> Limits:
+    wall = min(MAX_TEST_WALL_S, task.verifier_timeout_s)
+    return Limits(wall_s=wall, cpu_s=max(1, math.ceil(wall)))
+
+
+def evaluate_task(executor, task: Task, suite: Path) -> dict:
+    """Outcomes on the initial program, the reference and every candidate, with F, A, R, S."""
+    programs = panel_programs(task)
+    outcomes: list[Outcome] = executor.run_many([(suite, tree) for *_, tree in programs], task_limits(task))
+    by_id = {pid: (role, label, o) for (pid, role, label, _), o in zip(programs, outcomes)}
+    ind = task_indicators({pid: (role, o.status) for pid, (role, _, o) in by_id.items()})
+    return {"task": task.id,
+            "outcomes": {pid: {"outcome": o.status, "reason": o.reason} for pid, (_, _, o) in by_id.items()},
+            "F": int(ind.F), "A": ind.A, "R": ind.R, "S": int(ind.S),
+            "_rows": [{"program_id": pid, "role": role, "label": label, "status": o.status, "reason": o.reason}
+                      for pid, (role, label, o) in by_id.items()]}
+
+
+def _public(result: dict) -> dict:
+    return {k: v for k, v in result.items() if not k.startswith("_")}
+
+
+def _print_task(result: dict) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=f"task {result['task']}")
+    for col in ("program", "outcome", "reason"):
+        table.add_column(col)
+    for pid, o in result["outcomes"].items():
+        table.add_row(pid, o["outcome"], o["reason"] or "")
+    console = Console()
+    console.print(table)
+    fmt = (lambda v: "undefined" if v is None else f"{v:.2f}")
+    console.print(f"F={result['F']}  A={fmt(result['A'])}  R={fmt(result['R'])}  S={result['S']}")
+
+
+def _split_ids(pack: Path, split: str, split_file: Path | None, tasks: list[Task]) -> list[str]:
+    if split == "all" and split_file is None:
+        return [t.id for t in tasks]
+    from testhelix.paths import splits_dir
+    from testhelix.splits import load_split_file
+
+    path = split_file or splits_dir() / f"{pack.resolve().name}.json"
+    if not path.is_file():
+        raise UserError(f"{path}: split file not found (pass --split-file, or --split all)")
+    ids = load_split_file(path).ids(split)
+    known = {t.id for t in tasks}
+    unknown = [i for i in ids if i not in known]
+    if unknown:
+        raise UserError(f"split {split!r} names tasks that are not in {pack}: {', '.join(unknown[:5])}")
+    return ids
+
+
+def evaluate_split(executor, store, pack: Path, ids: list[str], tasks: list[Task], suites: Path,
+                   progress: bool) -> dict:
+    from rich.progress import Progress
+
+    by_id = {t.id: t for t in tasks}
+    for_metrics: dict[str, dict | None] = {}
+    store.record_run(RUN_LABEL, "evaluate", {"pack": str(pack), "suites": str(suites), "tasks": len(ids)})
+    with Progress(disable=not progress, transient=True) as bar:
+        job = bar.add_task("evaluating", total=len(ids))
+        for task_id in ids:
+            task = by_id[task_id]
+            store.record_task(task.id, task.source, task.context, task.difficulty, task.reference.sha256)
+            suite = suites / task_id
+            started = time.monotonic()
+            if suite.is_dir():
+                res = evaluate_task(executor, task, suite)
+                rows, digest = res["_rows"], tree_sha256(suite)
+                for_metrics[task_id] = {r["program_id"]: (r["role"], r["status"]) for r in rows}
+                fa = {k: res[k] for k in ("F", "A", "R", "S")}
+            else:
+                rows = [{"program_id": pid, "role": role, "label": label, "status": "missing",
+                         "reason": "no suite submitted"} for pid, role, label, _ in panel_programs(task)]
+                digest, for_metrics[task_id] = None, None
+                fa = {"F": 0, "A": None, "R": None, "S": 0}
+            store.record_task_outcomes(RUN_LABEL, task_id, rows)
+            store.record_task_result({"run_label": RUN_LABEL, "task_id": task_id, "submitted": digest is not None,
+                                      "suite_digest": digest, **fa, "delta_c": None, "entry_coverage": None,
+                                      "coverage_status": "not measured", "tokens": None, "calls": None,
+                                      "wall_s": round(time.monotonic() - started, 3)})
+            bar.advance(job)
+    metrics = split_metrics(for_metrics).as_dict()
+    store.record_metrics(RUN_LABEL, {k: (float(v) if v is not None else None) for k, v in metrics.items()})
+    return {"tasks": len(ids), "missing": sum(v is None for v in for_metrics.values()), "metrics": metrics}
+
+
+@click.command("evaluate")
+@click.option("--task", "task_dir", type=click.Path(path_type=Path), help="One task folder.")
+@click.option("--suite", "suite_dir", type=click.Path(path_type=Path), help="The submitted suite (with --task).")
+@click.option("--pack", "pack_dir", type=click.Path(path_type=Path), help="A task pack (with --split).")
+@click.option("--split", help="Split name in splits/<pack>.json, or 'all'.")
+@click.option("--split-file", type=click.Path(path_type=Path), help="Split file (default: splits/<pack>.json).")
+@click.option("--suites", "suites_dir", type=click.Path(path_type=Path), help="Folder of <task id>/ suites.")
+@click.option("--run", "run_dir", type=click.Path(path_type=Path), help="Run folder (DuckDB store).")
+@click.option("--workers", type=click.IntRange(1, 256), help="Parallel executions (default: cores).")
+@json_option
+def command(task_dir, suite_dir, pack_dir, split, split_file, suites_dir, run_dir, workers, as_json) -> None:
+    """Run a submitted suite on the initial program, the reference and every panel candidate."""
+    from testhelix.prism.cache import StoreOutcomeCache
+    from testhelix.prism.executor import default_executor
+
+    if task_dir is not None:
+        if suite_dir is None or pack_dir is not None:
+            raise UserError("--task needs --suite (and no --pack)")
+        if not suite_dir.is_dir():
+            raise UserError(f"{suite_dir}: suite folder does not exist")
+        task = load_task(task_dir)
+        with default_executor(workers) as executor:
+            result = _public(evaluate_task(executor, task, suite_dir))
+        print_json(result) if as_json else _print_task(result)
+        return
+    if pack_dir is None or split is None or suites_dir is None or run_dir is None:
+        raise UserError("give --task and --suite, or --pack, --split, --suites and --run")
+    if not suites_dir.is_dir():
+        raise UserError(f"{suites_dir}: suites folder does not exist")
+    tasks = load_pack(pack_dir)
+    ids = _split_ids(pack_dir, split, split_file, tasks)
+    from testhelix.store import RunStore
+
+    store = RunStore(run_dir)
+    try:
+        with default_executor(workers, cache=StoreOutcomeCache(store)) as executor:
+            summary = evaluate_split(executor, store, pack_dir, ids, tasks, suites_dir, progress=not as_json)
+    finally:
+        store.close()
+    summary = {"run": str(run_dir), "split": split, **summary}
+    if as_json:
+        print_json(summary)
+    else:
+        m = summary["metrics"]
+        fmt = (lambda v: "undefined" if v is None else f"{v:.4f}")
+        click.echo(f"evaluated {summary['tasks']} tasks ({summary['missing']} missing) into {run_dir}")
+        click.echo("  ".join(f"{k}={fmt(m[k])}" for k in ("reference_acceptance", "joint_success",
+                                                          "valid_acceptance", "invalid_rejection", "h")))

@@ -1,0 +1,257 @@
+"""Run submitted suites on programs: a pool of sandboxed fork servers behind an outcome cache.
+
+`default_executor()` gives a `ForkServerExecutor`: `workers` fork servers (default: one per core),
+each a long-lived Python process that has imported pytest once and forks one isolated child per
+execution (see forkserver.py and sandbox.py). `run_many` runs independent executions in parallel,
+one host thread per server; identical (suite, program, limits) jobs run once, and outcomes are
+cached in memory and, when given, in a persistent `OutcomeCache`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import select
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
+from pathlib import Path
+from typing import Protocol, Sequence
+
+import testhelix
+from testhelix.digest import tree_sha256
+from testhelix.errors import UserError
+from testhelix.prism.cache import MemoryOutcomeCache, OutcomeCache, cache_key, cacheable
+from testhelix.prism.outcome import RUNNER_VERSION, Limits, Outcome, RawRun, classify
+from testhelix.prism.sandbox import Sandbox, detect_sandbox, sandbox_env
+from testhelix.prism.workspace import force_rmtree
+
+__all__ = ["Executor", "ForkServerExecutor", "Limits", "Outcome", "OutcomeCache", "default_executor"]
+
+SERVER_START_TIMEOUT_S = 60.0
+
+
+class Executor(Protocol):
+    def run(self, suite_dir: Path, program_dir: Path, limits: Limits = Limits()) -> Outcome: ...
+    def run_many(self, jobs: Sequence[tuple[Path, Path]], limits: Limits = Limits()) -> list[Outcome]: ...
+    def close(self) -> None: ...
+
+
+def _digest(path: Path) -> str:
+    # A missing folder still needs a key; its outcome ("missing suite") is decided by the server.
+    return tree_sha256(path) if Path(path).is_dir() else "missing:" + str(path)
+
+
+class _ServerHandle:
+    """One fork server process and its line-based JSON protocol. Used by one thread at a time."""
+
+    def __init__(self, sandbox: Sandbox, staging: Path, index: int):
+        self.sandbox, self.staging, self.index = sandbox, staging, index
+        # A uid of its own per server: RLIMIT_NPROC counts per uid, and leftovers are attributable.
+        self.uid = 100000 + (os.getpid() * 64 + index) % (1 << 22)
+        self.dir = staging / f"server{index}"
+        self.proc: subprocess.Popen | None = None
+        self._buf = b""
+
+    def start(self) -> None:
+        self.dir.mkdir(parents=True, exist_ok=True)
+        package_parent = str(Path(testhelix.__file__).resolve().parent.parent)
+        env = sandbox_env(home=str(self.dir), tmp=str(self.dir), pythonpath=package_parent)
+        argv = [*self.sandbox.launch_prefix(), sys.executable, "-s", "-m", "testhelix.prism.forkserver",
+                "--dir", str(self.dir), "--staging", str(self.staging), "--uid", str(self.uid),
+                "--kind", self.sandbox.kind]
+        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.DEVNULL, env=env, cwd=self.dir)
+        self._buf = b""
+        hello = self._read_line(SERVER_START_TIMEOUT_S)
+        if not hello or not hello.get("ready"):
+            detail = (hello or {}).get("error") or self._log_tail()
+            self.stop()
+            raise RuntimeError(f"fork server {self.index} did not start: {detail}")
+
+    def _log_tail(self) -> str:
+        try:
+            return (self.dir / "server.log").read_text(errors="replace")[-2000:]
+        except OSError:
+            return "no log"
+
+    def _read_line(self, timeout: float) -> dict | None:
+        assert self.proc and self.proc.stdout
+        fd = self.proc.stdout.fileno()
+        deadline = time.monotonic() + timeout
+        while b"\n" not in self._buf:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([fd], [], [], left)[0]:
+                return None
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                return None
+            self._buf += chunk
+        line, self._buf = self._buf.split(b"\n", 1)
+        return json.loads(line)
+
+    def call(self, job: dict, timeout: float) -> dict:
+        if self.proc is None or self.proc.poll() is not None:
+            self.start()
+        assert self.proc and self.proc.stdin
+        try:
+            self.proc.stdin.write(json.dumps(job).encode() + b"\n")
+            self.proc.stdin.flush()
+            reply = self._read_line(timeout)
+        except (BrokenPipeError, OSError, json.JSONDecodeError) as exc:
+            reply = None
+            self.stop()
+            return {"fault": f"fork server lost: {exc}"}
+        if reply is None:
+            self.stop()  # unresponsive or dead: the next call starts a fresh one
+            return {"fault": "fork server did not answer"}
+        return reply
+
+    def stop(self) -> None:
+        if self.proc is None:
+            return
+        try:
+            if self.proc.stdin:
+                self.proc.stdin.close()
+            self.proc.wait(timeout=5)
+        except (OSError, subprocess.TimeoutExpired):
+            self.proc.kill()
+            self.proc.wait()
+        if self.proc.stdout:
+            self.proc.stdout.close()
+        self.proc = None
+
+
+class ForkServerExecutor:
+    def __init__(self, workers: int | None = None, cache: OutcomeCache | None = None,
+                 sandbox: str | None = None, staging_parent: Path | None = None):
+        self.workers = max(1, workers or os.cpu_count() or 1)
+        self.sandbox = detect_sandbox(sandbox)
+        self.runner_version = f"{RUNNER_VERSION}/{self.sandbox.kind}"
+        self.memory = MemoryOutcomeCache()
+        self.persistent = cache
+        self.staging = Path(tempfile.mkdtemp(prefix="testhelix-prism-", dir=staging_parent))
+        if self.sandbox.kind == "plain" and self.sandbox.drops_privileges:
+            os.chmod(self.staging, 0o711)  # without a private mount the uid reaches its workspace by path
+        self._idle: queue.Queue[_ServerHandle] = queue.Queue()
+        self._handles: list[_ServerHandle] = []
+        self._start_lock = threading.Lock()
+        self.executions = 0  # how many executions actually ran (cache misses)
+
+    # -- servers ----------------------------------------------------------------------------------
+    def _ensure_started(self) -> None:
+        with self._start_lock:
+            if self._handles:
+                return
+            handles = [_ServerHandle(self.sandbox, self.staging, i) for i in range(self.workers)]
+            with ThreadPoolExecutor(self.workers) as pool:
+                errors = [e for e in pool.map(_try_start, handles) if e]
+            if errors:
+                for h in handles:
+                    h.stop()
+                raise RuntimeError(errors[0])
+            self._handles = handles
+            for h in handles:
+                self._idle.put(h)
+
+    # -- the Executor protocol -------------------------------------------------------------------------
+    def run(self, suite_dir: Path, program_dir: Path, limits: Limits = Limits()) -> Outcome:
+        return self.run_many([(suite_dir, program_dir)], limits)[0]
+
+    def run_many(self, jobs: Sequence[tuple[Path, Path]], limits: Limits = Limits()) -> list[Outcome]:
+        keyed = []
+        for suite, program in jobs:
+            sd, pd = _digest(Path(suite)), _digest(Path(program))
+            keyed.append((cache_key(sd, pd, self.runner_version, limits), Path(suite), Path(program), sd, pd))
+        results: dict[str, Outcome] = {}
+        todo: dict[str, tuple] = {}
+        for key, suite, program, sd, pd in keyed:
+            if key in results or key in todo:
+                continue
+            hit = self._lookup(key)
+            if hit is not None:
+                results[key] = replace(hit, cached=True)
+            else:
+                todo[key] = (suite, program, sd, pd)
+        if todo:
+            self._ensure_started()
+            with ThreadPoolExecutor(min(self.workers, len(todo))) as pool:
+                fresh = pool.map(lambda kv: (kv[0], self._execute(*kv[1], limits)), todo.items())
+                for key, outcome in fresh:
+                    results[key] = outcome
+                    self._store(key, outcome, *todo[key][2:], limits)
+        return [results[k[0]] for k in keyed]
+
+    def close(self) -> None:
+        for h in self._handles:
+            h.stop()
+        self._handles = []
+        force_rmtree(self.staging)  # cached trees are read-only folders
+
+    def __enter__(self) -> "ForkServerExecutor":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # -- internals ------------------------------------------------------------------------------------
+    def _lookup(self, key: str) -> Outcome | None:
+        hit = self.memory.get(key)
+        if hit is None and self.persistent is not None:
+            hit = self.persistent.get(key)
+            if hit is not None:
+                self.memory.put(key, hit)
+        return hit
+
+    def _store(self, key: str, outcome: Outcome, sd: str, pd: str, limits: Limits) -> None:
+        if not cacheable(outcome):
+            return
+        self.memory.put(key, outcome)
+        if self.persistent is not None:
+            describe = getattr(self.persistent, "describe", None)
+            if describe:
+                describe(key, sd, pd, self.runner_version, limits)
+            self.persistent.put(key, outcome)
+
+    def _execute(self, suite: Path, program: Path, sd: str, pd: str, limits: Limits) -> Outcome:
+        job = {"suite": str(suite.resolve()), "program": str(program.resolve()), "suite_digest": sd,
+               "program_digest": pd, "limits": limits.as_dict()}
+        handle = self._idle.get()
+        started = time.monotonic()
+        try:
+            reply = handle.call(job, timeout=limits.wall_s + 60)
+        finally:
+            self._idle.put(handle)
+        self.executions += 1
+        return outcome_from_reply(reply, limits, time.monotonic() - started)
+
+
+def _try_start(handle: _ServerHandle) -> str | None:
+    try:
+        handle.start()
+        return None
+    except (RuntimeError, OSError) as exc:
+        return str(exc)
+
+
+def outcome_from_reply(reply: dict, limits: Limits, elapsed: float) -> Outcome:
+    raw = RawRun(entry=reply.get("entry", "pytest"), exit_code=reply.get("exit_code"),
+                 signal=reply.get("signal"), timed_out=bool(reply.get("timed_out")), wall_s=limits.wall_s,
+                 duration_s=float(reply.get("duration_s") or elapsed),
+                 report_lines=tuple(reply.get("report_lines") or ()), output=reply.get("output") or "",
+                 fault=reply.get("fault"), pre_error=reply.get("pre_error"))
+    status, reason, tests_run = classify(raw)
+    return Outcome(status=status, reason=reason, tests_run=tests_run, duration_s=round(raw.duration_s, 4),
+                   output=raw.output)
+
+
+def default_executor(workers: int | None = None, cache: OutcomeCache | None = None) -> ForkServerExecutor:
+    try:
+        return ForkServerExecutor(workers=workers, cache=cache)
+    except ValueError as exc:  # a bad $TESTHELIX_SANDBOX
+        raise UserError(str(exc)) from None

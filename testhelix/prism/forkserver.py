@@ -1,0 +1,360 @@
+"""The fork server: imports pytest once, then forks one sandboxed child per execution.
+
+Started by the executor (`python -m testhelix.prism.forkserver ...`) already inside the sandbox's
+outer isolation (for the namespaced sandbox: new network / mount / IPC / UTS namespaces), with an
+allow-listed environment, so its memory never held the host's secrets. It speaks one JSON object
+per line on stdin/stdout; every other output of its own goes to a log file.
+
+Per job, three processes (why: a PID namespace applies to the children of the process that
+creates it, and its first child must act as init):
+
+    server ──fork──► monitor   unshares PID/mount/IPC namespaces, forks, enforces the wall clock,
+                               reads the output and report pipes, writes one result to the server
+                     └─fork──► init (PID 1)   mounts the workspace into the minimal root, chroots,
+                                              forks the test process, reaps, reports its status
+                               └─fork──► test process   new session, stdio to the pipes, drops to
+                                         the sandbox uid, rlimits, resets sys.path / sys.modules for
+                                         the program's packages, runs pytest.main in-process (or
+                                         execs the suite's run_tests.sh)
+
+With the plain sandbox the monitor forks the test process directly.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import importlib
+import json
+import os
+import random
+import select
+import signal
+import struct
+import sys
+import tempfile
+import time
+import traceback
+from pathlib import Path
+
+import pytest
+
+from testhelix.prism.outcome import Limits
+from testhelix.prism.pytest_report import PrismReport
+from testhelix.prism.sandbox import (CLONE_NEWPID, PLUGIN_MODULE, PR_SET_PDEATHSIG, Sandbox, detect_sandbox,
+                                     kill_uid, prctl, remove_files_of, sandbox_env, unshare)
+from testhelix.prism.workspace import (ENTRY_SCRIPT, HOME_SUBDIR, SUITE_SUBDIR, TreeCache, build_workspace,
+                                       program_packages, remove_workspace)
+
+REPORT_CAP = 65536  # bytes accepted on the report pipe; more means someone else wrote to it
+DRAIN_GRACE_S = 2.0
+
+# sys.path entries a test process may keep: the Python installation, never the project checkout.
+_BASE_PATHS = [p for p in sys.path if p and (p.startswith(sys.base_prefix) or p.startswith(sys.prefix))]
+
+
+# ----------------------------------------------------------------------------- test process
+def _run_test_process(sandbox: Sandbox, cwd: str, entry: str, packages: set[str], limits: Limits, uid: int,
+                      out_w: int, rep_w: int) -> None:
+    """Never returns."""
+    code = 71
+    try:
+        os.setsid()
+        if sandbox.kind == "plain":
+            prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        devnull = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(devnull, 0)
+        os.dup2(out_w, 1)
+        os.dup2(out_w, 2)
+        for fd in (devnull, out_w):
+            if fd > 2:
+                os.close(fd)
+        # Nothing of the server (protocol pipes, log, cached directories) stays open.
+        os.closerange(3, rep_w)
+        os.closerange(rep_w + 1, 1 << 16)
+        os.chdir(cwd)
+        os.umask(0o022)
+        sandbox.confine(limits, uid)
+        tmp = "/tmp" if sandbox.kind == "namespaced" else os.path.join(cwd, ".tmp")
+        os.makedirs(tmp, exist_ok=True)
+        env = sandbox_env(home=os.path.join(cwd, HOME_SUBDIR), tmp=tmp, pythonpath=cwd)
+        if entry == "script":
+            for sig in (signal.SIGPIPE, signal.SIGXFSZ):  # Python ignores these; a new program should not
+                signal.signal(sig, signal.SIG_DFL)
+            os.set_inheritable(rep_w, True)
+            env.update(PRISM_REPORT_FD=str(rep_w), PYTEST_PLUGINS=PLUGIN_MODULE,
+                       PYTHONPATH=f"{cwd}:{sandbox.plugin_dir}")  # type: ignore[attr-defined]
+            os.execve("/bin/sh", ["sh", f"{SUITE_SUBDIR}/{ENTRY_SCRIPT}"], env)
+        os.environ.clear()
+        os.environ.update(env)
+        tempfile.tempdir = None  # the server's cached choice is not visible here
+        code = _pytest_in_process(cwd, packages, rep_w)
+    except BaseException:  # noqa: BLE001 - report and leave; never fall back into server code
+        try:
+            traceback.print_exc()
+        finally:
+            code = 71
+    finally:
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        finally:
+            os._exit(code)
+
+
+def _pytest_in_process(cwd: str, packages: set[str], rep_w: int) -> int:
+    sys.path[:] = [cwd] + [p for p in _BASE_PATHS if os.path.isdir(p)]
+    for name in list(sys.modules):
+        if name.split(".", 1)[0] in packages:
+            del sys.modules[name]
+    sys.path_importer_cache.clear()
+    importlib.invalidate_caches()
+    sys.dont_write_bytecode = True
+    sys.argv = ["pytest"]
+    random.seed()  # a fresh interpreter would not share the server's random state
+    try:
+        rc = pytest.main(["-q", "-p", "no:cacheprovider", SUITE_SUBDIR], plugins=[PrismReport(rep_w)])
+    except SystemExit as exc:  # a conftest calling sys.exit at import time
+        rc = exc.code if isinstance(exc.code, int) else 1
+    return int(rc)
+
+
+# ----------------------------------------------------------------------------- init (PID 1)
+def _run_init(sandbox: Sandbox, workspace: Path, entry: str, packages: set[str], limits: Limits, uid: int,
+              out_w: int, rep_w: int, st_w: int) -> None:
+    """PID 1 of the execution's namespace. Never returns; its exit kills the whole namespace."""
+    try:
+        prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # the monitor died: take the namespace down
+        cwd = sandbox.enter_job(workspace, limits)
+        child = os.fork()
+        if child == 0:
+            os.close(st_w)
+            _run_test_process(sandbox, cwd, entry, packages, limits, uid, out_w, rep_w)
+        os.close(out_w)
+        os.close(rep_w)
+        while True:  # reap every orphan; stop when the test process is done
+            pid, status = os.wait()
+            if pid == child:
+                break
+        os.write(st_w, struct.pack("i", status))
+        os._exit(0)
+    except BaseException:  # noqa: BLE001
+        traceback.print_exc()
+        os._exit(70)
+
+
+# ----------------------------------------------------------------------------- monitor
+def _read_available(fd: int, sink: bytearray, cap: int, total: list[int]) -> bool:
+    """Read what is there; keep only the last `cap` bytes. False at end of file."""
+    try:
+        chunk = os.read(fd, 65536)
+    except BlockingIOError:
+        return True
+    if not chunk:
+        return False
+    total[0] += len(chunk)
+    sink += chunk
+    if len(sink) > cap:
+        del sink[: len(sink) - cap]
+    return True
+
+
+def _monitor(sandbox: Sandbox, workspace: Path, entry: str, packages: set[str], limits: Limits,
+             uid: int) -> dict:
+    flags = sandbox.job_unshare_flags()
+    if flags:
+        unshare(flags)
+    out_r, out_w = os.pipe()
+    rep_r, rep_w = os.pipe()
+    st_r, st_w = os.pipe()
+    started = time.monotonic()
+    pid = os.fork()
+    if pid == 0:
+        for fd in (out_r, rep_r, st_r):
+            os.close(fd)
+        if flags & CLONE_NEWPID:
+            _run_init(sandbox, workspace, entry, packages, limits, uid, out_w, rep_w, st_w)
+        os.close(st_w)
+        _run_test_process(sandbox, str(workspace), entry, packages, limits, uid, out_w, rep_w)
+    for fd in (out_w, rep_w, st_w):
+        os.close(fd)
+    pidfd = os.pidfd_open(pid)
+    out, rep = bytearray(), bytearray()
+    out_total, rep_total = [0], [0]
+    open_fds = {out_r: (out, limits.output_bytes, out_total), rep_r: (rep, REPORT_CAP, rep_total)}
+    for fd in open_fds:
+        os.set_blocking(fd, False)
+    deadline = started + limits.wall_s
+    timed_out = exited = False
+    grace_end = None
+    while open_fds or not exited:
+        now = time.monotonic()
+        end = grace_end if grace_end is not None else deadline
+        if now >= end:
+            if grace_end is not None:
+                break
+            timed_out = True
+            _kill(sandbox, pid)
+            grace_end = now + DRAIN_GRACE_S
+            continue
+        watch = list(open_fds) + ([] if exited else [pidfd])
+        ready, _, _ = select.select(watch, [], [], end - now)
+        for fd in ready:
+            if fd == pidfd:
+                exited = True
+                _kill(sandbox, pid)  # leftovers of the session (plain) / nothing to do (namespaced)
+                grace_end = min(deadline, time.monotonic() + DRAIN_GRACE_S) if not timed_out else grace_end
+            elif not _read_available(fd, *open_fds[fd]):
+                del open_fds[fd]
+    if not exited:
+        _kill(sandbox, pid)
+    _, status = os.waitpid(pid, 0)
+    if sandbox.kind == "plain" and sandbox.drops_privileges:
+        kill_uid(uid)  # children that escaped into sessions of their own
+        remove_files_of(uid)
+    duration = time.monotonic() - started
+    init_status = status
+    if sandbox.job_unshare_flags() & CLONE_NEWPID:
+        packed = os.read(st_r, 4)
+        status = struct.unpack("i", packed)[0] if len(packed) == 4 else None
+    for fd in (out_r, rep_r, st_r, pidfd):
+        os.close(fd)
+    exit_code = sig = None
+    if status is not None and not timed_out:
+        if os.WIFSIGNALED(status):
+            sig = os.WTERMSIG(status)
+        elif os.WIFEXITED(status):
+            exit_code = os.WEXITSTATUS(status)
+    text = out.decode("utf-8", errors="replace")
+    if out_total[0] > len(out):
+        text = f"[... {out_total[0] - len(out)} bytes of output truncated ...]\n" + text
+    lines = rep.decode("utf-8", errors="replace").splitlines()
+    if rep_total[0] > len(rep):
+        lines.append("<report pipe overflow>")
+    return {"exit_code": exit_code, "signal": sig, "timed_out": timed_out, "duration_s": duration,
+            "report_lines": [ln for ln in lines if ln.strip()], "output": text,
+            "fault": None if status is not None or timed_out else f"init process gave no status ({init_status})"}
+
+
+def _kill(sandbox: Sandbox, pid: int) -> None:
+    for target in ((pid,) if sandbox.kind == "namespaced" else (-pid, pid)):
+        try:
+            (os.killpg if target < 0 else os.kill)(abs(target), signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+
+# ----------------------------------------------------------------------------- server
+class Server:
+    def __init__(self, sandbox: Sandbox, server_dir: Path, staging: Path, uid: int):
+        self.sandbox, self.server_dir, self.uid = sandbox, server_dir, uid
+        self.trees = TreeCache(staging)
+        self.ws_root = staging / "ws"
+        self.ws_root.mkdir(parents=True, exist_ok=True)
+        self.count = 0
+
+    def handle(self, job: dict) -> dict:
+        limits = Limits(**job["limits"])
+        suite, program = Path(job["suite"]), Path(job["program"])
+        if not suite.is_dir():
+            return {"pre_error": "missing suite", "entry": "pytest"}
+        script = suite / ENTRY_SCRIPT
+        entry = "script" if os.path.lexists(script) else "pytest"
+        if entry == "script" and not (script.is_file() and not script.is_symlink()):
+            return {"pre_error": "missing entry script", "entry": entry}
+        if not program.is_dir():
+            return {"pre_error": "missing program", "entry": entry}
+        self.count += 1
+        ws = self.ws_root / f"{self.server_dir.name}-{self.count}"
+        try:
+            cached_program = self.trees.get(program, job["program_digest"])
+            cached_suite = self.trees.get(suite, job["suite_digest"])
+            owner = self.uid if self.sandbox.drops_privileges else None
+            build_workspace(ws, cached_program, cached_suite, self.sandbox.links_programs, owner)
+            raw = self._run(ws, entry, program_packages(cached_program), limits)
+        finally:
+            remove_workspace(ws)
+        return {**raw, "entry": entry}
+
+    def _run(self, ws: Path, entry: str, packages: set[str], limits: Limits) -> dict:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        res_r, res_w = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            os.close(res_r)
+            try:
+                result = _monitor(self.sandbox, ws, entry, packages, limits, self.uid)
+            except BaseException:  # noqa: BLE001
+                result = {"fault": "monitor: " + traceback.format_exc(limit=3)}
+            data = json.dumps(result).encode()
+            while data:
+                data = data[os.write(res_w, data):]
+            os._exit(0)
+        os.close(res_w)
+        chunks, deadline = [], time.monotonic() + limits.wall_s + 15 + DRAIN_GRACE_S
+        while True:
+            left = deadline - time.monotonic()
+            ready, _, _ = select.select([res_r], [], [], max(0.0, left))
+            if not ready:
+                os.kill(pid, signal.SIGKILL)  # its namespace dies with it (PDEATHSIG)
+                chunks = [json.dumps({"fault": "monitor unresponsive"}).encode()]
+                break
+            chunk = os.read(res_r, 1 << 16)
+            if not chunk:
+                break
+            chunks.append(chunk)
+        os.close(res_r)
+        os.waitpid(pid, 0)
+        try:
+            return json.loads(b"".join(chunks) or b'{"fault": "monitor gave no result"}')
+        except json.JSONDecodeError:
+            return {"fault": "monitor result unreadable"}
+
+
+def _warm_up(work: Path) -> None:
+    """Run pytest once so that every plugin module is imported before the server forks."""
+    suite = Path(tempfile.mkdtemp(dir=work))
+    (suite / "test_warm.py").write_text("def test_warm():\n    assert True\n")
+    pytest.main(["-q", "-p", "no:cacheprovider", str(suite)])
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description="TestPrism fork server (started by the executor)")
+    ap.add_argument("--dir", required=True, type=Path)
+    ap.add_argument("--staging", required=True, type=Path)
+    ap.add_argument("--uid", required=True, type=int)
+    ap.add_argument("--kind", required=True, choices=["namespaced", "plain"])
+    args = ap.parse_args(argv)
+    proto_in = os.fdopen(os.dup(0), "rb")
+    proto_out = os.fdopen(os.dup(1), "wb")
+    log = os.open(args.dir / "server.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
+    os.dup2(log, 1)
+    os.dup2(log, 2)
+
+    def send(obj: dict) -> None:
+        proto_out.write(json.dumps(obj).encode() + b"\n")
+        proto_out.flush()
+
+    try:
+        sandbox = detect_sandbox(args.kind)
+        sandbox.setup_server(args.dir)
+        _warm_up(args.dir)
+    except BaseException:  # noqa: BLE001
+        send({"ready": False, "error": traceback.format_exc(limit=5)})
+        return
+    server = Server(sandbox, args.dir, args.staging, args.uid)
+    gc.collect()
+    gc.freeze()  # children share the heap pages instead of copying them on the next collection
+    send({"ready": True, "kind": sandbox.kind})
+    for line in proto_in:
+        try:
+            result = server.handle(json.loads(line))
+        except BaseException:  # noqa: BLE001
+            result = {"fault": "server: " + traceback.format_exc(limit=3)}
+        send(result)
+
+
+if __name__ == "__main__":
+    main()

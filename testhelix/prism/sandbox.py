@@ -1,0 +1,332 @@
+"""Isolation of one execution: namespaces, a private filesystem view, a scrubbed environment, rlimits.
+
+Two implementations of the small `Sandbox` protocol:
+
+- `NamespaceSandbox` (root + util-linux `unshare`, the normal case on our machines and in CI). The
+  fork server is launched inside new network, mount, IPC and UTS namespaces, so neither it nor any
+  child has a network (only its own loopback). For every execution the server's child unshares a
+  new PID, mount and IPC namespace; the first process in it (PID 1) binds the workspace into a
+  minimal root (read-only /usr, /etc, the Python installation, a few /dev nodes, a private /proc and
+  /tmp) and chroots there, so task folders, other workspaces and the cached program trees are not
+  reachable by any path. The test process then drops to an unprivileged per-server uid (so
+  RLIMIT_NPROC applies and it cannot mount, chroot back out, or signal the harness), sets
+  no_new_privs and its rlimits. When PID 1 exits the kernel kills everything left in the namespace,
+  including children that escaped into new sessions.
+- `PlainSandbox`, the documented WEAKER fallback where namespaces are unavailable: a fresh
+  workspace, a new session killed as a group, rlimits, the scrubbed environment, and network calls
+  refused by an audit hook (Python-level only: native code can still open sockets). The host file
+  system stays reachable; do not run untrusted suites this way on a machine with secrets.
+
+Python 3.11 has no os.unshare / os.mount, so the few syscalls are called through ctypes.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import fcntl
+import os
+import resource
+import shutil
+import socket
+import struct
+import subprocess
+import sys
+from functools import lru_cache
+from pathlib import Path
+from typing import Protocol
+
+from testhelix.prism.outcome import Limits
+
+INSIDE_WORKSPACE = "/workspace"
+PLUGIN_DIR_NAME = "prism-plugin"
+PLUGIN_MODULE = "prism_report"
+
+CLONE_NEWNS, CLONE_NEWIPC, CLONE_NEWPID = 0x00020000, 0x08000000, 0x20000000
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
+MS_REMOUNT, MS_BIND, MS_REC = 32, 4096, 16384
+PR_SET_PDEATHSIG, PR_SET_NO_NEW_PRIVS = 1, 38
+
+_libc = ctypes.CDLL(None, use_errno=True)
+
+
+def _check(rc: int, what: str) -> None:
+    if rc != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"{what}: {os.strerror(err)}")
+
+
+def unshare(flags: int) -> None:
+    _check(_libc.unshare(ctypes.c_int(flags)), "unshare")
+
+
+def mount(source: str | None, target: str, fstype: str | None, flags: int, data: str | None = None) -> None:
+    enc = (lambda s: s.encode() if s is not None else None)
+    rc = _libc.mount(enc(source), enc(target), enc(fstype), ctypes.c_ulong(flags), enc(data))
+    _check(rc, f"mount {target}")
+
+
+def bind_readonly(source: str, target: str) -> None:
+    mount(source, target, None, MS_BIND | MS_REC)
+    mount(None, target, None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
+
+
+def prctl(option: int, arg: int) -> None:
+    _check(_libc.prctl(option, ctypes.c_ulong(arg), 0, 0, 0), "prctl")
+
+
+def loopback_up() -> None:
+    """Bring `lo` up in a fresh network namespace (tests may use localhost servers)."""
+    siocgifflags, siocsifflags, iff_up = 0x8913, 0x8914, 0x1
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        req = fcntl.ioctl(s, siocgifflags, struct.pack("16sH22x", b"lo", 0))
+        flags = struct.unpack("16sH22x", req)[1]
+        fcntl.ioctl(s, siocsifflags, struct.pack("16sH22x", b"lo", flags | iff_up))
+
+
+def sandbox_env(home: str, tmp: str, pythonpath: str) -> dict[str, str]:
+    """The whole environment of an execution: an allow-list, never the host's variables."""
+    bin_dirs = [os.path.dirname(sys.executable), "/usr/local/bin", "/usr/bin", "/bin"]
+    return {
+        "PATH": ":".join(dict.fromkeys(bin_dirs)), "HOME": home, "TMPDIR": tmp, "PYTHONPATH": pythonpath,
+        "PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
+        "TZ": "UTC", "USER": "sandbox", "LOGNAME": "sandbox", "TERM": "dumb", "PY_COLORS": "0",
+    }
+
+
+def apply_rlimits(limits: Limits, with_nproc: bool) -> None:
+    mb = 1024 * 1024
+    # soft < hard for CPU so the process gets SIGXCPU first (classified as a cpu limit).
+    resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_s, limits.cpu_s + 1))
+    resource.setrlimit(resource.RLIMIT_AS, (limits.memory_mb * mb, limits.memory_mb * mb))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (limits.fsize_mb * mb, limits.fsize_mb * mb))
+    resource.setrlimit(resource.RLIMIT_NOFILE, (limits.nofile, limits.nofile))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    if with_nproc:
+        resource.setrlimit(resource.RLIMIT_NPROC, (limits.nproc, limits.nproc))
+
+
+_NETWORK_EVENTS = {"socket.connect", "socket.bind", "socket.sendto", "socket.sendmsg", "socket.getaddrinfo"}
+
+
+def install_network_block() -> None:
+    """Weaker fallback: refuse Python-level internet socket use in this process (cannot be removed)."""
+
+    def hook(event: str, args: tuple) -> None:
+        if event not in _NETWORK_EVENTS:
+            return
+        sock = args[0] if args else None
+        family = getattr(sock, "family", None)
+        if event == "socket.getaddrinfo" or family in (socket.AF_INET, socket.AF_INET6):
+            raise PermissionError("network access is disabled in the TestPrism sandbox")
+
+    sys.addaudithook(hook)
+
+
+SITECUSTOMIZE = (
+    "# Written by the TestPrism plain sandbox: refuse Python-level network use (weaker fallback).\n"
+    "import socket, sys\n"
+    "_EV = {'socket.connect', 'socket.bind', 'socket.sendto', 'socket.sendmsg', 'socket.getaddrinfo'}\n"
+    "def _hook(event, args):\n"
+    "    if event in _EV and (event == 'socket.getaddrinfo' or getattr(args[0], 'family', None) in\n"
+    "                         (socket.AF_INET, socket.AF_INET6)):\n"
+    "        raise PermissionError('network access is disabled in the TestPrism sandbox')\n"
+    "sys.addaudithook(_hook)\n"
+)
+
+
+def write_plugin_dir(target: Path, with_sitecustomize: bool) -> None:
+    target.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(Path(__file__).with_name("pytest_report.py"), target / f"{PLUGIN_MODULE}.py")
+    if with_sitecustomize:
+        (target / "sitecustomize.py").write_text(SITECUSTOMIZE)
+
+
+class Sandbox(Protocol):
+    kind: str  # "namespaced" | "plain"
+    links_programs: bool  # may workspaces hard-link cached read-only files (needs a non-owner uid)
+    drops_privileges: bool  # the test process runs under a dedicated uid
+
+    def launch_prefix(self) -> list[str]: ...  # argv prefix that starts the fork server isolated
+    def setup_server(self, server_dir: Path) -> None: ...  # once, inside the server process
+    def job_unshare_flags(self) -> int: ...
+    def enter_job(self, workspace: Path, limits: Limits) -> str: ...  # PID 1 / the child; returns cwd
+    def confine(self, limits: Limits, uid: int) -> None: ...  # in the test process, last step
+
+
+class NamespaceSandbox:
+    kind = "namespaced"
+    links_programs = True
+    drops_privileges = True
+
+    def __init__(self) -> None:
+        self.root: str | None = None
+        self.plugin_dir = f"/opt/{PLUGIN_DIR_NAME}"
+
+    def launch_prefix(self) -> list[str]:
+        return ["unshare", "--net", "--mount", "--ipc", "--uts", "--propagation", "private", "--"]
+
+    def setup_server(self, server_dir: Path) -> None:
+        loopback_up()
+        root = server_dir / "root"
+        root.mkdir(parents=True, exist_ok=True)
+        mount("tmpfs", str(root), "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=16m")
+        for name in ("usr", "bin", "sbin", "lib", "lib32", "lib64", "etc"):
+            host = Path("/") / name
+            if host.is_symlink():
+                os.symlink(os.readlink(host), root / name)
+            elif host.is_dir():
+                (root / name).mkdir()
+                bind_readonly(str(host), str(root / name))
+        for prefix in _python_prefixes():
+            (root / prefix.lstrip("/")).mkdir(parents=True, exist_ok=True)
+            bind_readonly(prefix, str(root / prefix.lstrip("/")))
+        dev = root / "dev"
+        dev.mkdir()
+        mount("tmpfs", str(dev), "tmpfs", MS_NOSUID, "mode=0755,size=64k")
+        for node in ("null", "zero", "full", "random", "urandom"):
+            (dev / node).touch()
+            mount(f"/dev/{node}", str(dev / node), None, MS_BIND)
+        for link, to in (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0"),
+                         ("stdout", "/proc/self/fd/1"), ("stderr", "/proc/self/fd/2")):
+            os.symlink(to, dev / link)
+        (dev / "shm").mkdir()
+        for d in ("proc", "tmp", INSIDE_WORKSPACE.lstrip("/")):
+            (root / d).mkdir()
+        write_plugin_dir(root / self.plugin_dir.lstrip("/"), with_sitecustomize=False)
+        self.root = str(root)
+
+    def job_unshare_flags(self) -> int:
+        return CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC
+
+    def enter_job(self, workspace: Path, limits: Limits) -> str:
+        assert self.root is not None, "setup_server was not called"
+        root = self.root
+        target = root + INSIDE_WORKSPACE
+        mount(str(workspace), target, None, MS_BIND)
+        mount(None, target, None, MS_BIND | MS_REMOUNT | MS_NOSUID | MS_NODEV)
+        tmp_size = f"size={max(16, limits.fsize_mb * 2)}m"
+        mount("tmpfs", root + "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777," + tmp_size)
+        mount("tmpfs", root + "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777," + tmp_size)
+        mount("proc", root + "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+        os.chroot(root)
+        return INSIDE_WORKSPACE
+
+    def confine(self, limits: Limits, uid: int) -> None:
+        os.setgroups([])
+        os.setgid(uid)
+        os.setuid(uid)
+        prctl(PR_SET_NO_NEW_PRIVS, 1)
+        apply_rlimits(limits, with_nproc=True)
+
+
+class PlainSandbox:
+    kind = "plain"
+    links_programs = False  # copies: without root the test runs as the cache's owner
+
+    def __init__(self) -> None:
+        self.plugin_dir = ""
+        # As root (but without namespaces) we can still drop to a dedicated uid: then the test
+        # cannot write root-owned files, signal the harness, or escape RLIMIT_NPROC, and its
+        # leftover processes can be found by uid and killed.
+        self.drops_privileges = os.geteuid() == 0
+
+    def launch_prefix(self) -> list[str]:
+        return []
+
+    def setup_server(self, server_dir: Path) -> None:
+        plugin = server_dir / PLUGIN_DIR_NAME
+        write_plugin_dir(plugin, with_sitecustomize=True)
+        self.plugin_dir = str(plugin)
+
+    def job_unshare_flags(self) -> int:
+        return 0
+
+    def enter_job(self, workspace: Path, limits: Limits) -> str:
+        return str(workspace)
+
+    def confine(self, limits: Limits, uid: int) -> None:
+        install_network_block()
+        if self.drops_privileges:
+            os.setgroups([])
+            os.setgid(uid)
+            os.setuid(uid)
+        prctl(PR_SET_NO_NEW_PRIVS, 1)
+        # RLIMIT_NPROC counts every process of the real uid, harness included, so it is only
+        # meaningful with a dedicated uid.
+        apply_rlimits(limits, with_nproc=self.drops_privileges)
+
+
+def remove_files_of(uid: int, roots: tuple[str, ...] = ("/tmp", "/var/tmp", "/dev/shm")) -> None:
+    """Plain fallback: delete what the sandbox uid left in the world-writable shared folders."""
+    for root in roots:
+        try:
+            entries = os.listdir(root)
+        except OSError:
+            continue
+        for name in entries:
+            path = os.path.join(root, name)
+            try:
+                if os.lstat(path).st_uid != uid:
+                    continue
+                if os.path.isdir(path) and not os.path.islink(path):
+                    shutil.rmtree(path, ignore_errors=True)
+                else:
+                    os.unlink(path)
+            except OSError:
+                continue
+
+
+def kill_uid(uid: int, rounds: int = 20) -> int:
+    """SIGKILL every process owned by `uid` (found through /proc); repeat while new ones appear."""
+    killed = 0
+    for _ in range(rounds):
+        found = 0
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit():
+                continue
+            try:
+                if os.stat(f"/proc/{entry}").st_uid != uid:
+                    continue
+                os.kill(int(entry), 9)
+                found += 1
+            except (OSError, ValueError):
+                continue
+        killed += found
+        if not found:
+            break
+    return killed
+
+
+def _python_prefixes() -> list[str]:
+    """The Python installation the sandbox needs, outside /usr: base prefix and virtualenv."""
+    out: list[str] = []
+    for p in (sys.base_prefix, sys.prefix, os.path.realpath(sys.base_prefix), os.path.realpath(sys.prefix)):
+        if p.startswith("/usr/") or p == "/usr" or p in out:
+            continue
+        if any(p.startswith(q + "/") for q in out):
+            continue
+        out = [q for q in out if not q.startswith(p + "/")] + [p]
+    return out
+
+
+@lru_cache(maxsize=1)
+def namespaces_available() -> bool:
+    """Root, util-linux unshare, and the kernel lets us create every namespace we use."""
+    if os.geteuid() != 0 or shutil.which("unshare") is None:
+        return False
+    probe = ["unshare", "--net", "--mount", "--ipc", "--uts", "--pid", "--fork", "--propagation", "private",
+             "true"]
+    try:
+        return subprocess.run(probe, capture_output=True, timeout=10).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
+def detect_sandbox(kind: str | None = None) -> Sandbox:
+    """`kind` or $TESTHELIX_SANDBOX ("namespaced" / "plain"); default: the strongest available."""
+    kind = kind or os.environ.get("TESTHELIX_SANDBOX") or ("namespaced" if namespaces_available() else "plain")
+    if kind == "namespaced":
+        return NamespaceSandbox()
+    if kind == "plain":
+        return PlainSandbox()
+    raise ValueError(f"unknown sandbox kind {kind!r} (expected 'namespaced' or 'plain')")

@@ -1,0 +1,169 @@
+"""Outcome classification, the executor's verdicts, the outcome cache and its store adapter."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from testhelix.prism.cache import MemoryOutcomeCache, StoreOutcomeCache, cache_key
+from testhelix.prism.executor import ForkServerExecutor, default_executor
+from testhelix.prism.outcome import Limits, Outcome, RawRun, classify, parse_summary
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "tasks"
+TASK = FIXTURES / "pack" / "fx-clamp-m01"
+LIMITS = Limits(wall_s=20, cpu_s=20, memory_mb=512)
+
+
+def _line(**kw):
+    base = dict(passed=0, failed=0, errors=0, skipped=0, xfailed=0, xpassed=0, collect_errors=0, exitstatus=0,
+                resource=None)
+    return json.dumps({**base, **kw})
+
+
+@pytest.mark.parametrize("raw,expected", [
+    (RawRun("pytest", exit_code=0, report_lines=(_line(passed=2),)), ("pass", None, 2)),
+    (RawRun("pytest", exit_code=1, report_lines=(_line(passed=1, failed=1),)), ("fail", "1 failing test(s)", 2)),
+    (RawRun("pytest", exit_code=0, report_lines=(_line(skipped=3),)), ("error", "no tests ran (all skipped)", 0)),
+    (RawRun("pytest", exit_code=5, report_lines=(_line(),)), ("error", "no tests collected", 0)),
+    (RawRun("pytest", exit_code=2, report_lines=(_line(collect_errors=1),)), ("error", "collection error", 0)),
+    (RawRun("pytest", exit_code=1, report_lines=(_line(passed=3),)), ("error", "exit code 1 without failing tests", 3)),
+    (RawRun("pytest", exit_code=0), ("error", "no test result reported", None)),
+    (RawRun("pytest", exit_code=0, report_lines=(_line(passed=1), _line(passed=1))),
+     ("error", "result channel corrupted", None)),
+    (RawRun("pytest", exit_code=0, report_lines=("garbage",)), ("error", "result channel corrupted", None)),
+    (RawRun("pytest", timed_out=True, wall_s=3), ("error", "timeout after 3s", None)),
+    (RawRun("pytest", signal=9, report_lines=()), ("error", "killed by signal SIGKILL", None)),
+    (RawRun("pytest", exit_code=1, report_lines=(_line(failed=1, resource="memory"),)),
+     ("error", "resource limit: memory", 1)),
+    (RawRun("script", exit_code=1, output="..F\n==== 1 failed, 2 passed in 0.1s ===="), ("fail", "1 failing test(s)", 3)),
+    (RawRun("script", exit_code=0, report_lines=(_line(passed=1), _line(passed=2))), ("pass", None, 3)),
+    (RawRun("script", exit_code=127), ("error", "exit code 127 and no test result reported", None)),
+    (RawRun("pytest", pre_error="missing suite"), ("error", "missing suite", None)),
+])
+def test_classify(raw, expected):
+    assert classify(raw) == expected
+
+
+def test_parse_unittest_summary():
+    counts = parse_summary("Ran 4 tests in 0.01s\n\nFAILED (failures=1, errors=1)\n")
+    assert counts.executed == 4 and counts.failed == 2
+
+
+@pytest.fixture(scope="module")
+def executor():
+    with ForkServerExecutor(workers=2) as ex:
+        yield ex
+
+
+def _suite(tmp_path: Path, name: str, files: dict[str, str]) -> Path:
+    d = tmp_path / name
+    d.mkdir()
+    for rel, text in files.items():
+        (d / rel).write_text(text)
+    return d
+
+
+CASES = {
+    "passes": ({"test_a.py": "from clampy import clamp\ndef test_a():\n    assert clamp(9, 0, 5) == 5\n"},
+               "pass", None),
+    "fails": ({"test_a.py": "from clampy import clamp\ndef test_a():\n    assert clamp(9, 0, 5) == 4\n"},
+              "fail", "1 failing test(s)"),
+    "empty": ({"helper.py": "X = 1\n"}, "error", "no tests collected"),
+    "skipped": ({"test_s.py": "import pytest\n@pytest.mark.skip\ndef test_s():\n    pass\n"},
+                "error", "no tests ran (all skipped)"),
+    "collect_err": ({"test_c.py": "import no_such_module\ndef test_c():\n    pass\n"}, "error", "collection error"),
+    "exit0_early": ({"test_x.py": "import os\ndef test_x():\n    os._exit(0)\n"}, "error", "no test result reported"),
+    "script": ({"run_tests.sh": "exec python -m pytest -q -p no:cacheprovider suite\n",
+                "test_a.py": "from clampy import clamp\ndef test_a():\n    assert clamp(1, 0, 5) == 1\n"},
+               "pass", None),
+    "script_unittest": ({"run_tests.sh": "cd suite && exec python -m unittest -v\n",
+                         "test_u.py": "import unittest\nfrom clampy import clamp\n"
+                                      "class T(unittest.TestCase):\n    def test_u(self):\n"
+                                      "        self.assertEqual(clamp(9, 0, 5), 4)\n"},
+                        "fail", "1 failing test(s)"),
+}
+
+
+def test_verdicts(executor, tmp_path):
+    names = sorted(CASES)
+    suites = [_suite(tmp_path, n, CASES[n][0]) for n in names]
+    outs = executor.run_many([(s, TASK / "solution" / "program") for s in suites], LIMITS)
+    for name, out in zip(names, outs):
+        assert (out.status, out.reason) == CASES[name][1:], (name, out.output[-800:])
+
+
+def test_missing_suite_and_entry_script(executor, tmp_path):
+    assert executor.run(tmp_path / "nope", TASK / "environment", LIMITS).reason == "missing suite"
+    bad = _suite(tmp_path, "bad", {"test_a.py": "def test_a():\n    pass\n"})
+    (bad / "run_tests.sh").mkdir()
+    assert executor.run(bad, TASK / "environment", LIMITS).reason == "missing entry script"
+
+
+def test_same_pair_never_runs_twice(executor):
+    suite = FIXTURES / "suites" / "good" / "fx-clamp-m01"
+    first = executor.run(suite, TASK / "environment", LIMITS)
+    ran = executor.executions
+    again = executor.run_many([(suite, TASK / "environment")] * 3, LIMITS)
+    assert executor.executions == ran
+    assert first.status == "fail" and all(o.status == "fail" and o.cached for o in again)
+
+
+def test_different_limits_are_a_different_key():
+    a = cache_key("s", "p", "v", Limits())
+    assert a != cache_key("s", "p", "v", Limits(wall_s=5)) and a == cache_key("s", "p", "v", Limits())
+
+
+def test_state_does_not_leak_between_runs(executor, tmp_path):
+    writer = _suite(tmp_path, "writer", {"test_w.py": "import os\ndef test_w():\n"
+                                          "    open(os.path.expanduser('~/state'), 'w').write('1')\n"
+                                          "    open('/tmp/state', 'w').write('1')\n"})
+    reader = _suite(tmp_path, "reader", {"test_r.py": "import os\ndef test_r():\n"
+                                          "    assert not os.path.exists(os.path.expanduser('~/state'))\n"
+                                          "    assert not os.path.exists('/tmp/state')\n"})
+    program = TASK / "solution" / "program"
+    assert executor.run(writer, program, LIMITS).status == "pass"
+    assert executor.run(reader, program, LIMITS).status == "pass"
+
+
+class FakeStore:
+    def __init__(self):
+        self.rows = {}
+
+    def get_execution(self, key):
+        return self.rows.get(key)
+
+    def put_execution(self, key, row):
+        self.rows[key] = dict(row)
+
+
+def test_store_cache_round_trip():
+    store = FakeStore()
+    cache = StoreOutcomeCache(store)
+    out = Outcome("fail", "1 failing test(s)", 2, 0.5, "F.")
+    cache.describe("k", "sd", "pd", "v", Limits())
+    cache.put("k", out)
+    assert store.rows["k"]["suite_digest"] == "sd" and store.rows["k"]["status"] == "fail"
+    assert cache.get("k") == out and cache.get("other") is None
+
+
+def test_persistent_cache_serves_a_new_executor(tmp_path):
+    from testhelix.store import RunStore
+
+    store = RunStore(tmp_path / "run")
+    suite = FIXTURES / "suites" / "weak" / "fx-clamp-m01"
+    with default_executor(1, cache=StoreOutcomeCache(store)) as ex:
+        first = ex.run(suite, TASK / "environment", LIMITS)
+    with default_executor(1, cache=StoreOutcomeCache(store)) as ex:
+        second = ex.run(suite, TASK / "environment", LIMITS)
+        assert ex.executions == 0 and second.cached and second.status == first.status == "pass"
+    cols, rows = store.query("SELECT suite_digest, status FROM executions")
+    assert len(rows) == 1 and rows[0][1] == "pass"
+    store.close()
+
+
+def test_memory_cache_strips_cached_flag():
+    c = MemoryOutcomeCache()
+    c.put("k", Outcome("pass", None, 1, 0.1, "", cached=True))
+    assert c.get("k").cached is False
