@@ -15,9 +15,9 @@ def cli() -> None:
 
 
 def _register() -> None:
-    from autosaddler.commands import dag, freeze, gate
+    from autosaddler.commands import dag, freeze, gate, search
 
-    for command in (dag.command, freeze.freeze, freeze.export, gate.command):
+    for command in (search.search, search.resume, dag.command, freeze.freeze, freeze.export, gate.command):
         cli.add_command(command)
 
 

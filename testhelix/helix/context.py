@@ -37,8 +37,8 @@ class HelixContext:
     def execute(self, suite: Path, program: Path, repetition: int = 0) -> Outcome:
         """Run a suite on a program; later repetitions bypass the outcome cache so that
         "reproducible" means the behaviour was observed again, not read back."""
-        if repetition and hasattr(self.executor, "run_fresh"):
-            return self.executor.run_fresh(suite, program, self.limits)
+        if repetition:
+            return self.executor.run_repeat(suite, program, self.limits, repetition)
         return self.executor.run(suite, program, self.limits)
 
     def log(self, step: str, **data) -> None:

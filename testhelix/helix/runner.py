@@ -55,7 +55,9 @@ class HelixRunner:
         _, rows = self.store.query("SELECT 1 FROM task_results WHERE run_label = ? AND task_id = ?", [label, task_id])
         return bool(rows)
 
-    def run_one(self, task: Task, strategy: Strategy, config: RunConfig, model_name: str, label: str) -> dict:
+    def run_one(self, task: Task, strategy: Strategy, config: RunConfig, model_name: str, label: str,
+                record: bool = True) -> dict:
+        """Run the pipeline on one task and judge its submission; store it unless `record` is off."""
         started = time.monotonic()
         budget = Budget(config.token_cap, run_label=label, task_id=task.id, sink=self.store)
         work = self.work_root / _safe(label) / task.id
@@ -67,23 +69,24 @@ class HelixRunner:
         if suite is None:
             rows, scores = missing_rows(task), {"F": 0, "A": None, "R": None, "S": 0}
         else:
-            evaluated = evaluate_task(self.executor, task, suite) if self.panel else reference_only(self.executor, task, suite)
-            rows, scores = evaluated["_rows"], {k: evaluated[k] for k in ("F", "A", "R", "S")}
+            judged = evaluate_task(self.executor, task, suite) if self.panel else reference_only(self.executor, task, suite)
+            rows, scores = judged["_rows"], {k: judged[k] for k in ("F", "A", "R", "S")}
         cov = self._coverage(task, suite) if self.coverage else MISSING
         detail = {"submission": result.submission.rule, "pair": result.submission.pair,
                   "support": result.submission.support, "pairs": list(result.pairs), "events": list(result.events),
                   "budget": {"cap": budget.cap_tokens, "used": budget.used, "refused": budget.refused},
-                  "simulated": model_name.startswith("sim:")}
-        with self.store.transaction():
-            self.store.record_task(task.id, task.source, task.context, task.difficulty, task.reference.sha256)
-            self.store.record_task_outcomes(label, task.id, rows)
-            self.store.record_task_result({
-                "run_label": label, "task_id": task.id, "submitted": suite is not None,
-                "suite_digest": tree_sha256(suite) if suite is not None else None, **scores,
-                "delta_c": cov.delta_c, "entry_coverage": cov.entry, "coverage_status": cov.status,
-                "tokens": budget.used, "calls": budget.calls, "wall_s": round(time.monotonic() - started, 3),
-                "detail": json.dumps(detail, default=str)})
-        return {"task": task.id, **scores, "rule": result.submission.rule}
+                  "elided": _elided(work), "simulated": model_name.startswith("sim:")}
+        row = {"run_label": label, "task_id": task.id, "submitted": suite is not None,
+               "suite_digest": tree_sha256(suite) if suite is not None else None, **scores,
+               "delta_c": cov.delta_c, "entry_coverage": cov.entry, "coverage_status": cov.status,
+               "tokens": budget.used, "calls": budget.calls, "wall_s": round(time.monotonic() - started, 3),
+               "detail": json.dumps(detail, default=str)}
+        if record:
+            with self.store.transaction():
+                self.store.record_task(task.id, task.source, task.context, task.difficulty, task.reference.sha256)
+                self.store.record_task_outcomes(label, task.id, rows)
+                self.store.record_task_result(row)
+        return {"task": task.id, **scores, "rule": result.submission.rule, "detail": detail, "row": row}
 
     def _coverage(self, task: Task, suite: Path | None):
         if suite is None:
@@ -104,7 +107,19 @@ class HelixRunner:
                 if self.done(label, task.id):
                     on_task(label, None)
                     continue
-                on_task(label, self.run_one(task, strategy, config, model_name, label))
+                result = self.run_one(task, strategy, config, model_name, label)
+                on_task(label, {k: v for k, v in result.items() if k not in ("detail", "row")})
+
+
+def _elided(work: Path) -> int:
+    """Observations trimmed from the context in this task's sessions (from the saved trajectories)."""
+    total = 0
+    for path in work.glob("pair*/trajectory-*.json"):
+        try:
+            total += sum(int(step.get("elided") or 0) for step in json.loads(path.read_text()).get("steps", []))
+        except (OSError, ValueError):
+            continue
+    return total
 
 
 def _safe(label: str) -> str:

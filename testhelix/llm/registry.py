@@ -127,3 +127,12 @@ def create_model(name: str, *, task: Any = None, seed: int = 0, http_client: Any
         return AnthropicModel(info, http_client=http_client, max_retries=max_retries, timeout_s=timeout_s)
     from testhelix.llm.openai_provider import OpenAIModel
     return OpenAIModel(info, http_client=http_client, max_retries=max_retries, timeout_s=timeout_s)
+
+
+def create_optimizer_model(name: str, *, seed: int = 0, timeout_s: float | None = None) -> ChatModel:
+    """The model for AutoSaddler's optimizer sessions (a simulated one needs no task)."""
+    info = resolve(name)
+    if info.provider == "sim":
+        from testhelix.llm.sim.optimizer import SimulatedOptimizer
+        return SimulatedOptimizer(info, seed=seed)
+    return create_model(name, timeout_s=timeout_s)

@@ -39,6 +39,7 @@ SERVER_START_TIMEOUT_S = 60.0
 class Executor(Protocol):
     def run(self, suite_dir: Path, program_dir: Path, limits: Limits = Limits()) -> Outcome: ...
     def run_many(self, jobs: Sequence[tuple[Path, Path]], limits: Limits = Limits()) -> list[Outcome]: ...
+    def run_repeat(self, suite_dir: Path, program_dir: Path, limits: Limits, repetition: int) -> Outcome: ...
     def close(self) -> None: ...
 
 
@@ -163,11 +164,19 @@ class ForkServerExecutor:
     def run(self, suite_dir: Path, program_dir: Path, limits: Limits = Limits()) -> Outcome:
         return self.run_many([(suite_dir, program_dir)], limits)[0]
 
-    def run_many(self, jobs: Sequence[tuple[Path, Path]], limits: Limits = Limits()) -> list[Outcome]:
+    def run_repeat(self, suite_dir: Path, program_dir: Path, limits: Limits, repetition: int) -> Outcome:
+        """The `repetition`-th independent execution of the same pair (0 is the ordinary run).
+
+        Reproducibility checks need the behaviour observed again, not read back from the cache,
+        so each repetition has a cache entry of its own (a resumed run still never repeats one).
+        """
+        return self.run_many([(suite_dir, program_dir)], limits, salt=f"#rep{repetition}" if repetition else "")[0]
+
+    def run_many(self, jobs: Sequence[tuple[Path, Path]], limits: Limits = Limits(), salt: str = "") -> list[Outcome]:
         keyed = []
         for suite, program in jobs:
             sd, pd = _digest(Path(suite)), _digest(Path(program))
-            keyed.append((cache_key(sd, pd, self.runner_version, limits), Path(suite), Path(program), sd, pd))
+            keyed.append((cache_key(sd, pd, self.runner_version, limits) + salt, Path(suite), Path(program), sd, pd))
         results: dict[str, Outcome] = {}
         todo: dict[str, tuple] = {}
         for key, suite, program, sd, pd in keyed:

@@ -139,3 +139,50 @@ def propose(messages: tuple[Message, ...], rng: random.Random) -> str:
         options.append({"kind": "field", "field": "repairSteps", "value": min(12, strategy.get("repairSteps", 5) + 1),
                         "rationale": "no clear failure pattern; allow one more repair step"})
     return json.dumps(rng.choice(options), sort_keys=True)
+
+
+class SimulatedOptimizer:
+    """`sim:NAME` in the optimizer's three sessions (a test double; it needs no task).
+
+    - selection: picks the candidate with the best development score (ties: a seeded choice);
+    - optimizer (diagnosis and revision): `propose` above;
+    - reflection: returns the draft lesson it is given, as the final lesson.
+    """
+
+    def __init__(self, info, seed: int = 0):
+        self.info = info
+        self.name = info.name
+        self.context_window = info.context_window
+        self.seed = seed
+
+    def complete(self, request):
+        import hashlib
+
+        from testhelix.llm.base import Completion, Usage
+
+        text_in = "\n".join(m.content for m in request.messages)
+        digest = hashlib.sha256(f"{self.seed}:{request.tags.role}:{text_in}".encode()).hexdigest()
+        rng = random.Random(int(digest[:16], 16))
+        role = request.tags.role
+        if role == "selection":
+            text = self._select(text_in, rng)
+        elif role == "reflection":
+            text = _section(text_in, "Draft lesson") or "{}"
+        else:
+            text = propose(request.messages, rng)
+        usage = Usage(input_tokens=len(text_in) // 4 + 1, output_tokens=min(request.max_output_tokens,
+                                                                            len(text) // 4 + 1), cost_usd=None)
+        return Completion(text=text, tool_calls=(), stop_reason="end_turn", usage=usage, model=self.name,
+                          metadata={"simulated": True, "seed": self.seed})
+
+    @staticmethod
+    def _select(text: str, rng: random.Random) -> str:
+        try:
+            candidates = json.loads(_section(text, "Candidates") or "[]")
+        except json.JSONDecodeError:
+            return "no candidates"
+        if not candidates:
+            return "no candidates"
+        top = max(c.get("dev_score", 0) for c in candidates)
+        best = [c for c in candidates if c.get("dev_score", 0) == top]
+        return json.dumps({"parent": rng.choice(best)["node"]})

@@ -1,0 +1,104 @@
+"""`autosaddler search` and `autosaddler resume`."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import click
+from rich.console import Console
+
+from autosaddler.config import PRESETS, SearchConfig, load_config
+from autosaddler.dag import Node
+from autosaddler.optimizer import ModelOptimizer
+from autosaddler.search import Search
+from autosaddler.session import helix_evaluator, load_pack_splits, refuse_spent
+from testhelix.agent.budget import Budget
+from testhelix.cliutil import json_option, print_json
+from testhelix.errors import UserError
+from testhelix.llm.registry import create_optimizer_model, resolve
+from testhelix.store import RunStore
+from testhelix.strategy.model import initial_strategy
+
+OPTIMIZER_TOKEN_CAP = 5_000_000  # the optimizer's own accounting scope, separate from the generator's
+
+
+def _run(run_dir: Path, meta: dict, cfg: SearchConfig, as_json: bool) -> None:
+    console = Console(quiet=as_json)
+    splits = load_pack_splits(Path(meta["pack"]), Path(meta["split_file"]) if meta.get("split_file") else None)
+    store = RunStore(run_dir)
+    started = time.monotonic()
+    try:
+        refuse_spent(store, splits.split.pack, cfg.proposal_split, cfg.development_split)
+        store.put_state("meta", meta)
+        opt_model = create_optimizer_model(meta["optimizer_model"], seed=cfg.seed,
+                                           timeout_s=cfg.optimizer_session_timeout_s)
+        optimizer = ModelOptimizer(opt_model, Budget(OPTIMIZER_TOKEN_CAP, label="optimizer", run_label="optimizer",
+                                                     sink=store))
+
+        def show(node: Node) -> None:
+            dev = "" if node.dev_score is None else f" dev {100 * node.dev_score:.1f}%"
+            mb = (f" minibatch {sum(node.parent_outcomes.values())}->{sum(node.child_outcomes.values())}"
+                  if node.child_outcomes else "")
+            edit = "" if not node.edit else f" {json.dumps(node.edit)[:80]}"
+            console.print(f"[{time.monotonic() - started:6.1f}s] {node.node_id} {node.status}{mb}{dev}{edit}"
+                          + (f" ({node.reason[:60]})" if node.reason else ""))
+
+        with helix_evaluator(store, run_dir, splits.tasks, meta["model"], cfg, "search") as evaluator:
+            search = Search(cfg, store, evaluator, optimizer, splits.ids(cfg.proposal_split),
+                            splits.ids(cfg.development_split), known_task_ids=list(splits.tasks), on_step=show)
+            dag = search.run(initial_strategy())
+        summary = dag.summary()
+    finally:
+        store.close()
+    summary.update(run=str(run_dir), wall_s=round(time.monotonic() - started, 1),
+                   simulated=meta["model"].startswith("sim:") or meta["optimizer_model"].startswith("sim:"))
+    if as_json:
+        print_json(summary)
+        return
+    console.print(f"search finished in {summary['wall_s']} s: {summary['nodes']} nodes, "
+                  + ", ".join(f"{k} {v}" for k, v in summary["status"].items()))
+    if summary["best"]:
+        console.print(f"best: {summary['best']['node']} with development {100 * summary['best']['dev_score']:.1f}%")
+    if summary["simulated"]:
+        console.print("note: sim:* models are simulated test doubles; these scores measure the simulation")
+    console.print(f"next: autosaddler dag {run_dir}; autosaddler freeze {run_dir} --out strategies/frozen/NAME.json")
+
+
+@click.command("search")
+@click.option("--pack", required=True, type=click.Path(path_type=Path), help="Task pack folder.")
+@click.option("--model", required=True, help="Execution model (runs TestHelix), e.g. sim:strong.")
+@click.option("--optimizer-model", required=True, help="Optimizer model (three sessions), e.g. sim:strong.")
+@click.option("--run", "run_dir", required=True, type=click.Path(path_type=Path), help="Run folder.")
+@click.option("--preset", type=click.Choice(sorted(PRESETS)), default="paper", show_default=True)
+@click.option("--config", "config_file", type=click.Path(path_type=Path), help="JSON or TOML overrides.")
+@click.option("--split-file", type=click.Path(path_type=Path), help="Split file (default: splits/<pack>.json).")
+@json_option
+def search(pack: Path, model: str, optimizer_model: str, run_dir: Path, preset: str, config_file, split_file,
+           as_json: bool) -> None:
+    """Evolve a TestHelix strategy on the proposal split, ranking children on the development split."""
+    resolve(model), resolve(optimizer_model)
+    cfg = load_config(preset, config_file)
+    if (Path(run_dir) / "run.duckdb").exists():
+        store = RunStore(run_dir, read_only=True)
+        started = store.get_state("search") is not None
+        store.close()
+        if started:
+            raise UserError(f"{run_dir}: a search already ran here; use `autosaddler resume {run_dir}` or a new --run")
+    meta = {"pack": str(pack), "model": model, "optimizer_model": optimizer_model, "preset": preset,
+            "config": cfg.model_dump(), "split_file": str(split_file) if split_file else None}
+    _run(run_dir, meta, cfg, as_json)
+
+
+@click.command("resume")
+@click.argument("run_dir", type=click.Path(path_type=Path))
+@json_option
+def resume(run_dir: Path, as_json: bool) -> None:
+    """Continue a stopped search exactly where it stopped (same DAG as an uninterrupted run)."""
+    store = RunStore(run_dir, read_only=True)
+    meta = store.get_state("meta")
+    store.close()
+    if meta is None:
+        raise UserError(f"{run_dir}: no search to resume here")
+    _run(run_dir, meta, SearchConfig.model_validate(meta["config"]), as_json)

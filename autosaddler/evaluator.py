@@ -1,0 +1,54 @@
+"""Evaluating a strategy for the search and the gate: TestHelix on each task with the execution
+model, scored in single-reference mode (F_i: the submitted suite fails the initial program and
+passes the reference). The trace handed to the optimizer holds public information only."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+
+from autosaddler.protocols import TaskEval
+from testhelix.helix.config import RunConfig
+from testhelix.helix.runner import HelixRunner
+from testhelix.prism.task import Task
+from testhelix.strategy.model import Strategy
+
+EXCERPT_CHARS = 400
+
+
+class HelixStrategyEvaluator:
+    def __init__(self, runner: HelixRunner, tasks: dict[str, Task], model: str, config: RunConfig, scope: str):
+        self.runner = runner
+        self.tasks = tasks
+        self.model = model
+        self.config = config
+        self.scope = scope              # ledger label prefix, e.g. "search" or "gate"
+
+    def evaluate(self, strategy: Strategy, task_ids: Sequence[str]) -> dict[str, TaskEval]:
+        out = {}
+        label = f"{self.scope}/{strategy.content_hash()[:12]}"
+        for task_id in task_ids:
+            task = self.tasks[task_id]
+            result = self.runner.run_one(task, strategy, self.config, self.model, label, record=False)
+            out[task_id] = TaskEval(success=int(result["F"]), trace=public_trace(task, result),
+                                    usage={"tokens": result["row"]["tokens"], "calls": result["row"]["calls"]})
+        return out
+
+
+def public_trace(task: Task, result: dict) -> dict:
+    """What the optimizer may see of one attempt (no ids, no hidden material, no panel outcomes)."""
+    detail = result["detail"]
+    pairs = detail["pairs"]
+    exits = Counter(exit for p in pairs for exit in p["sessions"])
+    return {
+        "context": task.context,
+        "success": int(result["F"]),
+        "exit": exits.most_common(1)[0][0] if exits else "none",
+        "steps": sum(len(p["sessions"]) for p in pairs),
+        "elided": detail.get("elided", 0),
+        "failed_initial": any(p["initial"] and all(s == "fail" for s in p["initial"]) for p in pairs),
+        "passed_repair": any(p["repair"] and all(s == "pass" for s in p["repair"]) for p in pairs),
+        "review": "revise" if any(p["approved"] is False for p in pairs) else "approve",
+        "submission": detail["submission"],
+        "instruction_excerpt": task.instruction[:EXCERPT_CHARS],
+    }

@@ -1,0 +1,63 @@
+"""Wiring a search or a gate to a pack, a split file, the execution model and the run store."""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from autosaddler.config import SearchConfig
+from autosaddler.evaluator import HelixStrategyEvaluator
+from testhelix.errors import UserError
+from testhelix.helix.config import get_config
+from testhelix.helix.runner import HelixRunner
+from testhelix.llm.registry import resolve
+from testhelix.paths import splits_dir
+from testhelix.prism.task import Task, load_pack
+from testhelix.splits import SplitFile, check_splits, load_split_file
+from testhelix.store import RunStore
+
+
+@dataclass
+class PackSplits:
+    pack: Path
+    tasks: dict[str, Task]
+    split: SplitFile
+
+    def ids(self, name: str) -> list[str]:
+        return self.split.ids(name)
+
+
+def load_pack_splits(pack: Path, split_file: Path | None = None) -> PackSplits:
+    pack = Path(pack)
+    path = split_file or splits_dir() / f"{pack.resolve().name}.json"
+    if not path.is_file():
+        raise UserError(f"{path}: no split file for this pack (make one with `testhelix splits make --pack {pack}`)")
+    split = load_split_file(path)
+    problems = check_splits(split, pack)
+    if problems:
+        raise UserError(f"{path}: the split file does not match {pack}", problems)
+    return PackSplits(pack, {t.id: t for t in load_pack(pack)}, split)
+
+
+def refuse_spent(store: RunStore, pack_name: str, *names: str) -> None:
+    _, rows = store.query("SELECT split, gate_id FROM spent_splits WHERE pack = ?", [pack_name])
+    spent = {r[0]: r[1] for r in rows}
+    for name in names:
+        if name in spent:
+            raise UserError(f"split {name!r} of {pack_name} was spent by release gate {spent[name]} in this run; "
+                            "release outcomes may not feed further search")
+
+
+@contextmanager
+def helix_evaluator(store: RunStore, run_dir: Path, tasks: dict[str, Task], model: str, cfg: SearchConfig,
+                    scope: str):
+    from testhelix.prism.cache import StoreOutcomeCache
+    from testhelix.prism.executor import default_executor
+
+    resolve(model)
+    helix = get_config(cfg.helix_config, token_cap=cfg.per_task_token_cap, seed=cfg.seed,
+                       agent_time_limit_s=cfg.agent_time_limit_s)
+    with default_executor(cfg.workers, cache=StoreOutcomeCache(store)) as executor:
+        runner = HelixRunner(store, executor, Path(run_dir) / "work", coverage=False, panel=False)
+        yield HelixStrategyEvaluator(runner, tasks, model, helix, scope)
