@@ -1,0 +1,78 @@
+"""The key-value store domain (spec.md): 61 commands in 8 families, Redis-compatible where shared.
+
+`DOMAIN` satisfies gtdd.domains.base.Domain. Keep this module light: the sandbox launcher never
+imports the package, but tools that only need the spec or the schema should not pay for more.
+"""
+
+from __future__ import annotations
+
+import random
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Sequence
+
+from gtdd.domains import base
+from gtdd.domains.base import Op, Trace, TraceResult
+from gtdd.domains.kvstore import generator, population as population_module, runner, schema
+
+HERE = Path(__file__).parent
+
+
+def run_reference(ops: Sequence[Op]) -> TraceResult:
+    """Trusted in-process execution of the reference (never used for candidates)."""
+    from gtdd.domains.kvstore.reference import Store
+
+    store = Store()
+    return TraceResult(tuple(store.execute(op["cmd"], list(op["args"])) for op in ops), None)
+
+
+class KVStoreDomain:
+    name = "kvstore"
+    families = schema.FAMILIES
+    module_name = "kvstore.py"
+    entry_class = "Store"
+    max_ops = schema.MAX_OPS
+
+    def spec(self) -> str:
+        return (HERE / "spec.md").read_text()
+
+    def reference_source(self) -> str:
+        return (HERE / "reference.py").read_text()
+
+    def trace_json_schema(self) -> dict:
+        return schema.trace_json_schema()
+
+    def validate(self, ops: Sequence[Op]) -> list[str]:
+        return schema.validate_ops(ops)
+
+    def generate(self, rng: random.Random, family: str | None = None) -> Trace:
+        family = family or rng.choice(self.families)
+        return Trace.of(generator.generate_ops(rng, family), family)
+
+    def population(self) -> tuple[Trace, ...]:
+        return population_module.population()
+
+    def family_of_op(self, op: Op) -> str:
+        return schema.COMMAND_FAMILY[op["cmd"]]
+
+    def reference_results(self, traces: Sequence[Trace]) -> list[TraceResult]:
+        return [_reference_result(t) for t in traces]
+
+    def run_traces(self, module_source: str, traces: Sequence[Trace],
+                   per_trace_timeout_s: float = 1.0) -> list[TraceResult]:
+        return runner.run_traces(module_source, traces, per_trace_timeout_s, module_file=self.module_name,
+                                 entry=self.entry_class)
+
+    def replies_equal(self, a: Any, b: Any) -> bool:
+        return base.json_equal(a, b)
+
+    def first_divergence(self, expected: TraceResult, got: TraceResult) -> int | None:
+        return base.first_divergence(expected, got)
+
+
+@lru_cache(maxsize=8192)
+def _reference_result(trace: Trace) -> TraceResult:
+    return run_reference(trace.ops)
+
+
+DOMAIN = KVStoreDomain()
