@@ -10,7 +10,6 @@ Two modes:
 
 from __future__ import annotations
 
-import math
 import time
 from pathlib import Path
 
@@ -19,32 +18,12 @@ import click
 from testhelix.cliutil import json_option, print_json
 from testhelix.digest import tree_sha256
 from testhelix.errors import UserError
-from testhelix.prism.metrics import split_metrics, task_indicators
-from testhelix.prism.outcome import Limits, Outcome
-from testhelix.prism.task import Task, load_pack, load_task, panel_programs
+from testhelix.prism.coverage import CoverageMeter
+from testhelix.prism.evaluation import evaluate_task, missing_rows
+from testhelix.prism.metrics import split_metrics
+from testhelix.prism.task import Task, load_pack, load_task
 
 RUN_LABEL = "evaluate"
-MAX_TEST_WALL_S = 180.0  # DESIGN §4: test execution limit min(180 s, the task's test timeout)
-
-
-def task_limits(task: Task) -> Limits:
-    wall = min(MAX_TEST_WALL_S, task.verifier_timeout_s)
-    return Limits(wall_s=wall, cpu_s=max(1, math.ceil(wall)))
-
-
-def evaluate_task(executor, task: Task, suite: Path) -> dict:
-    """Outcomes on the initial program, the reference and every candidate, with F, A, R, S."""
-    programs = panel_programs(task)
-    outcomes: list[Outcome] = executor.run_many([(suite, tree) for *_, tree in programs], task_limits(task))
-    by_id = {pid: (role, label, o) for (pid, role, label, _), o in zip(programs, outcomes)}
-    ind = task_indicators({pid: (role, o.status) for pid, (role, _, o) in by_id.items()})
-    return {"task": task.id,
-            "outcomes": {pid: {"outcome": o.status, "reason": o.reason} for pid, (_, _, o) in by_id.items()},
-            "F": int(ind.F), "A": ind.A, "R": ind.R, "S": int(ind.S),
-            "_rows": [{"program_id": pid, "role": role, "label": label, "status": o.status, "reason": o.reason}
-                      for pid, (role, label, o) in by_id.items()]}
-
-
 def _public(result: dict) -> dict:
     return {k: v for k, v in result.items() if not k.startswith("_")}
 
@@ -86,6 +65,7 @@ def evaluate_split(executor, store, pack: Path, ids: list[str], tasks: list[Task
     from rich.progress import Progress
 
     by_id = {t.id: t for t in tasks}
+    meter = CoverageMeter(executor)
     for_metrics: dict[str, dict | None] = {}
     store.record_run(RUN_LABEL, "evaluate", {"pack": str(pack), "suites": str(suites), "tasks": len(ids)})
     with Progress(disable=not progress, transient=True) as bar:
@@ -100,15 +80,17 @@ def evaluate_split(executor, store, pack: Path, ids: list[str], tasks: list[Task
                 rows, digest = res["_rows"], tree_sha256(suite)
                 for_metrics[task_id] = {r["program_id"]: (r["role"], r["status"]) for r in rows}
                 fa = {k: res[k] for k in ("F", "A", "R", "S")}
+                cov = meter.measure(task, suite)
             else:
-                rows = [{"program_id": pid, "role": role, "label": label, "status": "missing",
-                         "reason": "no suite submitted"} for pid, role, label, _ in panel_programs(task)]
+                rows = missing_rows(task)
                 digest, for_metrics[task_id] = None, None
                 fa = {"F": 0, "A": None, "R": None, "S": 0}
+                cov = meter.measure(task, None)
             store.record_task_outcomes(RUN_LABEL, task_id, rows)
             store.record_task_result({"run_label": RUN_LABEL, "task_id": task_id, "submitted": digest is not None,
-                                      "suite_digest": digest, **fa, "delta_c": None, "entry_coverage": None,
-                                      "coverage_status": "not measured", "tokens": None, "calls": None,
+                                      "suite_digest": digest, **fa, "delta_c": cov.delta_c,
+                                      "entry_coverage": cov.entry, "coverage_status": cov.status,
+                                      "tokens": None, "calls": None,
                                       "wall_s": round(time.monotonic() - started, 3)})
             bar.advance(job)
     metrics = split_metrics(for_metrics).as_dict()

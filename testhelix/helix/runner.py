@@ -21,7 +21,7 @@ from testhelix.helix.config import RunConfig
 from testhelix.helix.context import HelixContext
 from testhelix.helix.pipeline import run_task
 from testhelix.llm.registry import create_model
-from testhelix.prism.coverage import MISSING, suite_coverage, task_targets
+from testhelix.prism.coverage import MISSING, CoverageMeter
 from testhelix.prism.evaluation import evaluate_task, missing_rows, reference_only
 from testhelix.prism.task import Task
 from testhelix.skills import load_library
@@ -46,7 +46,7 @@ class HelixRunner:
 
     def __post_init__(self) -> None:
         self.library = load_library()
-        self._targets: dict[str, Any] = {}
+        self.meter = CoverageMeter(self.executor)
 
     def run_label(self, model: str, config: RunConfig) -> str:
         return f"{model}/{config.name}"
@@ -71,7 +71,7 @@ class HelixRunner:
         else:
             judged = evaluate_task(self.executor, task, suite) if self.panel else reference_only(self.executor, task, suite)
             rows, scores = judged["_rows"], {k: judged[k] for k in ("F", "A", "R", "S")}
-        cov = self._coverage(task, suite) if self.coverage else MISSING
+        cov = self.meter.measure(task, suite) if self.coverage else MISSING
         detail = {"submission": result.submission.rule, "pair": result.submission.pair,
                   "support": result.submission.support, "pairs": list(result.pairs), "events": list(result.events),
                   "budget": {"cap": budget.cap_tokens, "used": budget.used, "refused": budget.refused},
@@ -87,14 +87,6 @@ class HelixRunner:
                 self.store.record_task_outcomes(label, task.id, rows)
                 self.store.record_task_result(row)
         return {"task": task.id, **scores, "rule": result.submission.rule, "detail": detail, "row": row}
-
-    def _coverage(self, task: Task, suite: Path | None):
-        if suite is None:
-            return MISSING
-        if task.id not in self._targets:
-            self._targets[task.id] = task_targets(self.executor, task.initial_dir, task.reference_dir,
-                                                  task.trusted_tests_dir)
-        return suite_coverage(self.executor, self._targets[task.id], suite, task.initial_dir, task.reference_dir)
 
     def run(self, tasks: Sequence[Task], plans: Sequence[tuple[str, RunConfig, Strategy]],
             on_task: Callable[[str, dict | None], None] = lambda label, r: None) -> None:

@@ -84,7 +84,7 @@ def _mutation(raw: dict, where: str) -> Mutation:
 
 
 def load_kata(root: Path) -> Kata:
-    root = Path(root)
+    root = Path(root).resolve()  # absolute: checkers run pytest from other working folders
     if not root.is_dir():
         raise UserError(f"{root}: not a kata folder")
     meta = _read_toml(root / "kata.toml").get("kata", {})

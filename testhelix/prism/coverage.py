@@ -346,3 +346,19 @@ def suite_coverage(
     on_initial = measure(executor, suite_dir, initial_dir, limits)
     on_reference = measure(executor, suite_dir, reference_dir, limits)
     return coverage_from_runs(targets, on_initial, on_reference)
+
+
+class CoverageMeter:
+    """ΔC and Entry Coverage of submitted suites, measuring each task's targets once."""
+
+    def __init__(self, executor: Any):
+        self.executor = executor
+        self._targets: dict[str, CoverageTargets] = {}
+
+    def measure(self, task: Any, suite_dir: Path | None) -> SuiteCoverage:
+        if suite_dir is None:
+            return MISSING
+        if task.id not in self._targets:
+            self._targets[task.id] = task_targets(self.executor, task.initial_dir, task.reference_dir,
+                                                  task.trusted_tests_dir)
+        return suite_coverage(self.executor, self._targets[task.id], suite_dir, task.initial_dir, task.reference_dir)

@@ -1,0 +1,177 @@
+"""`testhelix pack verify`: re-check every label and digest of a built task pack.
+
+For each task folder (a folder with task.toml): task.toml and panel/manifest.json parse, every
+artifact exists and its tree digest matches the manifest, there is exactly one reference, the
+initial program FAILS the trusted tests, the reference and every valid candidate PASS them, and
+every invalid candidate FAILS them (a clean failure: a timeout or a run where no test ran is an
+error, not a rejection). Identical (tests, program) pairs across tasks run once: once the digests
+are checked, the digest pair identifies the run.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Literal
+
+from testhelix.digest import tree_sha256
+from testhelix.errors import UserError
+from testhelix.pack.runner import Job, SuiteRun, run_jobs
+
+Expect = Literal["pass", "fail"]
+
+
+@dataclass(frozen=True)
+class Check:
+    """One expected run: the task's trusted tests on one of its programs."""
+
+    task: str
+    what: str        # "initial" or "candidate <id>"
+    program: Path
+    expect: Expect
+    key: str         # tests digest + program digest
+
+
+@dataclass
+class TaskInfo:
+    id: str
+    context: str
+    problems: list[str] = field(default_factory=list)
+    checks: list[Check] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class VerifyReport:
+    tasks: int
+    contexts: dict[str, int]
+    failures: tuple[tuple[str, str], ...]  # (task id, problem)
+    runs: int
+    wall_s: float
+    runner: str
+
+    @property
+    def ok(self) -> bool:
+        return not self.failures
+
+    def to_json(self) -> dict:
+        return {"ok": self.ok, "tasks": self.tasks, "contexts": self.contexts, "runs": self.runs,
+                "wall_s": round(self.wall_s, 1), "runner": self.runner,
+                "failures": [{"task": t, "problem": p} for t, p in self.failures]}
+
+
+def _inspect(task_dir: Path) -> TaskInfo:
+    """Parse and digest-check one task folder; list the runs it needs."""
+    info = TaskInfo(task_dir.name, "?")
+    try:
+        meta = tomllib.loads((task_dir / "task.toml").read_text()).get("metadata", {})
+        info.id, info.context = str(meta.get("id", task_dir.name)), str(meta.get("context", "?"))
+    except tomllib.TOMLDecodeError as err:
+        info.problems.append(f"task.toml does not parse: {err}")
+        return info
+    try:
+        manifest = json.loads((task_dir / "panel" / "manifest.json").read_text())
+        candidates = list(manifest["candidates"])
+        initial = dict(manifest["initial"])
+    except FileNotFoundError:
+        info.problems.append("panel/manifest.json is missing")
+        return info
+    except (json.JSONDecodeError, KeyError, TypeError, ValueError) as err:
+        info.problems.append(f"panel/manifest.json is malformed: {err}")
+        return info
+    if info.id != task_dir.name or manifest.get("task") != info.id:
+        info.problems.append(f"task ids disagree: folder {task_dir.name!r}, task.toml {info.id!r}, "
+                             f"manifest {manifest.get('task')!r}")
+    tests_dir = task_dir / "tests"
+    if not any(tests_dir.glob("test_*.py")):
+        info.problems.append("tests/ holds no test_*.py file")
+        return info
+    tests_digest = tree_sha256(tests_dir)
+    roles = [c.get("role") for c in candidates]
+    if roles.count("reference") != 1:
+        info.problems.append(f"the panel needs exactly one reference, found {roles.count('reference')}")
+    entries: list[tuple[str, dict, Expect]] = [("initial", initial, "fail")]
+    for cand in candidates:
+        label = cand.get("label")
+        if label not in ("valid", "invalid"):
+            info.problems.append(f"candidate {cand.get('id')}: label {label!r} is not valid/invalid")
+            continue
+        entries.append((f"candidate {cand.get('id')}", cand, "pass" if label == "valid" else "fail"))
+    for what, entry, expect in entries:
+        artifact = task_dir / str(entry.get("artifact", ""))
+        if not entry.get("artifact") or not artifact.is_dir() or task_dir.resolve() not in artifact.resolve().parents:
+            info.problems.append(f"{what}: artifact {entry.get('artifact')!r} is missing or outside the task folder")
+            continue
+        digest = tree_sha256(artifact)
+        if digest != entry.get("sha256"):
+            info.problems.append(f"{what}: artifact {entry['artifact']} does not match its digest in the manifest "
+                                 f"(manifest {str(entry.get('sha256'))[:12]}, found {digest[:12]})")
+            continue
+        info.checks.append(Check(info.id, what, artifact, expect, f"{tests_digest}:{digest}"))
+    return info
+
+
+def _run_with_executor(jobs: list[Job], workers: int) -> dict[str, SuiteRun]:
+    """The harness executor (fast path). Only pass/fail/error and the reason come back."""
+    from testhelix.prism.executor import default_executor
+    from testhelix.prism.outcome import Limits
+
+    executor = default_executor(workers=workers)
+    try:
+        runs: dict[str, SuiteRun] = {}
+        for timeout in sorted({j.timeout for j in jobs}):
+            batch = [j for j in jobs if j.timeout == timeout]
+            outcomes = executor.run_many([(j.suite, j.program) for j in batch], Limits(wall_s=timeout))
+            for job, outcome in zip(batch, outcomes):
+                runs[job.key] = SuiteRun(outcome.status, outcome.reason, {}, outcome.duration_s)
+        return runs
+    finally:
+        executor.close()
+
+
+def executor_available() -> bool:
+    try:
+        from testhelix.prism.executor import default_executor  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def verify_pack(pack: Path, workers: int = 2, runner: str = "auto", log: Callable[[str], None] = lambda s: None) -> VerifyReport:
+    start = time.monotonic()
+    pack = Path(pack)
+    if not pack.is_dir():
+        raise UserError(f"{pack}: task pack folder does not exist")
+    task_dirs = sorted(p.parent for p in pack.glob("*/task.toml"))
+    if not task_dirs:
+        raise UserError(f"{pack}: no task folders (with task.toml) found")
+    if runner == "auto":
+        runner = "executor" if executor_available() else "subprocess"
+    infos = [_inspect(d) for d in task_dirs]
+    timeouts = {}
+    for d, info in zip(task_dirs, infos):
+        try:
+            timeouts[info.id] = float(tomllib.loads((d / "task.toml").read_text()).get("verifier", {}).get("timeout_sec", 60))
+        except (tomllib.TOMLDecodeError, TypeError, ValueError):
+            timeouts[info.id] = 60.0
+    jobs = {c.key: Job(c.key, d / "tests", c.program, timeouts[info.id])
+            for d, info in zip(task_dirs, infos) for c in info.checks}
+    log(f"verifying {len(infos)} tasks: {len(jobs)} distinct runs on {workers} workers ({runner})")
+    if runner == "executor":
+        runs = _run_with_executor(list(jobs.values()), workers)
+    else:
+        runs = run_jobs(list(jobs.values()), workers)
+    failures: list[tuple[str, str]] = []
+    contexts: dict[str, int] = {}
+    for info in infos:
+        contexts[info.context] = contexts.get(info.context, 0) + 1
+        failures += [(info.id, p) for p in info.problems]
+        for check in info.checks:
+            run = runs[check.key]
+            if run.status != check.expect:
+                failures.append((info.id, f"{check.what}: expected the trusted tests to {check.expect.upper()}, "
+                                           f"got {run.status}{f' ({run.reason})' if run.reason else ''}"))
+    return VerifyReport(len(infos), dict(sorted(contexts.items())), tuple(failures), len(jobs),
+                        time.monotonic() - start, runner)
