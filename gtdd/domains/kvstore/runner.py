@@ -90,7 +90,7 @@ def _run_child(kind: str, base: Path, workspace: Path, payload: dict, timeout: f
     cpu_s = int(math.ceil((n - start) * timeout)) + 10
     server_dir = Path(tempfile.mkdtemp(prefix="server-", dir=base))
     read_fd, write_fd = os.pipe()
-    argv = [*detect_sandbox(kind).launch_prefix(), sys.executable, "-I", str(LAUNCHER), kind, str(server_dir),
+    argv = [*detect_sandbox(kind).launch_prefix(), sys.executable, "-s", "-P", str(LAUNCHER), kind, str(server_dir),
             str(workspace), str(_sandbox_uid()), str(write_fd), str(cpu_s), str(MEMORY_MB)]
     log_path = base / "child.log"
     with open(log_path, "ab") as log:
@@ -107,7 +107,10 @@ def _run_child(kind: str, base: Path, workspace: Path, payload: dict, timeout: f
 
 def _launcher_env() -> dict[str, str]:
     # The launcher runs trusted code only; it still gets no host variables beyond what Python needs.
-    return {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1"}
+    # An explicit allow-list (no host variables reach the child), so -E/-I are not needed and the
+    # fixed hash seed applies: set iteration order must not vary between runs of one module.
+    return {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1",
+            "PYTHONHASHSEED": "0"}
 
 
 def _send(proc: subprocess.Popen, payload: dict) -> None:

@@ -1,6 +1,6 @@
 """Isolated launcher for one batch of traces; run as a FILE (never imported as part of `gtdd`).
 
-Started by runner.py as `[sandbox launch prefix] python -I sandbox_launch.py KIND SERVER_DIR WORKSPACE
+Started by runner.py as `[sandbox launch prefix] python -s -P sandbox_launch.py KIND SERVER_DIR WORKSPACE
 UID RESULT_FD CPU_S MEMORY_MB`. It reuses the TestPrism sandbox primitives (testhelix/prism/sandbox.py):
 in the namespaced sandbox it is already in fresh network/mount/IPC/UTS namespaces, builds the
 minimal root, unshares a PID namespace, and forks PID 1, which chroots into the root with the

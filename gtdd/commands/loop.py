@@ -1,0 +1,133 @@
+"""`gtdd experiment`, `gtdd report` and `gtdd run`: the GTDD loop from the command line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from testhelix.cliutil import json_option, print_json
+from testhelix.errors import UserError
+
+from gtdd.acceptance import ALLOCATIONS
+from gtdd.feedback import RULES
+from gtdd.policies import POLICIES, parse_policies
+
+run_dir_opt = click.option("--run", "run_dir", type=click.Path(path_type=Path, file_okay=False),
+                           required=True, help="Run directory (created; an existing one is resumed).")
+
+
+def _common(f):
+    options = [
+        click.option("--rounds", type=int, default=4, show_default=True, help="Coding rounds T per trajectory."),
+        click.option("--coder", default="sim:strong", show_default=True,
+                     help="Coder model: sim:strong, sim:weak, anthropic:..., openai:..., openai-compatible:..."),
+        click.option("--tester", default="sim:strong", show_default=True, help="Tester model (same names)."),
+        click.option("--domain", default="kvstore", show_default=True, help="GTDD domain."),
+        click.option("-k", "--report-limit", "k", type=int, default=6, show_default=True,
+                     help="At most k counterexamples reported per round."),
+        click.option("--rule", type=click.Choice(sorted(RULES)), default="standard", show_default=True,
+                     help="Feedback rule."),
+        click.option("--seed", type=int, default=0, show_default=True, help="Experiment seed."),
+        click.option("--allocation", type=click.Choice(ALLOCATIONS), default="repository", show_default=True,
+                     help="Error allocation of the family audits."),
+        click.option("--alpha", default="0.05", show_default=True, help="Error target alpha."),
+        click.option("--tolerance", default="0.05", show_default=True, help="Family tolerance rho."),
+        click.option("--failures-allowed", type=int, default=0, show_default=True,
+                     help="An audit accepts with at most this many failures."),
+        click.option("--no-regression-gate", is_flag=True, help="Acceptance does not require regression tests."),
+        click.option("--per-trace-timeout", type=float, default=1.0, show_default=True,
+                     help="Seconds per trace execution."),
+        click.option("--quiet", is_flag=True, help="No progress lines."),
+        run_dir_opt,
+    ]
+    for option in reversed(options):
+        f = option(f)
+    return f
+
+
+def _experiment(run_dir, policies, blocks, rounds, coder, tester, domain, k, rule, seed, allocation,
+                alpha, tolerance, failures_allowed, no_regression_gate, per_trace_timeout, quiet):
+    from gtdd.experiment import Experiment, ExperimentConfig
+
+    if per_trace_timeout <= 0:
+        raise UserError(f"--per-trace-timeout must be positive, got {per_trace_timeout}")
+    acceptance = {"allocation": allocation, "alpha": alpha, "tolerance": tolerance,
+                  "failures_allowed": failures_allowed, "require_regression": not no_regression_gate}
+    config = ExperimentConfig(policies=tuple(p.name for p in parse_policies(policies)), blocks=blocks,
+                              rounds=rounds, coder=coder, tester=tester, domain=domain, k=k, rule=rule,
+                              seed=seed, per_trace_timeout_s=per_trace_timeout, acceptance=acceptance)
+    echo = (lambda line: None) if quiet else (lambda line: click.echo(line, err=True))
+    experiment = Experiment(run_dir, config, progress=echo)
+    try:
+        summary = experiment.run()
+    finally:
+        experiment.store.close()
+    if summary["simulated"] and not quiet:
+        click.echo("note: simulated coder/tester (test doubles, not language models)", err=True)
+    return summary
+
+
+@click.command("experiment")
+@click.option("--policies", required=True,
+              help=f"Comma-separated policies: {', '.join(POLICIES)}.")
+@click.option("--blocks", type=int, default=30, show_default=True, help="Paired blocks.")
+@_common
+@json_option
+def experiment_command(policies, blocks, as_json, **kw):
+    """Run (or resume) a paired GTDD experiment: every policy from each block's shared first module."""
+    summary = _experiment(policies=policies, blocks=blocks, **kw)
+    if as_json:
+        print_json(summary)
+    else:
+        click.echo(f"{summary['rounds_run']} rounds run, {summary['trajectories']} trajectories complete, "
+                   f"{summary['wall_s']} s; `gtdd report {kw['run_dir']}` prints the results")
+
+
+@click.command("run")
+@click.option("--policy", required=True, type=click.Choice(list(POLICIES)), help="Tester policy.")
+@_common
+@json_option
+def run_command(policy, as_json, **kw):
+    """Run one GTDD trajectory and print it round by round."""
+    from testhelix.store import RunStore
+
+    _experiment(policies=policy, blocks=1, **kw)
+    store = RunStore(kw["run_dir"], read_only=True)
+    try:
+        cols, rows = store.query(
+            "SELECT round, manifest_hash, proposed, valid, failures, counterexamples, public_pass, "
+            "regression_pass, audits_pass, accepted, failure_rate, simulated FROM gtdd_rounds "
+            "WHERE block = 0 AND policy = ? ORDER BY round", [policy])
+    finally:
+        store.close()
+    records = [dict(zip(cols, r)) for r in rows]
+    if as_json:
+        print_json(records)
+        return
+    if records and records[0]["simulated"]:
+        click.echo("(simulated coder/tester: test doubles, not language models)")
+    for r in records:
+        click.echo(f"round {r['round']}  commit {r['manifest_hash'][:12]}  proposed {r['proposed']:>4}  "
+                   f"valid {r['valid']:>4}  failing {r['failures']:>4}  reported {r['counterexamples']}  "
+                   f"public {'pass' if r['public_pass'] else 'FAIL'}  "
+                   f"{'accepted' if r['accepted'] else 'rejected'}  population failure rate "
+                   f"{r['failure_rate']:.3f}")
+
+
+@click.command("report")
+@click.argument("run_dir", type=click.Path(path_type=Path, file_okay=False))
+@json_option
+def report_command(run_dir, as_json):
+    """Failure table, paired contrasts, recorded-candidate audits and a PNG plot of a run."""
+    from gtdd.report import write_report
+
+    report, text = write_report(run_dir)
+    if as_json:
+        print_json(report)
+    else:
+        click.echo(text)
+        click.echo(f"\nplot: {report['plot']}\nreport: {Path(run_dir) / 'report.md'}")
+
+
+COMMANDS = (experiment_command, run_command, report_command)

@@ -1,0 +1,111 @@
+"""Running traces for the loop: the trusted reference in-process, committed candidates isolated.
+
+Both sides are deterministic functions of (source, trace) by the fixed-loss assumption of the seed
+paper (§2.1), so results are cached: the reference by trace id, a candidate by (sha256 of its
+source, trace id). The cache is what makes the paired experiment affordable -- every block's first
+module is shared by all policies, and the simulated coder often returns to a module it wrote before.
+
+A `Failure` is the evaluator's reading of one failing execution: where the candidate first departs
+from the reference, whether that is a wrong reply (mismatch) or a failed execution (an exception
+class, "timeout", "import", a wrong number of replies), and the family of the divergent command.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+from gtdd.domains.base import Domain, Trace, TraceResult
+
+MISMATCH, EXECUTION = "mismatch", "execution"
+WRONG_REPLY_COUNT = "reply-count"  # no exception, but more or fewer replies than operations
+
+
+class EvaluatorError(RuntimeError):
+    """The trusted side failed (the reference raised on a trace): the execution is invalid."""
+
+
+def source_hash(source: str) -> str:
+    return hashlib.sha256(source.encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class Failure:
+    kind: str  # MISMATCH or EXECUTION
+    op_index: int  # index of the first operation whose outcome differs
+    error: str | None  # the error class of an execution failure
+    family: str  # family of the divergent command (the trace's own label past its end)
+    command: str | None
+    expected: TraceResult
+    observed: TraceResult
+
+    @property
+    def mechanism(self) -> str:
+        """What went wrong, coarsely: the standard feedback rule spreads its picks over these."""
+        if self.kind == EXECUTION:
+            return f"execution:{self.error}"
+        want = self.expected.replies[self.op_index]
+        got = self.observed.replies[self.op_index]
+        return f"mismatch:{self.command}:{_json_kind(want)}->{_json_kind(got)}"
+
+
+def _json_kind(value: Any) -> str:
+    if isinstance(value, dict) and set(value) == {"error"}:
+        return "error-reply"
+    if isinstance(value, bool):
+        return "bool"
+    if value is None:
+        return "null"
+    return {int: "number", float: "number", str: "string", list: "array", tuple: "array",
+            dict: "object"}.get(type(value), type(value).__name__)
+
+
+def classify(domain: Domain, trace: Trace, expected: TraceResult, observed: TraceResult) -> Failure | None:
+    """None when the candidate agrees with the reference on every operation."""
+    at = domain.first_divergence(expected, observed)
+    if at is None:
+        return None
+    command = trace.ops[at]["cmd"] if at < len(trace.ops) else None
+    family = domain.family_of_op(trace.ops[at]) if at < len(trace.ops) else trace.family
+    if at < len(observed.replies) and at < len(expected.replies):
+        return Failure(MISMATCH, at, None, family, command, expected, observed)
+    error = observed.error or WRONG_REPLY_COUNT
+    return Failure(EXECUTION, at, error, family, command, expected, observed)
+
+
+class TraceExecutor:
+    """Cached execution of traces on the reference and on candidate sources."""
+
+    def __init__(self, domain: Domain, per_trace_timeout_s: float = 1.0):
+        self.domain = domain
+        self.per_trace_timeout_s = per_trace_timeout_s
+        self._reference: dict[str, TraceResult] = {}
+        self._candidate: dict[tuple[str, str], TraceResult] = {}
+        self.candidate_executions = 0  # traces actually run on candidates (cache misses)
+
+    def reference(self, traces: Sequence[Trace]) -> list[TraceResult]:
+        missing = list({t.id: t for t in traces if t.id not in self._reference}.values())
+        if missing:
+            for trace, result in zip(missing, self.domain.reference_results(missing)):
+                if result.error is not None:
+                    raise EvaluatorError(f"the reference failed on trace {trace.id}: {result.error}")
+                self._reference[trace.id] = result
+        return [self._reference[t.id] for t in traces]
+
+    def candidate(self, source: str, traces: Sequence[Trace]) -> list[TraceResult]:
+        key = source_hash(source)
+        missing = list({t.id: t for t in traces if (key, t.id) not in self._candidate}.values())
+        if missing:
+            results = self.domain.run_traces(source, missing, self.per_trace_timeout_s)
+            self.candidate_executions += len(missing)
+            for trace, result in zip(missing, results):
+                self._candidate[(key, trace.id)] = result
+        return [self._candidate[(key, t.id)] for t in traces]
+
+    def failures(self, source: str, traces: Sequence[Trace]) -> list[Failure | None]:
+        """One entry per trace: its Failure, or None when it passes."""
+        expected = self.reference(traces)
+        observed = self.candidate(source, traces)
+        return [classify(self.domain, t, e, o) for t, e, o in zip(traces, expected, observed)]
+

@@ -1,0 +1,223 @@
+"""The experiment report (seed paper §6.3 and Appendix E): tables, paired statistics and a plot.
+
+* the mean evaluation failure rate of every policy after each round, with the mean number of
+  counterexamples newly reported in the last testing round;
+* for every pair of policies, the within-block difference after the last round: mean, percentile
+  bootstrap interval over blocks (10,000 resamples), seeded sign-flip p-value (100,000 sign
+  assignments; scipy enumerates all of them exactly when there are fewer), median, 10% trimmed
+  mean, exact sign test over the blocks without a tie, and the lower / higher counts;
+* the recorded-candidate audit analysis (gtdd.stats.recorded): what a zero-failure audit sized for
+  one trajectory's rounds, and for every audit opportunity of the run, would have done to the
+  recorded candidates under stopping at the first acceptance;
+* failure_by_round.png.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+from scipy import stats
+
+from testhelix.errors import UserError
+from testhelix.store import RunStore
+
+from gtdd.stats.audit import audit_size
+from gtdd.stats.recorded import recorded_audit
+
+BOOTSTRAP_RESAMPLES = 10_000
+SIGN_FLIPS = 100_000
+REPORT_SEED = 20250414
+SIMULATED_NOTE = ("NOTE: the coder and tester in this run were simulated test doubles (sim:*), not "
+                  "language models; these numbers exercise the harness and say nothing about models.")
+
+
+@dataclass(frozen=True)
+class Contrast:
+    first: str
+    second: str
+    blocks: int
+    mean: float
+    interval: tuple[float, float] | None
+    p_sign_flip: float | None
+    median: float
+    trimmed_mean: float
+    p_sign_test: float | None
+    lower: int
+    higher: int
+
+
+def paired_contrast(first: str, second: str, diffs: np.ndarray, seed: int = REPORT_SEED) -> Contrast:
+    """Statistics of within-block differences first - second."""
+    lower, higher = int((diffs < 0).sum()), int((diffs > 0).sum())
+    interval = p_flip = None
+    if len(diffs) >= 2 and np.ptp(diffs) > 0:
+        boot = stats.bootstrap((diffs,), np.mean, n_resamples=BOOTSTRAP_RESAMPLES, method="percentile",
+                               confidence_level=0.95, random_state=np.random.default_rng(seed))
+        interval = (float(boot.confidence_interval.low), float(boot.confidence_interval.high))
+    elif len(diffs) >= 2:  # every block differs by the same amount: the interval is that point
+        interval = (float(diffs[0]), float(diffs[0]))
+    if len(diffs) >= 1:
+        flip = stats.permutation_test((diffs,), lambda x, axis: np.mean(x, axis=axis), vectorized=True,
+                                      permutation_type="samples", n_resamples=SIGN_FLIPS,
+                                      random_state=np.random.default_rng(seed + 1))
+        p_flip = float(flip.pvalue)
+    p_sign = float(stats.binomtest(lower, lower + higher, 0.5).pvalue) if lower + higher else None
+    return Contrast(first, second, len(diffs), float(diffs.mean()), interval, p_flip,
+                    float(np.median(diffs)), float(stats.trim_mean(diffs, 0.1)), p_sign, lower, higher)
+
+
+def load(run_dir: Path) -> tuple[dict, list[dict]]:
+    if not (Path(run_dir) / "run.duckdb").exists():
+        raise UserError(f"{run_dir}: no run store here (expected run.duckdb from `gtdd experiment`)")
+    store = RunStore(Path(run_dir), read_only=True)
+    try:
+        cols, rows = store.query("SELECT config FROM gtdd_config WHERE key = 'experiment'")
+        if not rows:
+            raise UserError(f"{run_dir}: no GTDD experiment was recorded here")
+        config = json.loads(rows[0][0])
+        cols, rows = store.query("SELECT block, policy, round, failure_rate, population_failures, "
+                                 "population_size, counterexamples, simulated, accepted "
+                                 "FROM gtdd_rounds ORDER BY block, policy, round")
+    finally:
+        store.close()
+    return config, [dict(zip(cols, r)) for r in rows]
+
+
+def build_report(run_dir: Path) -> dict:
+    config, rows = load(run_dir)
+    if not rows:
+        raise UserError(f"{run_dir}: the experiment has no finished rounds yet")
+    policies = [p for p in config["policies"] if any(r["policy"] == p for r in rows)]
+    rounds = config["rounds"]
+    rate = {(r["block"], r["policy"], r["round"]): r["failure_rate"] for r in rows}
+    table = []
+    for p in policies:
+        means = []
+        for t in range(1, rounds + 1):
+            values = [v for (b, q, s), v in rate.items() if q == p and s == t]
+            means.append(float(np.mean(values)) if values else None)
+        last_testing = [r["counterexamples"] for r in rows if r["policy"] == p and r["round"] == rounds - 1]
+        table.append({"policy": p, "rates": means,
+                      "new_counterexamples_last_testing_round": float(np.mean(last_testing)) if last_testing else None,
+                      "blocks": len({r["block"] for r in rows if r["policy"] == p and r["round"] == rounds})})
+    contrasts = []
+    for a, b in itertools.combinations(policies, 2):
+        blocks = sorted({blk for (blk, q, s) in rate if q == a and s == rounds}
+                        & {blk for (blk, q, s) in rate if q == b and s == rounds})
+        if blocks:
+            diffs = np.array([rate[(blk, a, rounds)] - rate[(blk, b, rounds)] for blk in blocks])
+            contrasts.append(paired_contrast(a, b, diffs).__dict__)
+    return {"run_dir": str(run_dir), "config": config, "rounds": rounds, "failure_table": table,
+            "contrasts": contrasts, "recorded_audit": recorded_candidates(config, rows),
+            "simulated": any(r["simulated"] for r in rows)}
+
+
+def recorded_candidates(config: dict, rows: list[dict], alpha: str = "0.05", tolerance: str = "0.05") -> dict:
+    """The seed paper's audit analysis of recorded candidates (Proposition 4.2, stopping at first
+    acceptance), on the whole population as one family, for two zero-failure audit sizes."""
+    rounds = config["rounds"]
+    trajectories: dict[tuple, list] = {}
+    for r in rows:
+        trajectories.setdefault((r["block"], r["policy"]), []).append(r)
+    counts = [[r["population_failures"] for r in sorted(rs, key=lambda r: r["round"])]
+              for rs in trajectories.values() if len(rs) == rounds]
+    if not counts:
+        return {}
+    population = rows[0]["population_size"]
+    a = Fraction(alpha)
+    out = {"population": population, "tolerance": tolerance, "alpha": alpha, "trajectories": len(counts)}
+    for label, opportunities in (("one_trajectory", rounds), ("all_opportunities", rounds * len(counts))):
+        n = audit_size(population, tolerance, a / opportunities).exact_n
+        rec = recorded_audit(counts, population, tolerance, n)
+        out[label] = {"audit_size": n, "opportunities": opportunities,
+                      "expected_false_acceptances": rec.expected_false_acceptances,
+                      "expected_tolerable_acceptances": rec.expected_tolerable_acceptances,
+                      "mean_no_acceptance": rec.mean_no_acceptance}
+        out["candidates"] = rec.candidates
+        out["candidates_within_tolerance"] = rec.candidates_within_tolerance
+    return out
+
+
+def _fmt(x: float | None, signed: bool = False, digits: int = 3) -> str:
+    if x is None:
+        return "n/a"
+    return f"{x:+.{digits}f}" if signed else f"{x:.{digits}f}"
+
+
+def _p(x: float | None) -> str:
+    return "n/a" if x is None else (f"{x:.4f}" if x < 0.01 else f"{x:.3f}")
+
+
+def render_text(report: dict) -> str:
+    rounds = report["rounds"]
+    lines = []
+    if report["simulated"]:
+        lines += [SIMULATED_NOTE, ""]
+    lines.append("Mean evaluation failure rate after each round (blocks finished in brackets)")
+    head = ["policy".ljust(24)] + [f"round {t}".rjust(8) for t in range(1, rounds + 1)] + ["  new cex (last testing round)"]
+    lines.append(" ".join(head))
+    for row in report["failure_table"]:
+        cells = [f"{row['policy']} [{row['blocks']}]".ljust(24)] + [_fmt(v).rjust(8) for v in row["rates"]]
+        cells.append(_fmt(row["new_counterexamples_last_testing_round"], digits=2).rjust(10))
+        lines.append(" ".join(cells))
+    lines += ["", f"Within-block differences after round {rounds} (first minus second)"]
+    lines.append(f"{'contrast':<46} {'n':>3} {'mean':>7} {'95% interval':>18} {'p flip':>7} "
+                 f"{'median':>7} {'trim10':>7} {'p sign':>7} {'lower,higher':>12}")
+    for c in report["contrasts"]:
+        interval = "n/a" if c["interval"] is None else f"[{c['interval'][0]:+.3f},{c['interval'][1]:+.3f}]"
+        lines.append(f"{c['first'] + ' - ' + c['second']:<46} {c['blocks']:>3} {_fmt(c['mean'], True):>7} "
+                     f"{interval:>18} {_p(c['p_sign_flip']):>7} {_fmt(c['median'], True):>7} "
+                     f"{_fmt(c['trimmed_mean'], True):>7} {_p(c['p_sign_test']):>7} "
+                     f"{str(c['lower']) + ',' + str(c['higher']):>12}")
+    audit = report["recorded_audit"]
+    if audit:
+        lines += ["", f"Audits of the recorded candidates ({audit['candidates']} candidates in "
+                  f"{audit['trajectories']} trajectories, {audit['candidates_within_tolerance']} within "
+                  f"tolerance {audit['tolerance']}; population {audit['population']}; zero-failure audit, "
+                  f"stop at first acceptance)"]
+        for label in ("one_trajectory", "all_opportunities"):
+            a = audit[label]
+            lines.append(f"  alpha {audit['alpha']} over {a['opportunities']:>4} audits: n = {a['audit_size']:>4}  "
+                         f"expected false acceptances {a['expected_false_acceptances']:.5f}  expected "
+                         f"acceptances within tolerance {a['expected_tolerable_acceptances']:.3f}  mean P(no "
+                         f"acceptance) {a['mean_no_acceptance']:.3f}")
+    return "\n".join(lines)
+
+
+def plot(report: dict, path: Path) -> Path:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4.2))
+    rounds = list(range(1, report["rounds"] + 1))
+    for row in report["failure_table"]:
+        ax.plot(rounds, [np.nan if v is None else v for v in row["rates"]], marker="o", label=row["policy"])
+    ax.set_xlabel("coding round")
+    ax.set_ylabel("mean evaluation failure rate")
+    ax.set_xticks(rounds)
+    title = "GTDD: failure rate by round and policy"
+    ax.set_title(title + (" (simulated agents)" if report["simulated"] else ""))
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
+
+
+def write_report(run_dir: Path) -> tuple[dict, str]:
+    report = build_report(run_dir)
+    text = render_text(report)
+    png = plot(report, Path(run_dir) / "failure_by_round.png")
+    (Path(run_dir) / "report.md").write_text(
+        "# GTDD experiment report\n\n```\n" + text + "\n```\n\n![failure rate by round](failure_by_round.png)\n")
+    report["plot"] = str(png)
+    (Path(run_dir) / "report.json").write_text(json.dumps(report, indent=2, default=str))
+    return report, text

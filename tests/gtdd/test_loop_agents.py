@@ -1,0 +1,158 @@
+"""Policies, the sandboxed generator runner, the LLM agents (scripted models) and the simulated ones."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from loop_fakes import REFERENCE, FakeDomain, apply_defects
+
+from gtdd.agents import CodingRequest, LLMCoder, LLMTester, TestingRequest, extract_code
+from gtdd.execution import TraceExecutor
+from gtdd.policies import POLICIES, parse_policies, proposals_from_raw, run_generator, staged_chunk
+from gtdd.sim import CODER_MARK, TESTER_MARK, SimCoder, SimTester
+from testhelix.errors import UserError
+from testhelix.llm.base import Completion, ModelUnavailable, Usage
+
+
+def test_the_nine_policies_and_their_schedules():
+    assert list(POLICIES) == ["public-only", "static-property", "static-llm", "dynamic-blind",
+                              "dynamic-informed", "static-llm-600", "staged-600",
+                              "regenerated-no-history", "blind-rerun"]
+    rounds = 4
+    tests = {name: [t for t in range(1, rounds + 1) if p.tests_in(t, rounds)] for name, p in POLICIES.items()}
+    assert tests["public-only"] == []
+    assert tests["static-property"] == tests["static-llm"] == tests["static-llm-600"] == [1]
+    assert tests["dynamic-blind"] == tests["staged-600"] == tests["regenerated-no-history"] == [1, 2, 3]
+    assert POLICIES["dynamic-informed"].sees_module and not POLICIES["dynamic-blind"].sees_module
+    assert not POLICIES["regenerated-no-history"].sees_history
+    assert POLICIES["blind-rerun"].stream != POLICIES["dynamic-blind"].stream
+    assert POLICIES["staged-600"].static_key == POLICIES["static-llm-600"].static_key
+    raw = list(range(600))
+    assert [len(staged_chunk(raw, t, 4)) for t in (1, 2, 3)] == [200, 200, 200]
+    assert staged_chunk(raw, 2, 4)[0] == 200
+    with pytest.raises(UserError, match="unknown policy nope"):
+        parse_policies("public-only,nope")
+
+
+def test_invalid_proposals_are_counted_but_not_kept():
+    domain = FakeDomain()
+    raw = [[{"cmd": "PUSH", "args": [1]}], [{"cmd": "PUSH", "args": ["x"]}], "junk", [],
+           {"ops": [{"cmd": "GET", "args": ["a"]}, {"cmd": "SET", "args": ["a", "b"]}]}]
+    p = proposals_from_raw(domain, raw, 10)
+    assert len(p.valid) == 2 and p.invalid == 3 and p.proposed == 5 and p.requested == 10
+    assert [t.family for t in p.valid] == ["stack", "map"]
+    assert any("trace 1" in msg for msg in p.problems)
+
+
+@pytest.mark.parametrize("body, expect", [
+    ("def generate(rng, n):\n    return [[{'cmd': 'PUSH', 'args': [rng.randint(0, 9)]}] for _ in range(n)]\n", None),
+    ("def generate(rng, n):\n    raise KeyError('x')\n", "KeyError"),
+    ("import os\ndef generate(rng, n):\n    return [[{'cmd': 'SECRET', 'args': [os.environ.get('ANTHROPIC_API_KEY')]}]]\n", None),
+    ("import socket\ndef generate(rng, n):\n    socket.create_connection(('1.1.1.1', 80), timeout=2)\n    return []\n", "*"),
+    ("def generate(rng, n):\n    while True:\n        pass\n", "timeout"),
+    ("def generate(rng, n):\n    return [object()]\n", "malformed"),
+])
+def test_generators_run_isolated(body, expect, monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-must-not-leak")
+    raw, error = run_generator(body, 5, seed=7, wall_s=2.0)
+    if expect is None:
+        assert error is None and len(raw) in (1, 5)
+        assert "sk-must-not-leak" not in repr(raw)
+    elif expect == "*":
+        assert error is not None and raw == []  # no network: the connection attempt fails
+    else:
+        assert error == expect and raw == []
+
+
+def test_generator_runs_are_deterministic_for_a_seed():
+    body = "def generate(rng, n):\n    return [[{'cmd': 'PUSH', 'args': [rng.randint(0, 99)]}] for _ in range(n)]\n"
+    assert run_generator(body, 4, seed=3) == run_generator(body, 4, seed=3)
+    assert run_generator(body, 4, seed=3) != run_generator(body, 4, seed=4)
+
+
+class ScriptedModel:
+    """A ChatModel that answers from a list and remembers the requests (no network)."""
+
+    name = "scripted:model"
+    context_window = 100_000
+
+    def __init__(self, replies):
+        self.replies = list(replies)
+        self.requests = []
+
+    def complete(self, request):
+        self.requests.append(request)
+        reply = self.replies.pop(0)
+        if isinstance(reply, Exception):
+            raise reply
+        text, stop = reply
+        return Completion(text, (), stop, Usage(10, 20), self.name)
+
+
+def test_llm_coder_sends_spec_module_and_feedback_and_retries():
+    model = ScriptedModel([ModelUnavailable("busy"), ("Here:\n```python\nclass Store: pass\n```\n", "end_turn")])
+    coder = LLMCoder(model)
+    cex = {"family": "map", "ops": [{"cmd": "DEL", "args": ["a"]}], "expected": [0], "observed": [1],
+           "status": "ok"}
+    result = coder.write_module(CodingRequest(0, 2, 1, "SPEC TEXT", "store.py", "OLD MODULE", (cex,),
+                                              ({"ops": [], "passed": True},), accepted=False))
+    assert result.module == "class Store: pass\n" and not result.simulated
+    assert [c["status"] for c in result.calls] == ["error", "ok"]
+    prompt = model.requests[-1].messages[1].content
+    assert "SPEC TEXT" in prompt and "OLD MODULE" in prompt and '"DEL"' in prompt
+    assert "not accepted" in prompt
+
+
+def test_llm_tester_sees_the_module_only_when_informed_and_cut_off_replies_yield_nothing():
+    model = ScriptedModel([("```python\ndef generate(rng, n):\n    return []\n```", "end_turn"),
+                           ("```python\ndef generate(rng, n):", "max_tokens")])
+    tester = LLMTester(model)
+    blind = TestingRequest(0, 1, 1, "SPEC", ("stack", "map"), 200)
+    assert tester.write_generator(blind).source.startswith("def generate")
+    assert "current module" not in model.requests[-1].messages[1].content
+    informed = TestingRequest(0, 1, 1, "SPEC", ("stack", "map"), 200, module="SOURCE OF MODULE")
+    assert tester.write_generator(informed).source is None
+    assert "SOURCE OF MODULE" in model.requests[-1].messages[1].content
+    assert extract_code("no code") is None
+
+
+def test_sim_coder_repairs_exposed_defects_and_says_it_is_simulated():
+    domain = FakeDomain()
+    ex = TraceExecutor(domain)
+    coder = SimCoder("sim:strong", domain, ex)
+    first = coder.write_module(CodingRequest(0, 1, 5, domain.spec(), "store.py", None))
+    assert first.simulated and first.module.startswith(CODER_MARK)
+    active = coder.active_defects(first.module)
+    assert len(active) >= 2
+    assert first.module.endswith(apply_defects(REFERENCE, sorted(active)))
+    # a counterexample for one of them: over many seeds it is repaired in most, the others rarely
+    target = active[0]
+    trace = next(t for t in domain.population()
+                 if ex.failures(apply_defects(REFERENCE, [target]), [t])[0] is not None)
+    cex = {"family": trace.family, "ops": [dict(o) for o in trace.ops]}
+    repaired = sum(target not in coder.active_defects(coder.write_module(CodingRequest(
+        0, 2, seed, domain.spec(), "store.py", first.module, (cex,))).module) for seed in range(200))
+    assert 0.65 < repaired / 200 < 0.95  # sim:strong repairs an exposed defect with probability 0.8
+
+
+def test_sim_tester_aims_at_visible_defects_when_informed():
+    domain = FakeDomain()
+    tester = SimTester("sim:strong", domain)
+    module = apply_defects(REFERENCE, ["del-always-one"])
+    request = TestingRequest(0, 1, 11, domain.spec(), domain.families, 50)
+    informed = TestingRequest(0, 1, 11, domain.spec(), domain.families, 50, module=module)
+    assert [d.id for d in tester.visible_defects(module)] == ["del-always-one"]
+    rng = random.Random(0)
+    weights = [tester.family_weights(informed, rng)["map"] for _ in range(50)]
+    assert max(weights) == 5.0 and tester.family_weights(request, rng)["map"] == 1.0
+    program = tester.write_generator(request)
+    assert program.simulated and program.source.startswith(TESTER_MARK)
+
+
+def test_rejected_credentials_stop_the_run_with_a_user_error():
+    from testhelix.llm.base import ModelAuthError
+
+    coder = LLMCoder(ScriptedModel([ModelAuthError("invalid x-api-key")]))
+    with pytest.raises(UserError, match="invalid x-api-key"):
+        coder.write_module(CodingRequest(0, 1, 1, "SPEC", "store.py", None))

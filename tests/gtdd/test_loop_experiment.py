@@ -1,0 +1,204 @@
+"""The paired experiment end to end: fake domain in-process, the real key-value store via the CLI."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import duckdb
+import numpy as np
+import pytest
+from loop_fakes import FakeDomain
+from scipy import stats
+
+from gtdd.cli import main
+from gtdd.experiment import Experiment, ExperimentConfig
+from gtdd.report import SIMULATED_NOTE, paired_contrast, write_report
+
+ORDER = ["coding_end", "commitment", "testing_end", "audit_sampling", "audit_end", "acceptance_record",
+         "population_end"]
+
+
+def run_fake(run_dir, policies=("static-property", "dynamic-informed"), blocks=2, rounds=3, **kw):
+    config = ExperimentConfig(policies=policies, blocks=blocks, rounds=rounds, domain="fake",
+                              audit_seeded=True, **kw)
+    experiment = Experiment(run_dir, config, domain=FakeDomain())
+    try:
+        return experiment.run()
+    finally:
+        experiment.store.close()
+
+
+def rows(run_dir, sql):
+    conn = duckdb.connect(str(run_dir / "run.duckdb"), read_only=True)
+    try:
+        return conn.execute(sql).fetchall()
+    finally:
+        conn.close()
+
+
+def test_paired_blocks_event_order_feedback_and_records(tmp_path):
+    summary = run_fake(tmp_path)
+    assert summary == {**summary, "trajectories": 4, "rounds_run": 12, "simulated": True}
+    # every policy of a block starts from the same committed first module
+    firsts = rows(tmp_path, "SELECT block, count(DISTINCT manifest_hash) FROM gtdd_rounds WHERE round = 1 GROUP BY block")
+    assert sorted(firsts) == [(0, 1), (1, 1)]
+    for (detail,) in rows(tmp_path, "SELECT detail FROM gtdd_rounds"):
+        events = json.loads(detail)["events"]
+        assert list(events) == ORDER and sorted(events.values()) == list(events.values())
+    # at most k counterexamples a round, none reported twice, none in the last round
+    cex = rows(tmp_path, "SELECT block, policy, round, id, original_id FROM gtdd_counterexamples")
+    per_round = {}
+    for b, p, t, cid, orig in cex:
+        per_round.setdefault((b, p, t), []).append(cid)
+        assert t < 3
+    assert all(len(v) <= 6 for v in per_round.values()) and per_round
+    for b, p in {(b, p) for b, p, *_ in cex}:
+        ids = [c for (bb, pp, _), v in per_round.items() if (bb, pp) == (b, p) for c in v]
+        assert len(ids) == len(set(ids))
+    # the regression set grows by V_t and E_t; static tests are proposed only in round 1
+    for b, p, t, proposed, executed in rows(tmp_path, "SELECT block, policy, round, proposed, executed FROM gtdd_rounds"):
+        if p == "static-property":
+            assert (proposed > 0) == (t == 1)
+    assert all(sim for (sim,) in rows(tmp_path, "SELECT simulated FROM gtdd_rounds"))
+    audits = rows(tmp_path, "SELECT record FROM gtdd_audits")
+    record = json.loads(audits[0][0])
+    assert record["randomness"] and record["rule"]["trajectories"] == 4 and record["rule"]["rounds"] == 3
+    # the coder-visible state never holds audit or population information
+    for (state,) in rows(tmp_path, "SELECT state FROM gtdd_states"):
+        text = state.lower()
+        assert "sampled_ids" not in text and "population" not in text and "randomness" not in text
+
+
+def test_resume_continues_where_it_stopped_and_reproduces(tmp_path):
+    run_fake(tmp_path / "full")
+    run_fake(tmp_path / "cut")
+    conn = duckdb.connect(str(tmp_path / "cut" / "run.duckdb"))
+    for table in ("gtdd_rounds", "gtdd_states", "gtdd_audits", "gtdd_counterexamples", "gtdd_generators"):
+        conn.execute(f"DELETE FROM {table} WHERE block = 1 AND round >= 2")
+    conn.close()
+    summary = run_fake(tmp_path / "cut")
+    assert summary["rounds_run"] == 4  # two policies x rounds 2 and 3 of block 1
+    sql = "SELECT block, policy, round, manifest_hash, population_failures FROM gtdd_rounds ORDER BY 1, 2, 3"
+    assert rows(tmp_path / "cut", sql) == rows(tmp_path / "full", sql)
+    assert run_fake(tmp_path / "cut")["rounds_run"] == 0
+    # extending with a policy reuses the blocks' first modules
+    run_fake(tmp_path / "cut", policies=("static-property", "dynamic-informed", "public-only"))
+    firsts = rows(tmp_path / "cut", "SELECT count(DISTINCT manifest_hash) FROM gtdd_rounds WHERE round = 1 AND block = 0")
+    assert firsts == [(1,)]
+    with pytest.raises(Exception, match="different settings"):
+        run_fake(tmp_path / "cut", rounds=4)
+
+
+def test_report_statistics_match_scipy_and_the_plot_is_written(tmp_path):
+    run_fake(tmp_path, policies=("public-only", "static-property", "dynamic-blind"), blocks=3)
+    report, text = write_report(tmp_path)
+    assert text.startswith(SIMULATED_NOTE)
+    assert (tmp_path / "failure_by_round.png").stat().st_size > 1000
+    assert "Within-block differences after round 3" in text and "Audits of the recorded candidates" in text
+    assert len(report["contrasts"]) == 3 and len(report["failure_table"]) == 3
+    diffs = np.array([-0.2, -0.1, -0.05, 0.0, -0.3, 0.1])
+    c = paired_contrast("a", "b", diffs)
+    assert c.lower == 4 and c.higher == 1 and c.median == pytest.approx(-0.075)
+    assert c.trimmed_mean == pytest.approx(stats.trim_mean(diffs, 0.1))
+    assert c.p_sign_test == pytest.approx(stats.binomtest(4, 5).pvalue)
+    assert c.interval[0] <= c.mean <= c.interval[1]
+    # with 6 blocks all 64 sign assignments are enumerated: an exact p-value
+    flips = np.array([[s * d for s, d in zip(signs, diffs)] for signs in
+                      np.array(np.meshgrid(*[[1, -1]] * 6)).T.reshape(-1, 6)])
+    exact = np.mean(np.abs(flips.mean(axis=1)) >= abs(diffs.mean()) - 1e-12)
+    assert c.p_sign_flip == pytest.approx(exact)
+
+
+def test_cli_experiment_and_report_on_the_key_value_store(tmp_path, capsys):
+    started = time.monotonic()
+    with pytest.raises(SystemExit) as done:
+        main(["experiment", "--policies", "public-only,dynamic-informed", "--blocks", "2", "--rounds", "2",
+              "--run", str(tmp_path), "--quiet", "--json"])
+    assert done.value.code == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["rounds_run"] == 8 and summary["simulated"]
+    with pytest.raises(SystemExit) as done:
+        main(["report", str(tmp_path)])
+    assert done.value.code == 0
+    out = capsys.readouterr().out
+    assert "simulated test doubles" in out and "public-only - dynamic-informed" in out
+    assert time.monotonic() - started < 60
+    with pytest.raises(SystemExit) as done:
+        main(["experiment", "--policies", "nope", "--run", str(tmp_path / "x")])
+    assert done.value.code == 2
+    with pytest.raises(SystemExit) as done:
+        main(["report", str(tmp_path / "missing")])
+    assert done.value.code == 2
+
+
+class PromptedModel:
+    """An offline ChatModel for both roles: writes the fake domain's module or a generator."""
+
+    name = "scripted:fake"
+    context_window = 100_000
+
+    def __init__(self):
+        self.prompts = []
+
+    def complete(self, request):
+        from loop_fakes import REFERENCE, apply_defects
+        from testhelix.llm.base import Completion, Usage
+
+        prompt = request.messages[1].content
+        self.prompts.append(prompt)
+        if "generate(rng, n)" in prompt:
+            text = ("```python\ndef generate(rng, n):\n    return [[{'cmd': 'DEL', 'args': [rng.choice('ab')]},"
+                    " {'cmd': 'POP', 'args': []}] for _ in range(n)]\n```")
+        else:
+            fixed = '"cmd": "DEL"' in prompt  # a DEL counterexample was reported
+            module = apply_defects(REFERENCE, ["pop-empty-none"] + ([] if fixed else ["del-always-one"]))
+            text = f"```python\n{module}```"
+        return Completion(text, (), "end_turn", Usage(100, 50), self.name)
+
+
+def test_llm_agents_drive_the_loop_offline(tmp_path):
+    from gtdd.agents import LLMCoder, LLMTester
+
+    model = PromptedModel()
+    config = ExperimentConfig(policies=("dynamic-informed",), blocks=1, rounds=3, domain="fake",
+                              coder="scripted:fake", tester="scripted:fake", audit_seeded=True)
+    experiment = Experiment(tmp_path, config, domain=FakeDomain(), coder=LLMCoder(model),
+                            tester=LLMTester(model))
+    try:
+        assert experiment.run()["simulated"] is False
+    finally:
+        experiment.store.close()
+    rates = rows(tmp_path, "SELECT round, population_failures, counterexamples, simulated FROM gtdd_rounds ORDER BY round")
+    assert rates[0][1] > rates[1][1] > 0  # the DEL repair helped, the POP defect remains
+    assert rates[0][2] >= 1 and not any(r[3] for r in rates)
+    assert any("current module" in p for p in model.prompts)  # the informed tester read the module
+    calls = rows(tmp_path, "SELECT role, status, input_tokens FROM model_calls")
+    assert {r[0].split(":")[0] for r in calls} >= {"first-module", "coder", "tester"}
+
+
+def test_protected_file_edits_are_recorded_and_restored_in_the_loop(tmp_path):
+    from gtdd.agents import CodingResult
+    from gtdd.commit import PUBLIC_TESTS_FILE
+    from gtdd.sim import SimCoder
+
+    class TamperingCoder(SimCoder):
+        def write_module(self, request):
+            result = super().write_module(request)
+            if request.current_module is None:
+                return result
+            return CodingResult(result.module, True, self.name, edits={PUBLIC_TESTS_FILE: "[]"})
+
+    domain = FakeDomain()
+    config = ExperimentConfig(policies=("public-only",), blocks=1, rounds=2, domain="fake", audit_seeded=True)
+    experiment = Experiment(tmp_path, config, domain=domain)
+    experiment.coder = TamperingCoder("sim:strong", domain, experiment.executor)
+    try:
+        experiment.run()
+    finally:
+        experiment.store.close()
+    changes = rows(tmp_path, "SELECT round, protected_changes, detail FROM gtdd_rounds ORDER BY round")
+    assert [(r, n) for r, n, _ in changes] == [(1, 0), (2, 1)]
+    assert json.loads(changes[1][2])["protected_changes"] == [{"path": PUBLIC_TESTS_FILE, "change": "modified"}]
+    restored = (tmp_path / "workspaces" / "block000-public-only" / PUBLIC_TESTS_FILE).read_text()
+    assert restored != "[]" and json.loads(restored)[0]["ops"]
