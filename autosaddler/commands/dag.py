@@ -23,6 +23,7 @@ def command(run_dir: Path, json_out: Path | None, graphml: Path | None, png: Pat
     store = RunStore(run_dir, read_only=True)
     try:
         dag = EvolutionDAG.load(store)
+        meta = store.get_state("meta") or {}
     finally:
         store.close()
     table = Table("node", "parent", "iter", "status", "edit", "minibatch parent→child", "dev", "reason")
@@ -38,6 +39,9 @@ def command(run_dir: Path, json_out: Path | None, graphml: Path | None, png: Pat
     s = dag.summary()
     click.echo(f"{s['nodes']} nodes, {s['edges']} edges; " + ", ".join(f"{k} {v}" for k, v in s["status"].items())
                + (f"; best {s['best']['node']} dev {100 * s['best']['dev_score']:.1f}%" if s["best"] else ""))
+    models = [meta.get("model", ""), meta.get("optimizer_model", "")]
+    if any(m.startswith("sim:") for m in models):
+        click.echo(f"models: {models[0]} (execution), {models[1]} (optimizer): simulated test doubles")
     if json_out:
         json_out.write_text(json.dumps(dag.to_json(), indent=2) + "\n")
     if graphml:

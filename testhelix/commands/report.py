@@ -187,6 +187,9 @@ def render_markdown(data: dict[str, Any]) -> str:
             f"| {'—' if r['tokens'] is None else r['tokens']} | {'—' if r['calls'] is None else r['calls']} |")
     lines += ["", "Rates are task means; VAR and IRR average the defined task rates; H uses both rounded to "
               "two decimals of a percent. Missing coverage is shown as missing, never as 0.", ""]
+    if any(r["run_label"].startswith("sim:") for r in data["runs"]):
+        lines += ["Runs labelled `sim:*` used simulated models: deterministic test doubles, not real models. "
+                  "Their numbers measure the simulation and the harness, not any model's ability.", ""]
     if data["paired"]:
         lines += ["## Paired differences (to − from, percentage points)", "",
                   "| model | step | metric | tasks | from | to | Δ | better | worse | sign-test p |",
