@@ -191,7 +191,7 @@ class NamespaceSandbox:
             os.symlink(to, dev / link)
         (dev / "shm").mkdir()
         for d in ("proc", "tmp", INSIDE_WORKSPACE.lstrip("/")):
-            (root / d).mkdir()
+            (root / d).mkdir(parents=True, exist_ok=True)  # /tmp exists already for a venv under /tmp
         write_plugin_dir(root / self.plugin_dir.lstrip("/"), with_sitecustomize=False)
         self.root = str(root)
 
@@ -207,6 +207,12 @@ class NamespaceSandbox:
         tmp_size = f"size={max(16, limits.fsize_mb * 2)}m"
         mount("tmpfs", root + "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777," + tmp_size)
         mount("tmpfs", root + "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777," + tmp_size)
+        for prefix in _python_prefixes():
+            # A Python installation under /tmp (a CI checkout's virtualenv) was just hidden by the
+            # job's private /tmp: bind it again, read-only, so imports keep working.
+            if prefix.startswith("/tmp/"):
+                os.makedirs(root + prefix, exist_ok=True)
+                bind_readonly(prefix, root + prefix)
         mount("proc", root + "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
         os.chroot(root)
         return INSIDE_WORKSPACE
