@@ -130,7 +130,7 @@ def main(argv: list[str] | None = None) -> int:
         print("usage: python -m testhelix.pack.check_kata KATA_DIR", file=sys.stderr)
         return 2
     try:
-        kata = load_kata(Path(args[0]))
+        kata = load_kata(Path(args[0]).resolve())
         problems = check(kata)
     except UserError as err:
         print(err.render(), file=sys.stderr)
