@@ -4,8 +4,9 @@ test's kind against a task's programs, and write bank/bank.json (format in tasks
 Kinds are measured, never declared by the author:
   broken          fails on the reference
   overfit         passes the reference, fails some valid alternative
-  discriminating  passes every valid program, fails the initial program and at least half of the
-                  invalid candidates
+  discriminating  passes every valid program, fails the initial program and rejects at least one
+                  invalid candidate (each invalid candidate breaks a different behaviour, so a test
+                  aimed at the reported defect rarely rejects more than one or two of them)
   weak            passes every valid program, otherwise
 """
 
@@ -82,7 +83,7 @@ def measure_kind(passes_reference: bool, alternatives_pass: Sequence[bool], fail
         return "broken"
     if not all(alternatives_pass):
         return "overfit"
-    if fails_initial and invalid_total and 2 * invalid_rejected >= invalid_total:
+    if fails_initial and invalid_total and invalid_rejected >= 1:
         return "discriminating"
     return "weak"
 

@@ -49,15 +49,17 @@ def _demote_headings(markdown: str) -> str:
 
 def leaked_fix(defect: Mutation) -> str | None:
     """A line of repaired code (the reference's original text or a listed fix) that the bug report
-    quotes verbatim; a report must never give the fix. Lines the initial program itself contains
-    are no leak (the agent reads them anyway)."""
+    quotes as code (inside `...` or a ``` block); a report must never give the fix. Prose such as
+    "should return False" is no leak, and neither are lines the initial program itself contains
+    (the agent reads them anyway)."""
+    quoted = "\n".join(re.findall(r"```.*?```|`[^`]+`", defect.report, flags=re.S))
     initial_lines = {line.strip() for line in defect.replace.splitlines()}
     for repaired in (defect.find, *defect.fixes):
         for line in repaired.splitlines():
             code = line.strip()
-            # Short fragments ("True", "return x") occur in honest reports; only a line with
-            # some structure counts.
-            if len(code) >= 12 and code not in initial_lines and code in defect.report:
+            # Short fragments ("x", "n + 1") occur in honest reports; only a line with some
+            # structure counts.
+            if len(code) >= 12 and code not in initial_lines and code in quoted:
                 return code
     return None
 
