@@ -61,7 +61,7 @@ def _split_ids(pack: Path, split: str, split_file: Path | None, tasks: list[Task
 
 
 def evaluate_split(executor, store, pack: Path, ids: list[str], tasks: list[Task], suites: Path,
-                   progress: bool) -> dict:
+                   progress: bool, coverage: bool = True) -> dict:
     from rich.progress import Progress
 
     by_id = {t.id: t for t in tasks}
@@ -80,7 +80,7 @@ def evaluate_split(executor, store, pack: Path, ids: list[str], tasks: list[Task
                 rows, digest = res["_rows"], tree_sha256(suite)
                 for_metrics[task_id] = {r["program_id"]: (r["role"], r["status"]) for r in rows}
                 fa = {k: res[k] for k in ("F", "A", "R", "S")}
-                cov = meter.measure(task, suite)
+                cov = meter.measure(task, suite) if coverage else meter.measure(task, None)
             else:
                 rows = missing_rows(task)
                 digest, for_metrics[task_id] = None, None
@@ -107,8 +107,10 @@ def evaluate_split(executor, store, pack: Path, ids: list[str], tasks: list[Task
 @click.option("--suites", "suites_dir", type=click.Path(path_type=Path), help="Folder of <task id>/ suites.")
 @click.option("--run", "run_dir", type=click.Path(path_type=Path), help="Run folder (DuckDB store).")
 @click.option("--workers", type=click.IntRange(1, 256), help="Parallel executions (default: cores).")
+@click.option("--coverage/--no-coverage", default=True, show_default=True,
+              help="Measure ΔC and Entry Coverage (split mode; skipped coverage is stored as missing).")
 @json_option
-def command(task_dir, suite_dir, pack_dir, split, split_file, suites_dir, run_dir, workers, as_json) -> None:
+def command(task_dir, suite_dir, pack_dir, split, split_file, suites_dir, run_dir, workers, coverage, as_json) -> None:
     """Run a submitted suite on the initial program, the reference and every panel candidate."""
     from testhelix.prism.cache import StoreOutcomeCache
     from testhelix.prism.executor import default_executor
@@ -134,7 +136,8 @@ def command(task_dir, suite_dir, pack_dir, split, split_file, suites_dir, run_di
     store = RunStore(run_dir)
     try:
         with default_executor(workers, cache=StoreOutcomeCache(store)) as executor:
-            summary = evaluate_split(executor, store, pack_dir, ids, tasks, suites_dir, progress=not as_json)
+            summary = evaluate_split(executor, store, pack_dir, ids, tasks, suites_dir, progress=not as_json,
+                                     coverage=coverage)
     finally:
         store.close()
     summary = {"run": str(run_dir), "split": split, **summary}
