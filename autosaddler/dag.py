@@ -52,9 +52,9 @@ class EvolutionDAG:
         self.add(node, parent_id)
         with store.transaction():
             row = asdict(node)
-            store._upsert("dag_nodes", {k: (json.dumps(v) if k in _JSON_COLS else v) for k, v in row.items()})
+            store.upsert("dag_nodes", {k: (json.dumps(v) if k in _JSON_COLS else v) for k, v in row.items()})
             if parent_id is not None:
-                store._upsert("dag_edges", {"parent_id": parent_id, "child_id": node.node_id})
+                store.upsert("dag_edges", {"parent_id": parent_id, "child_id": node.node_id})
             for key, value in (state or {}).items():
                 store.put_state(key, value)
 
@@ -137,7 +137,7 @@ class EvolutionDAG:
 
         fig, (ax_dag, ax_dev) = plt.subplots(1, 2, figsize=(13, 5))
         colours = {"root": "#4c72b0", "rejected": "#c44e52", "screened_out": "#aaaaaa", "developed": "#55a868"}
-        for layer, node_id in enumerate(nx.topological_sort(self.graph)):
+        for node_id in self.graph.nodes:
             self.graph.nodes[node_id]["layer"] = self.depth(node_id)
         pos = nx.multipartite_layout(self.graph, subset_key="layer")
         nodes = self.nodes()

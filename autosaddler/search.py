@@ -9,6 +9,7 @@ so `autosaddler resume` continues where a killed run stopped and ends with the s
 
 from __future__ import annotations
 
+import json
 import random
 import time
 from collections.abc import Callable, Sequence
@@ -194,8 +195,6 @@ def _edit_text(node: Node) -> str:
 
 
 def _loads(value):
-    import json
-
     return json.loads(value) if isinstance(value, str) else (value or {})
 
 

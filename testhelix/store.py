@@ -145,7 +145,8 @@ class RunStore:
         cols, rows = self.query(sql, params)
         return [dict(zip(cols, r)) for r in rows]
 
-    def _upsert(self, table: str, row: dict) -> None:
+    def upsert(self, table: str, row: dict) -> None:
+        """Insert or replace one row (dicts and lists are stored as JSON)."""
         cols = list(row)
         values = [json.dumps(v) if isinstance(v, (dict, list)) else v for v in row.values()]
         marks = ", ".join("?" for _ in cols)
@@ -158,7 +159,7 @@ class RunStore:
         return rows[0] if rows else None
 
     def put_execution(self, key: str, row: dict) -> None:
-        self._upsert("executions", {"key": key, **row})
+        self.upsert("executions", {"key": key, **row})
 
     # --- ledger -----------------------------------------------------------------------------
     def record_model_call(self, row: dict) -> None:
@@ -173,20 +174,20 @@ class RunStore:
 
     # --- evaluation ---------------------------------------------------------------------------
     def record_run(self, run_label: str, kind: str, config: dict) -> None:
-        self._upsert("runs", {"run_label": run_label, "kind": kind, "config": config})
+        self.upsert("runs", {"run_label": run_label, "kind": kind, "config": config})
 
     def record_task(self, task_id: str, pack: str, context: str, difficulty: str, digest: str) -> None:
-        self._upsert("tasks", {"task_id": task_id, "pack": pack, "context": context,
+        self.upsert("tasks", {"task_id": task_id, "pack": pack, "context": context,
                                "difficulty": difficulty, "digest": digest})
 
     def record_task_outcomes(self, run_label: str, task_id: str, rows: list[dict]) -> None:
         with self.transaction():
             self.conn.execute("DELETE FROM task_outcomes WHERE run_label = ? AND task_id = ?", [run_label, task_id])
             for r in rows:
-                self._upsert("task_outcomes", {"run_label": run_label, "task_id": task_id, **r})
+                self.upsert("task_outcomes", {"run_label": run_label, "task_id": task_id, **r})
 
     def record_task_result(self, row: dict) -> None:
-        self._upsert("task_results", row)
+        self.upsert("task_results", row)
 
     def task_outcomes(self, run_label: str | None = None) -> list[dict]:
         where, params = ("WHERE run_label = ?", [run_label]) if run_label else ("", [])
@@ -207,7 +208,7 @@ class RunStore:
         return rows[0] if rows else None
 
     def put_search_eval(self, strategy_hash: str, task_id: str, split: str, success: int, trace: dict) -> None:
-        self._upsert("search_evals", {"strategy_hash": strategy_hash, "task_id": task_id, "split": split,
+        self.upsert("search_evals", {"strategy_hash": strategy_hash, "task_id": task_id, "split": split,
                                       "success": success, "trace": trace})
 
     def get_state(self, key: str) -> object | None:
@@ -215,9 +216,9 @@ class RunStore:
         return json.loads(rows[0]["value"]) if rows else None
 
     def put_state(self, key: str, value: object) -> None:
-        self._upsert("search_state", {"key": key, "value": json.dumps(value)})
+        self.upsert("search_state", {"key": key, "value": json.dumps(value)})
 
     def record_metrics(self, run_label: str, values: dict[str, float | None]) -> None:
         with self.transaction():
             for name, value in values.items():
-                self._upsert("metrics", {"run_label": run_label, "name": name, "value": value})
+                self.upsert("metrics", {"run_label": run_label, "name": name, "value": value})

@@ -35,13 +35,13 @@ def run_gate(challenger_file: Path, baseline_file: Path, pack: Path, split: str,
         result = decide(outcomes)
         gate_id = f"gate-{uuid.uuid4().hex[:8]}"
         with store.transaction():
-            store._upsert("gate_results", {
+            store.upsert("gate_results", {
                 "gate_id": gate_id, "challenger_hash": challenger.content_hash(), "baseline_hash": baseline.content_hash(),
                 "split": split, "model": model, "n": result.n, "wins": result.wins, "losses": result.losses,
                 "challenger_successes": result.challenger_successes, "baseline_successes": result.baseline_successes,
                 "p_value": result.p_value, "ci95": list(result.ci95), "ci99": list(result.ci99),
                 "promoted": result.promoted})
-            store._upsert("spent_splits", {"pack": splits.split.pack, "split": split, "gate_id": gate_id})
+            store.upsert("spent_splits", {"pack": splits.split.pack, "split": split, "gate_id": gate_id})
         with (Path(run_dir) / "gate_outcomes.csv").open("w", newline="") as fh:
             writer = csv.writer(fh)
             writer.writerow(["task", "challenger", "baseline"])
