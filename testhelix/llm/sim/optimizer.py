@@ -79,7 +79,7 @@ def parse_edit_proposal(text: str) -> EditProposal | None:
 
 
 def _section(text: str, name: str) -> str:
-    m = re.search(rf"^## {name}\n(.*?)(?=^## |\Z)", text, re.S | re.M)
+    m = re.search(rf"^## {re.escape(name)}\n(.*?)(?=^## |\Z)", text, re.S | re.M)
     return m.group(1).strip() if m else ""
 
 
@@ -138,7 +138,17 @@ def propose(messages: tuple[Message, ...], rng: random.Random) -> str:
     if not options:
         options.append({"kind": "field", "field": "repairSteps", "value": min(12, strategy.get("repairSteps", 5) + 1),
                         "rationale": "no clear failure pattern; allow one more repair step"})
-    return json.dumps(rng.choice(options), sort_keys=True)
+    # Like a careful optimizer, avoid repeating an edit the history shows already failed.
+    history = _section(text, "Earlier proposals (oldest first)")
+    fresh = [o for o in options if _summary(o) not in history]
+    return json.dumps(rng.choice(fresh or options), sort_keys=True)
+
+
+def _summary(option: dict) -> str:
+    """How the search's history names an edit (autosaddler.search._edit_text)."""
+    if option["kind"] == "field":
+        return f"set {option['field']} = {str(option['value'])[:40]}"
+    return f"add lesson {option['lesson']['id']}"
 
 
 class SimulatedOptimizer:
