@@ -153,3 +153,12 @@ class EvolutionDAG:
         fig.tight_layout()
         fig.savefig(path, dpi=110)
         plt.close(fig)
+
+
+def read_search_run(run_dir: Path) -> tuple[EvolutionDAG, dict]:
+    """The DAG and the search metadata (models, pack, config) of a run directory, read-only."""
+    store = RunStore(run_dir, read_only=True)
+    try:
+        return EvolutionDAG.load(store), store.get_state("meta") or {}
+    finally:
+        store.close()

@@ -7,19 +7,13 @@ from pathlib import Path
 
 import yaml
 
-from autosaddler.dag import EvolutionDAG
+from autosaddler.dag import read_search_run
 from testhelix.errors import UserError
-from testhelix.store import RunStore
 from testhelix.strategy.model import load_strategy
 
 
 def frozen_document(run_dir: Path) -> dict:
-    store = RunStore(run_dir, read_only=True)
-    try:
-        dag = EvolutionDAG.load(store)
-        meta = store.get_state("meta") or {}
-    finally:
-        store.close()
+    dag, meta = read_search_run(run_dir)
     if not dag.developed():
         raise UserError(f"{run_dir}: the search has no developed strategy yet")
     best = dag.best()

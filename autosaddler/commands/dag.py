@@ -9,8 +9,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from autosaddler.dag import EvolutionDAG
-from testhelix.store import RunStore
+from autosaddler.dag import read_search_run
 
 
 @click.command("dag")
@@ -20,12 +19,7 @@ from testhelix.store import RunStore
 @click.option("--png", type=click.Path(path_type=Path), help="Draw the DAG and the development score over iterations.")
 def command(run_dir: Path, json_out: Path | None, graphml: Path | None, png: Path | None) -> None:
     """Print the evolution DAG of a search run."""
-    store = RunStore(run_dir, read_only=True)
-    try:
-        dag = EvolutionDAG.load(store)
-        meta = store.get_state("meta") or {}
-    finally:
-        store.close()
+    dag, meta = read_search_run(run_dir)
     table = Table("node", "parent", "iter", "status", "edit", "minibatch parent→child", "dev", "reason")
     for n in dag.nodes():
         mb = (f"{sum(n.parent_outcomes.values())}→{sum(n.child_outcomes.values())}"
