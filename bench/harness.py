@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from testhelix.prism.executor import ForkServerExecutor  # noqa: E402
-from testhelix.prism.outcome import Limits  # noqa: E402
+from testhelix.prism.outcome import PYTEST_ARGS, Limits  # noqa: E402
 from testhelix.prism.task import load_pack, panel_programs  # noqa: E402
 
 
@@ -73,7 +73,7 @@ def naive(jobs: list[tuple[Path, Path]], limits: Limits) -> tuple[float, list[st
             shutil.copytree(suite, Path(ws) / "suite")
             env = {**os.environ, "PYTHONPATH": ws, "PYTHONDONTWRITEBYTECODE": "1"}
             try:
-                rc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "suite"],
+                rc = subprocess.run([sys.executable, "-m", "pytest", *PYTEST_ARGS, "suite"],
                                     cwd=ws, env=env, capture_output=True, timeout=limits.wall_s).returncode
             except subprocess.TimeoutExpired:
                 rc = -1

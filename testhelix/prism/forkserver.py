@@ -35,12 +35,15 @@ import sys
 import tempfile
 import time
 import traceback
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from testhelix.prism.outcome import Limits
+from testhelix.prism.outcome import PYTEST_ARGS, Limits
+from testhelix.prism.precompile import asks_for_pass_hook, is_rewritten_pyc, precompile_tree
 from testhelix.prism.pytest_report import PrismReport
+from testhelix.prism.pytest_warm import ConfigTemplate, warm_up
 from testhelix.prism.sandbox import (CLONE_NEWPID, PLUGIN_MODULE, PR_SET_PDEATHSIG, Sandbox, detect_sandbox,
                                      kill_uid, prctl, remove_files_of, sandbox_env, unshare)
 from testhelix.prism.workspace import (ENTRY_SCRIPT, HOME_SUBDIR, SUITE_SUBDIR, TreeCache, build_workspace,
@@ -53,10 +56,23 @@ DRAIN_GRACE_S = 2.0
 _BASE_PATHS = [p for p in sys.path if p and (p.startswith(sys.base_prefix) or p.startswith(sys.prefix))]
 
 
+@dataclass(frozen=True)
+class _Job:
+    """One execution, as the monitor, init and test process see it."""
+
+    sandbox: Sandbox
+    workspace: Path
+    entry: str  # "pytest" (in-process) or "script" (the suite's run_tests.sh)
+    packages: frozenset[str]  # the program's top-level import names
+    limits: Limits
+    uid: int
+    template: ConfigTemplate
+
+
 # ----------------------------------------------------------------------------- test process
-def _run_test_process(sandbox: Sandbox, cwd: str, entry: str, packages: set[str], limits: Limits, uid: int,
-                      out_w: int, rep_w: int) -> None:
+def _run_test_process(job: _Job, cwd: str, out_w: int, rep_w: int) -> None:
     """Never returns."""
+    sandbox, limits = job.sandbox, job.limits
     code = 71
     try:
         os.setsid()
@@ -74,11 +90,11 @@ def _run_test_process(sandbox: Sandbox, cwd: str, entry: str, packages: set[str]
         os.closerange(rep_w + 1, 1 << 16)
         os.chdir(cwd)
         os.umask(0o022)
-        sandbox.confine(limits, uid)
+        sandbox.confine(limits, job.uid)
         tmp = "/tmp" if sandbox.kind == "namespaced" else os.path.join(cwd, ".tmp")
         os.makedirs(tmp, exist_ok=True)
         env = sandbox_env(home=os.path.join(cwd, HOME_SUBDIR), tmp=tmp, pythonpath=cwd)
-        if entry == "script":
+        if job.entry == "script":
             for sig in (signal.SIGPIPE, signal.SIGXFSZ):  # Python ignores these; a new program should not
                 signal.signal(sig, signal.SIG_DFL)
             os.set_inheritable(rep_w, True)
@@ -88,7 +104,7 @@ def _run_test_process(sandbox: Sandbox, cwd: str, entry: str, packages: set[str]
         os.environ.clear()
         os.environ.update(env)
         tempfile.tempdir = None  # the server's cached choice is not visible here
-        code = _pytest_in_process(cwd, packages, rep_w)
+        code = _pytest_in_process(job, cwd, rep_w)
     except BaseException:  # noqa: BLE001 - report and leave; never fall back into server code
         try:
             traceback.print_exc()
@@ -102,34 +118,35 @@ def _run_test_process(sandbox: Sandbox, cwd: str, entry: str, packages: set[str]
             os._exit(code)
 
 
-def _pytest_in_process(cwd: str, packages: set[str], rep_w: int) -> int:
+def _pytest_in_process(job: _Job, cwd: str, rep_w: int) -> int:
     sys.path[:] = [cwd] + [p for p in _BASE_PATHS if os.path.isdir(p)]
     for name in list(sys.modules):
-        if name.split(".", 1)[0] in packages:
+        if name.split(".", 1)[0] in job.packages:
             del sys.modules[name]
     sys.path_importer_cache.clear()
     importlib.invalidate_caches()
     sys.dont_write_bytecode = True
     sys.argv = ["pytest"]
     random.seed()  # a fresh interpreter would not share the server's random state
+    args = [*PYTEST_ARGS, SUITE_SUBDIR]
+    job.template.install(args)
     try:
-        rc = pytest.main(["-q", "-p", "no:cacheprovider", SUITE_SUBDIR], plugins=[PrismReport(rep_w)])
+        rc = pytest.main(args, plugins=[PrismReport(rep_w)])
     except SystemExit as exc:  # a conftest calling sys.exit at import time
         rc = exc.code if isinstance(exc.code, int) else 1
     return int(rc)
 
 
 # ----------------------------------------------------------------------------- init (PID 1)
-def _run_init(sandbox: Sandbox, workspace: Path, entry: str, packages: set[str], limits: Limits, uid: int,
-              out_w: int, rep_w: int, st_w: int) -> None:
+def _run_init(job: _Job, out_w: int, rep_w: int, st_w: int) -> None:
     """PID 1 of the execution's namespace. Never returns; its exit kills the whole namespace."""
     try:
         prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # the monitor died: take the namespace down
-        cwd = sandbox.enter_job(workspace, limits)
+        cwd = job.sandbox.enter_job(job.workspace, job.limits)
         child = os.fork()
         if child == 0:
             os.close(st_w)
-            _run_test_process(sandbox, cwd, entry, packages, limits, uid, out_w, rep_w)
+            _run_test_process(job, cwd, out_w, rep_w)
         os.close(out_w)
         os.close(rep_w)
         while True:  # reap every orphan; stop when the test process is done
@@ -159,8 +176,8 @@ def _read_available(fd: int, sink: bytearray, cap: int, total: list[int]) -> boo
     return True
 
 
-def _monitor(sandbox: Sandbox, workspace: Path, entry: str, packages: set[str], limits: Limits,
-             uid: int) -> dict:
+def _monitor(job: _Job) -> dict:
+    sandbox, limits = job.sandbox, job.limits
     flags = sandbox.job_unshare_flags()
     if flags:
         unshare(flags)
@@ -173,9 +190,9 @@ def _monitor(sandbox: Sandbox, workspace: Path, entry: str, packages: set[str], 
         for fd in (out_r, rep_r, st_r):
             os.close(fd)
         if flags & CLONE_NEWPID:
-            _run_init(sandbox, workspace, entry, packages, limits, uid, out_w, rep_w, st_w)
+            _run_init(job, out_w, rep_w, st_w)
         os.close(st_w)
-        _run_test_process(sandbox, str(workspace), entry, packages, limits, uid, out_w, rep_w)
+        _run_test_process(job, str(job.workspace), out_w, rep_w)
     for fd in (out_w, rep_w, st_w):
         os.close(fd)
     pidfd = os.pidfd_open(pid)
@@ -210,8 +227,8 @@ def _monitor(sandbox: Sandbox, workspace: Path, entry: str, packages: set[str], 
         _kill(sandbox, pid)
     _, status = os.waitpid(pid, 0)
     if sandbox.kind == "plain" and sandbox.drops_privileges:
-        kill_uid(uid)  # children that escaped into sessions of their own
-        remove_files_of(uid)
+        kill_uid(job.uid)  # children that escaped into sessions of their own
+        remove_files_of(job.uid)
     duration = time.monotonic() - started
     init_status = status
     if sandbox.job_unshare_flags() & CLONE_NEWPID:
@@ -246,9 +263,9 @@ def _kill(sandbox: Sandbox, pid: int) -> None:
 
 # ----------------------------------------------------------------------------- server
 class Server:
-    def __init__(self, sandbox: Sandbox, server_dir: Path, staging: Path, uid: int):
-        self.sandbox, self.server_dir, self.uid = sandbox, server_dir, uid
-        self.trees = TreeCache(staging)
+    def __init__(self, sandbox: Sandbox, server_dir: Path, staging: Path, uid: int, template: ConfigTemplate):
+        self.sandbox, self.server_dir, self.uid, self.template = sandbox, server_dir, uid, template
+        self.trees = TreeCache(staging, prepare=precompile_tree)
         self.ws_root = staging / "ws"
         self.ws_root.mkdir(parents=True, exist_ok=True)
         self.count = 0
@@ -270,13 +287,15 @@ class Server:
             cached_program = self.trees.get(program, job["program_digest"])
             cached_suite = self.trees.get(suite, job["suite_digest"])
             owner = self.uid if self.sandbox.drops_privileges else None
-            build_workspace(ws, cached_program, cached_suite, self.sandbox.links_programs, owner)
-            raw = self._run(ws, entry, program_packages(cached_program), limits)
+            skip = is_rewritten_pyc if asks_for_pass_hook(cached_program, cached_suite) else (lambda name: False)
+            build_workspace(ws, cached_program, cached_suite, self.sandbox.links_programs, owner, skip)
+            raw = self._run(_Job(self.sandbox, ws, entry, frozenset(program_packages(cached_program)), limits,
+                                 self.uid, self.template))
         finally:
             remove_workspace(ws)
         return {**raw, "entry": entry}
 
-    def _run(self, ws: Path, entry: str, packages: set[str], limits: Limits) -> dict:
+    def _run(self, job: _Job) -> dict:
         sys.stdout.flush()
         sys.stderr.flush()
         res_r, res_w = os.pipe()
@@ -284,7 +303,7 @@ class Server:
         if pid == 0:
             os.close(res_r)
             try:
-                result = _monitor(self.sandbox, ws, entry, packages, limits, self.uid)
+                result = _monitor(job)
             except BaseException:  # noqa: BLE001
                 result = {"fault": "monitor: " + traceback.format_exc(limit=3)}
             data = json.dumps(result).encode()
@@ -292,7 +311,7 @@ class Server:
                 data = data[os.write(res_w, data):]
             os._exit(0)
         os.close(res_w)
-        chunks, deadline = [], time.monotonic() + limits.wall_s + 15 + DRAIN_GRACE_S
+        chunks, deadline = [], time.monotonic() + job.limits.wall_s + 15 + DRAIN_GRACE_S
         while True:
             left = deadline - time.monotonic()
             ready, _, _ = select.select([res_r], [], [], max(0.0, left))
@@ -310,13 +329,6 @@ class Server:
             return json.loads(b"".join(chunks) or b'{"fault": "monitor gave no result"}')
         except json.JSONDecodeError:
             return {"fault": "monitor result unreadable"}
-
-
-def _warm_up(work: Path) -> None:
-    """Run pytest once so that every plugin module is imported before the server forks."""
-    suite = Path(tempfile.mkdtemp(dir=work))
-    (suite / "test_warm.py").write_text("def test_warm():\n    assert True\n")
-    pytest.main(["-q", "-p", "no:cacheprovider", str(suite)])
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -340,11 +352,12 @@ def main(argv: list[str] | None = None) -> None:
     try:
         sandbox = detect_sandbox(args.kind)
         sandbox.setup_server(args.dir)
-        _warm_up(args.dir)
+        warm_up(args.dir)
+        template = ConfigTemplate.build()
     except BaseException:  # noqa: BLE001
         send({"ready": False, "error": traceback.format_exc(limit=5)})
         return
-    server = Server(sandbox, args.dir, args.staging, args.uid)
+    server = Server(sandbox, args.dir, args.staging, args.uid, template)
     gc.collect()
     gc.freeze()  # children share the heap pages instead of copying them on the next collection
     send({"ready": True, "kind": sandbox.kind})

@@ -25,7 +25,14 @@ Status = Literal["pass", "fail", "error"]
 
 # Bump when the sandbox or the classification changes in a way that can change an outcome: the
 # outcome cache is keyed by it, so old entries stop matching.
-RUNNER_VERSION = "prism-1"
+RUNNER_VERSION = "prism-2"
+
+# How the harness invokes pytest on a suite (in the fork server's child, and in bench/harness.py's
+# naive baseline so that both run the same thing). Native tracebacks: the outcome does not depend on
+# the traceback style, and pytest's long style re-parses every source file of every failing frame
+# (about 15 ms of a failing run); the native one still shows each frame's line and the rewritten
+# assertion message, in fewer characters of an agent's bounded tool output.
+PYTEST_ARGS = ("-q", "-p", "no:cacheprovider", "--tb=native")
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,8 @@
 
 Layout of the staging folder (private to one executor, deleted on close):
 
-    trees/<sha256>/    a read-only copy of a program or suite tree, made once per digest
+    trees/<sha256>/    a read-only copy of a program or suite tree, made once per digest, with
+                       the byte-code the fork server compiled for it (precompile.py)
     ws/<name>/         one workspace: the program tree at its root, the suite in suite/, .home/
 
 With the namespaced sandbox the test runs under a uid that owns neither the cached files nor their
@@ -16,6 +17,7 @@ from __future__ import annotations
 import os
 import shutil
 from pathlib import Path
+from typing import Callable
 
 from testhelix.digest import tree_files
 
@@ -24,8 +26,8 @@ HOME_SUBDIR = ".home"
 ENTRY_SCRIPT = "run_tests.sh"
 
 
-def _copy_tree_readonly(src: Path, dest: Path) -> None:
-    """Copy the files a tree digest covers (caches excluded), then make everything read-only."""
+def _copy_tree_readonly(src: Path, dest: Path, prepare: Callable[[Path], object] | None = None) -> None:
+    """Copy the files a tree digest covers (caches excluded), `prepare` the copy, make it read-only."""
     tmp = dest.with_name(dest.name + f".tmp{os.getpid()}")
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
@@ -34,8 +36,12 @@ def _copy_tree_readonly(src: Path, dest: Path) -> None:
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(src / rel, target)
         os.chmod(target, 0o555 if os.access(src / rel, os.X_OK) else 0o444)
-    for d, _, _ in os.walk(tmp):
+    if prepare is not None:
+        prepare(tmp)
+    for d, _, files in os.walk(tmp):
         os.chmod(d, 0o555)
+        for name in files:
+            os.chmod(os.path.join(d, name), os.stat(os.path.join(d, name)).st_mode & 0o555)
     try:
         os.rename(tmp, dest)  # atomic: another server may have cached the same digest meanwhile
     except OSError:
@@ -55,18 +61,21 @@ def force_rmtree(path: Path) -> None:
 
 
 class TreeCache:
-    def __init__(self, staging: Path):
+    """`prepare` runs once on each new copy before it becomes read-only (the fork server compiles it)."""
+
+    def __init__(self, staging: Path, prepare: Callable[[Path], object] | None = None):
         self.root = staging / "trees"
         self.root.mkdir(parents=True, exist_ok=True)
+        self.prepare = prepare
 
     def get(self, src: Path, digest: str) -> Path:
         cached = self.root / digest
         if not cached.is_dir():
-            _copy_tree_readonly(src, cached)
+            _copy_tree_readonly(src, cached, self.prepare)
         return cached
 
 
-def _populate(cached: Path, dest: Path, link: bool, owner: int | None) -> None:
+def _populate(cached: Path, dest: Path, link: bool, owner: int | None, skip: Callable[[str], bool]) -> None:
     for dirpath, dirnames, filenames in os.walk(cached):
         rel = os.path.relpath(dirpath, cached)
         out = dest if rel == "." else dest / rel
@@ -74,6 +83,8 @@ def _populate(cached: Path, dest: Path, link: bool, owner: int | None) -> None:
         if owner is not None:
             os.chown(out, owner, owner)
         for name in filenames:
+            if skip(name):
+                continue
             if link:
                 os.link(os.path.join(dirpath, name), out / name)
             else:
@@ -81,16 +92,20 @@ def _populate(cached: Path, dest: Path, link: bool, owner: int | None) -> None:
                 os.chmod(out / name, 0o644)
 
 
-def build_workspace(ws: Path, program: Path, suite: Path, link: bool, owner: int | None) -> None:
-    """A fresh workspace: program tree at the root, suite in suite/, an empty home folder."""
+def build_workspace(ws: Path, program: Path, suite: Path, link: bool, owner: int | None,
+                    skip: Callable[[str], bool] = lambda name: False) -> None:
+    """A fresh workspace: program tree at the root, suite in suite/, an empty home folder.
+
+    `skip(file name)`: cached files to leave out of this workspace.
+    """
     ws.mkdir(parents=True)
     if owner is not None:
         os.chown(ws, owner, owner)
-    _populate(program, ws, link, owner)
+    _populate(program, ws, link, owner, skip)
     suite_dir = ws / SUITE_SUBDIR
     if suite_dir.exists():  # a program that ships its own suite/ folder: the submitted suite wins
         force_rmtree(suite_dir)
-    _populate(suite, suite_dir, link, owner)
+    _populate(suite, suite_dir, link, owner, skip)
     home = ws / HOME_SUBDIR
     home.mkdir(exist_ok=True)
     if owner is not None:
