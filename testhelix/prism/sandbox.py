@@ -59,6 +59,10 @@ def unshare(flags: int) -> None:
     _check(_libc.unshare(ctypes.c_int(flags)), "unshare")
 
 
+def setns(fd: int, nstype: int) -> None:
+    _check(_libc.setns(ctypes.c_int(fd), ctypes.c_int(nstype)), "setns")
+
+
 def mount(source: str | None, target: str, fstype: str | None, flags: int, data: str | None = None) -> None:
     enc = (lambda s: s.encode() if s is not None else None)
     rc = _libc.mount(enc(source), enc(target), enc(fstype), ctypes.c_ulong(flags), enc(data))
@@ -145,10 +149,11 @@ class Sandbox(Protocol):
     kind: str  # "namespaced" | "plain"
     links_programs: bool  # may workspaces hard-link cached read-only files (needs a non-owner uid)
     drops_privileges: bool  # the test process runs under a dedicated uid
+    pid_namespace: bool  # fork_job's child is PID 1 of a PID namespace of its own
 
     def launch_prefix(self) -> list[str]: ...  # argv prefix that starts the fork server isolated
     def setup_server(self, server_dir: Path) -> None: ...  # once, inside the server process
-    def job_unshare_flags(self) -> int: ...
+    def fork_job(self) -> int: ...  # os.fork() for the job's first process
     def enter_job(self, workspace: Path, limits: Limits) -> str: ...  # PID 1 / the child; returns cwd
     def confine(self, limits: Limits, uid: int) -> None: ...  # in the test process, last step
 
@@ -157,10 +162,12 @@ class NamespaceSandbox:
     kind = "namespaced"
     links_programs = True
     drops_privileges = True
+    pid_namespace = True
 
     def __init__(self) -> None:
         self.root: str | None = None
         self.plugin_dir = f"/opt/{PLUGIN_DIR_NAME}"
+        self._own_pid_ns: int | None = None
 
     def launch_prefix(self) -> list[str]:
         return ["unshare", "--net", "--mount", "--ipc", "--uts", "--propagation", "private", "--"]
@@ -194,13 +201,30 @@ class NamespaceSandbox:
             (root / d).mkdir(parents=True, exist_ok=True)  # /tmp exists already for a venv under /tmp
         write_plugin_dir(root / self.plugin_dir.lstrip("/"), with_sitecustomize=False)
         self.root = str(root)
+        self._own_pid_ns = os.open("/proc/self/ns/pid", os.O_RDONLY)
 
-    def job_unshare_flags(self) -> int:
-        return CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC
+    def fork_job(self) -> int:
+        """Fork PID 1 of a fresh PID namespace, without leaving the caller's own.
+
+        unshare(CLONE_NEWPID) only changes where the caller's *next* child goes, and cannot be
+        repeated while that differs from the caller's namespace: so set it back right after the
+        fork. (This saves a process per job: before, an extra monitor process did the unshare.)
+        """
+        assert self._own_pid_ns is not None, "setup_server was not called"
+        unshare(CLONE_NEWPID)
+        try:
+            pid = os.fork()
+        except BaseException:
+            setns(self._own_pid_ns, CLONE_NEWPID)
+            raise
+        if pid != 0:
+            setns(self._own_pid_ns, CLONE_NEWPID)
+        return pid
 
     def enter_job(self, workspace: Path, limits: Limits) -> str:
         assert self.root is not None, "setup_server was not called"
         root = self.root
+        unshare(CLONE_NEWNS | CLONE_NEWIPC)  # PID 1 of the job: mounts and IPC of its own
         target = root + INSIDE_WORKSPACE
         mount(str(workspace), target, None, MS_BIND)
         mount(None, target, None, MS_BIND | MS_REMOUNT | MS_NOSUID | MS_NODEV)
@@ -227,6 +251,7 @@ class NamespaceSandbox:
 
 class PlainSandbox:
     kind = "plain"
+    pid_namespace = False
     links_programs = False  # copies: without root the test runs as the cache's owner
 
     def __init__(self) -> None:
@@ -244,8 +269,8 @@ class PlainSandbox:
         write_plugin_dir(plugin, with_sitecustomize=True)
         self.plugin_dir = str(plugin)
 
-    def job_unshare_flags(self) -> int:
-        return 0
+    def fork_job(self) -> int:
+        return os.fork()
 
     def enter_job(self, workspace: Path, limits: Limits) -> str:
         return str(workspace)

@@ -18,8 +18,7 @@ import sys
 from pathlib import Path
 
 from testhelix.prism.outcome import Limits
-from testhelix.prism.sandbox import (CLONE_NEWPID, PR_SET_PDEATHSIG, detect_sandbox, prctl, sandbox_env,
-                                     unshare)
+from testhelix.prism.sandbox import PR_SET_PDEATHSIG, detect_sandbox, prctl, sandbox_env
 
 DRIVER_FILE = "_gtdd_trace_child.py"
 STDLIB_PATHS = [p for p in sys.path if p and p.startswith(sys.base_prefix) and "site-packages" not in p]
@@ -63,14 +62,11 @@ def main():
                     nofile=64, nproc=32)
     sandbox = detect_sandbox(kind)
     sandbox.setup_server(Path(server_dir))
-    flags = sandbox.job_unshare_flags()
-    if flags:
-        unshare(flags)
-    init = os.fork()
+    init = sandbox.fork_job()
     if init == 0:
         prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
         cwd = sandbox.enter_job(Path(workspace), limits)
-        if not flags & CLONE_NEWPID:
+        if not sandbox.pid_namespace:
             worker(sandbox, cwd, uid, limits, result_fd)
         child = os.fork()  # PID 1 stays root and reaps; the worker is an ordinary process
         if child == 0:
