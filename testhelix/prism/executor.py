@@ -28,7 +28,7 @@ from testhelix.digest import tree_sha256
 from testhelix.errors import UserError
 from testhelix.prism.cache import MemoryOutcomeCache, OutcomeCache, cache_key, cacheable
 from testhelix.prism.outcome import RUNNER_VERSION, Limits, Outcome, RawRun, classify
-from testhelix.prism.sandbox import Sandbox, detect_sandbox, sandbox_env
+from testhelix.prism.sandbox import OVERLAY_ENV, Sandbox, detect_sandbox, sandbox_env
 from testhelix.prism.workspace import force_rmtree
 
 __all__ = ["Executor", "ForkServerExecutor", "Limits", "Outcome", "OutcomeCache", "default_executor"]
@@ -63,6 +63,8 @@ class _ServerHandle:
         self.dir.mkdir(parents=True, exist_ok=True)
         package_parent = str(Path(testhelix.__file__).resolve().parent.parent)
         env = sandbox_env(home=str(self.dir), tmp=str(self.dir), pythonpath=package_parent)
+        if OVERLAY_ENV in os.environ:
+            env[OVERLAY_ENV] = os.environ[OVERLAY_ENV]
         argv = [*self.sandbox.launch_prefix(), sys.executable, "-s", "-m", "testhelix.prism.forkserver",
                 "--dir", str(self.dir), "--staging", str(self.staging), "--uid", str(self.uid),
                 "--kind", self.sandbox.kind]
@@ -174,8 +176,9 @@ class ForkServerExecutor:
 
     def run_many(self, jobs: Sequence[tuple[Path, Path]], limits: Limits = Limits(), salt: str = "") -> list[Outcome]:
         keyed = []
+        digests: dict[Path, str] = {}  # within one call a folder is read once (a panel shares its suite)
         for suite, program in jobs:
-            sd, pd = _digest(Path(suite)), _digest(Path(program))
+            sd, pd = (digests.get(p) or digests.setdefault(p, _digest(p)) for p in (Path(suite), Path(program)))
             keyed.append((cache_key(sd, pd, self.runner_version, limits) + salt, Path(suite), Path(program), sd, pd))
         results: dict[str, Outcome] = {}
         todo: dict[str, tuple] = {}

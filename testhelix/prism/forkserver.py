@@ -38,6 +38,7 @@ import time
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 import pytest
 
@@ -45,8 +46,9 @@ from testhelix.prism.outcome import PYTEST_ARGS, Limits
 from testhelix.prism.precompile import asks_for_pass_hook, is_rewritten_pyc, precompile_tree
 from testhelix.prism.pytest_report import PrismReport
 from testhelix.prism.pytest_warm import ConfigTemplate, warm_up
-from testhelix.prism.sandbox import (PLUGIN_MODULE, PR_SET_PDEATHSIG, Sandbox, detect_sandbox,
-                                     kill_uid, prctl, remove_files_of, sandbox_env)
+from testhelix.prism.overlay import Layers
+from testhelix.prism.sandbox import PLUGIN_MODULE, Sandbox, detect_sandbox, kill_uid, remove_files_of, sandbox_env
+from testhelix.prism.syscalls import PR_SET_PDEATHSIG, prctl
 from testhelix.prism.workspace import (ENTRY_SCRIPT, HOME_SUBDIR, SUITE_SUBDIR, TreeCache, build_workspace,
                                        program_packages, remove_workspace)
 
@@ -62,7 +64,7 @@ class _Job:
     """One execution, as the monitor, init and test process see it."""
 
     sandbox: Sandbox
-    workspace: Path
+    workspace: Path | Layers  # a built folder, or the layers the sandbox mounts as one
     entry: str  # "pytest" (in-process) or "script" (the suite's run_tests.sh)
     shadowed: tuple[str, ...]  # server modules the program's own packages replace (forgotten in the child)
     limits: Limits
@@ -193,7 +195,7 @@ def _execute(job: _Job) -> dict:
         if sandbox.pid_namespace:
             _run_init(job, out_w, rep_w, st_w)
         os.close(st_w)
-        _run_test_process(job, str(job.workspace), out_w, rep_w)
+        _run_test_process(job, sandbox.enter_job(job.workspace, limits), out_w, rep_w)
     for fd in (out_w, rep_w, st_w):
         os.close(fd)
     pidfd = os.pidfd_open(pid)
@@ -283,19 +285,38 @@ class Server:
         if not program.is_dir():
             return {"pre_error": "missing program", "entry": entry}
         self.count += 1
-        ws = self.ws_root / f"{self.server_dir.name}-{self.count}"
+        cached_program = self.trees.get(program, job["program_digest"])
+        cached_suite = self.trees.get(suite, job["suite_digest"])
+        hide = is_rewritten_pyc if asks_for_pass_hook(cached_program, cached_suite) else _hide_nothing
+        packages = program_packages(cached_program)
+        shadowed = tuple(name for name in sys.modules if name.split(".", 1)[0] in packages)
+        workspace: Path | Layers
+        if self.sandbox.builds_workspace:
+            workspace = self.ws_root / f"{self.server_dir.name}-{self.count}"
+        else:
+            workspace = self._layers(cached_program, cached_suite, hide)
         try:
-            cached_program = self.trees.get(program, job["program_digest"])
-            cached_suite = self.trees.get(suite, job["suite_digest"])
-            owner = self.uid if self.sandbox.drops_privileges else None
-            skip = is_rewritten_pyc if asks_for_pass_hook(cached_program, cached_suite) else (lambda name: False)
-            build_workspace(ws, cached_program, cached_suite, self.sandbox.links_programs, owner, skip)
-            packages = program_packages(cached_program)
-            shadowed = tuple(name for name in sys.modules if name.split(".", 1)[0] in packages)
-            raw = _execute(_Job(self.sandbox, ws, entry, shadowed, limits, self.uid, self.template))
+            if isinstance(workspace, Path):
+                owner = self.uid if self.sandbox.drops_privileges else None
+                build_workspace(workspace, cached_program, cached_suite, self.sandbox.links_programs, owner, hide)
+            raw = _execute(_Job(self.sandbox, workspace, entry, shadowed, limits, self.uid, self.template))
         finally:
-            remove_workspace(ws)
+            if isinstance(workspace, Path):
+                remove_workspace(workspace)
         return {**raw, "entry": entry}
+
+
+    def _layers(self, program: Path, suite: Path, hide: Callable[[str], bool]) -> Layers:
+        (program_folders, program_files), (suite_folders, suite_files) = map(self.trees.listing, (program, suite))
+        hidden = [rel for rel in program_files if hide(os.path.basename(rel))
+                  and not rel.startswith(SUITE_SUBDIR + "/")]  # the suite's own overlay covers those
+        hidden += [f"{SUITE_SUBDIR}/{rel}" for rel in suite_files if hide(os.path.basename(rel))]
+        return Layers(program, suite, program_folders, suite_folders, self.uid, tuple(hidden))
+
+
+def _hide_nothing(name: str) -> bool:
+    return False
+
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description="TestPrism fork server (started by the executor)")

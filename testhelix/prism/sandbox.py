@@ -4,11 +4,12 @@ Two implementations of the small `Sandbox` protocol:
 
 - `NamespaceSandbox` (root + util-linux `unshare`, the normal case on our machines and in CI). The
   fork server is launched inside new network, mount, IPC and UTS namespaces, so neither it nor any
-  child has a network (only its own loopback). For every execution the server's child unshares a
-  new PID, mount and IPC namespace; the first process in it (PID 1) binds the workspace into a
-  minimal root (read-only /usr, /etc, the Python installation, a few /dev nodes, a private /proc and
-  /tmp) and chroots there, so task folders, other workspaces and the cached program trees are not
-  reachable by any path. The test process then drops to an unprivileged per-server uid (so
+  child has a network (only its own loopback). Every execution starts as PID 1 of a new PID
+  namespace, which unshares a mount and IPC namespace of its own, mounts the workspace (overlays of
+  the cached program and suite trees over a private tmpfs, see overlay.py; or a hard-linked folder
+  the server built, where overlayfs is missing) into a minimal root (read-only /usr, /etc, the
+  Python installation, a few /dev nodes, a private /proc and /tmp) and chroots there, so task
+  folders, other workspaces and the cached trees are not reachable by any path. The test process then drops to an unprivileged per-server uid (so
   RLIMIT_NPROC applies and it cannot mount, chroot back out, or signal the harness), sets
   no_new_privs and its rlimits. When PID 1 exits the kernel kills everything left in the namespace,
   including children that escaped into new sessions.
@@ -17,12 +18,11 @@ Two implementations of the small `Sandbox` protocol:
   refused by an audit hook (Python-level only: native code can still open sockets). The host file
   system stays reachable; do not run untrusted suites this way on a machine with secrets.
 
-Python 3.11 has no os.unshare / os.mount, so the few syscalls are called through ctypes.
+The few namespace and mount syscalls are in syscalls.py.
 """
 
 from __future__ import annotations
 
-import ctypes
 import fcntl
 import os
 import resource
@@ -36,47 +36,15 @@ from pathlib import Path
 from typing import Protocol
 
 from testhelix.prism.outcome import Limits
+from testhelix.prism.overlay import Layers, mount_layers, overlay_supported
+from testhelix.prism.syscalls import (CLONE_NEWIPC, CLONE_NEWNS, CLONE_NEWPID, MS_BIND, MS_NOEXEC, MS_NODEV,
+                                      MS_NOSUID, MS_REMOUNT, PR_SET_NO_NEW_PRIVS, PR_SET_PDEATHSIG, bind_readonly,
+                                      mount, prctl, setns, unshare)
 
 INSIDE_WORKSPACE = "/workspace"
+OVERLAY_ENV = "TESTHELIX_OVERLAY"
 PLUGIN_DIR_NAME = "prism-plugin"
 PLUGIN_MODULE = "prism_report"
-
-CLONE_NEWNS, CLONE_NEWIPC, CLONE_NEWPID = 0x00020000, 0x08000000, 0x20000000
-MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
-MS_REMOUNT, MS_BIND, MS_REC = 32, 4096, 16384
-PR_SET_PDEATHSIG, PR_SET_NO_NEW_PRIVS = 1, 38
-
-_libc = ctypes.CDLL(None, use_errno=True)
-
-
-def _check(rc: int, what: str) -> None:
-    if rc != 0:
-        err = ctypes.get_errno()
-        raise OSError(err, f"{what}: {os.strerror(err)}")
-
-
-def unshare(flags: int) -> None:
-    _check(_libc.unshare(ctypes.c_int(flags)), "unshare")
-
-
-def setns(fd: int, nstype: int) -> None:
-    _check(_libc.setns(ctypes.c_int(fd), ctypes.c_int(nstype)), "setns")
-
-
-def mount(source: str | None, target: str, fstype: str | None, flags: int, data: str | None = None) -> None:
-    enc = (lambda s: s.encode() if s is not None else None)
-    rc = _libc.mount(enc(source), enc(target), enc(fstype), ctypes.c_ulong(flags), enc(data))
-    _check(rc, f"mount {target}")
-
-
-def bind_readonly(source: str, target: str) -> None:
-    mount(source, target, None, MS_BIND | MS_REC)
-    mount(None, target, None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
-
-
-def prctl(option: int, arg: int) -> None:
-    _check(_libc.prctl(option, ctypes.c_ulong(arg), 0, 0, 0), "prctl")
-
 
 def loopback_up() -> None:
     """Bring `lo` up in a fresh network namespace (tests may use localhost servers)."""
@@ -150,11 +118,12 @@ class Sandbox(Protocol):
     links_programs: bool  # may workspaces hard-link cached read-only files (needs a non-owner uid)
     drops_privileges: bool  # the test process runs under a dedicated uid
     pid_namespace: bool  # fork_job's child is PID 1 of a PID namespace of its own
+    builds_workspace: bool  # False: enter_job mounts the workspace from `Layers` (nothing to build or delete)
 
     def launch_prefix(self) -> list[str]: ...  # argv prefix that starts the fork server isolated
     def setup_server(self, server_dir: Path) -> None: ...  # once, inside the server process
     def fork_job(self) -> int: ...  # os.fork() for the job's first process
-    def enter_job(self, workspace: Path, limits: Limits) -> str: ...  # PID 1 / the child; returns cwd
+    def enter_job(self, workspace: Path | Layers, limits: Limits) -> str: ...  # PID 1 / the child; returns cwd
     def confine(self, limits: Limits, uid: int) -> None: ...  # in the test process, last step
 
 
@@ -168,6 +137,8 @@ class NamespaceSandbox:
         self.root: str | None = None
         self.plugin_dir = f"/opt/{PLUGIN_DIR_NAME}"
         self._own_pid_ns: int | None = None
+        self.builds_workspace = True
+        self._scratch: Path | None = None
 
     def launch_prefix(self) -> list[str]:
         return ["unshare", "--net", "--mount", "--ipc", "--uts", "--propagation", "private", "--"]
@@ -202,6 +173,11 @@ class NamespaceSandbox:
         write_plugin_dir(root / self.plugin_dir.lstrip("/"), with_sitecustomize=False)
         self.root = str(root)
         self._own_pid_ns = os.open("/proc/self/ns/pid", os.O_RDONLY)
+        self._scratch = server_dir / "scratch"  # each job mounts its own tmpfs here
+        self._scratch.mkdir(exist_ok=True)
+        # TESTHELIX_OVERLAY=0 (passed on by the executor) keeps hard-linked workspaces.
+        wants_overlay = os.environ.get(OVERLAY_ENV) != "0"
+        self.builds_workspace = not (wants_overlay and overlay_supported(server_dir / "overlay-probe"))
 
     def fork_job(self) -> int:
         """Fork PID 1 of a fresh PID namespace, without leaving the caller's own.
@@ -221,13 +197,17 @@ class NamespaceSandbox:
             setns(self._own_pid_ns, CLONE_NEWPID)
         return pid
 
-    def enter_job(self, workspace: Path, limits: Limits) -> str:
-        assert self.root is not None, "setup_server was not called"
+    def enter_job(self, workspace: Path | Layers, limits: Limits) -> str:
+        assert self.root is not None and self._scratch is not None, "setup_server was not called"
         root = self.root
         unshare(CLONE_NEWNS | CLONE_NEWIPC)  # PID 1 of the job: mounts and IPC of its own
         target = root + INSIDE_WORKSPACE
-        mount(str(workspace), target, None, MS_BIND)
-        mount(None, target, None, MS_BIND | MS_REMOUNT | MS_NOSUID | MS_NODEV)
+        if isinstance(workspace, Layers):
+            # Writes to the workspace land in RAM: cap them like a few maximum-size files.
+            mount_layers(workspace, target, self._scratch, max(64, limits.fsize_mb * 4), MS_NOSUID | MS_NODEV)
+        else:
+            mount(str(workspace), target, None, MS_BIND)
+            mount(None, target, None, MS_BIND | MS_REMOUNT | MS_NOSUID | MS_NODEV)
         tmp_size = f"size={max(16, limits.fsize_mb * 2)}m"
         mount("tmpfs", root + "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777," + tmp_size)
         mount("tmpfs", root + "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777," + tmp_size)
@@ -252,6 +232,7 @@ class NamespaceSandbox:
 class PlainSandbox:
     kind = "plain"
     pid_namespace = False
+    builds_workspace = True
     links_programs = False  # copies: without root the test runs as the cache's owner
 
     def __init__(self) -> None:
@@ -272,7 +253,8 @@ class PlainSandbox:
     def fork_job(self) -> int:
         return os.fork()
 
-    def enter_job(self, workspace: Path, limits: Limits) -> str:
+    def enter_job(self, workspace: Path | Layers, limits: Limits) -> str:
+        assert isinstance(workspace, Path), "the plain sandbox runs in a built workspace"
         return str(workspace)
 
     def confine(self, limits: Limits, uid: int) -> None:

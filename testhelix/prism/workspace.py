@@ -67,12 +67,24 @@ class TreeCache:
         self.root = staging / "trees"
         self.root.mkdir(parents=True, exist_ok=True)
         self.prepare = prepare
+        self._listings: dict[Path, tuple[tuple[str, ...], tuple[str, ...]]] = {}
 
     def get(self, src: Path, digest: str) -> Path:
         cached = self.root / digest
         if not cached.is_dir():
             _copy_tree_readonly(src, cached, self.prepare)
         return cached
+
+    def listing(self, cached: Path) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """(folders, files) of a cached tree, relative, parents first; read once per tree."""
+        if cached not in self._listings:
+            folders, files = [], []
+            for d, _dirs, names in os.walk(cached):
+                rel = os.path.relpath(d, cached)
+                folders.append(rel)
+                files += [os.path.normpath(os.path.join(rel, n)) for n in names]
+            self._listings[cached] = (tuple(folders), tuple(files))
+        return self._listings[cached]
 
 
 def _populate(cached: Path, dest: Path, link: bool, owner: int | None, skip: Callable[[str], bool]) -> None:

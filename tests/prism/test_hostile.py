@@ -11,7 +11,7 @@ import pytest
 from testhelix.digest import tree_sha256
 from testhelix.prism.executor import ForkServerExecutor
 from testhelix.prism.outcome import Limits
-from testhelix.prism.sandbox import namespaces_available
+from testhelix.prism.sandbox import OVERLAY_ENV, namespaces_available
 from testhelix.prism.task import load_task
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
@@ -51,10 +51,13 @@ def _stray_sleepers() -> list[str]:
     return out
 
 
-@pytest.fixture(scope="module")
-def namespaced(tmp_path_factory):
+@pytest.fixture(scope="module", params=["overlay", "linked"])
+def namespaced(tmp_path_factory, request):
+    """Both ways the namespaced sandbox makes a workspace: overlay mounts, or hard-linked folders."""
     if not namespaces_available():
         pytest.skip("needs root and unshare (namespaced sandbox)")
+    mp = pytest.MonkeyPatch()
+    mp.setenv(OVERLAY_ENV, "1" if request.param == "overlay" else "0")
     old = os.environ.get("ANTHROPIC_API_KEY")
     os.environ["ANTHROPIC_API_KEY"] = FAKE_KEY  # must never reach a test process
     before = tree_sha256(TASK)
@@ -67,6 +70,7 @@ def namespaced(tmp_path_factory):
     results["after"] = ex.run(FIXTURES / "tasks" / "suites" / "good" / "fx-clamp-m01", program, LIMITS)
     yield results, before
     ex.close()
+    mp.undo()
     if old is None:
         os.environ.pop("ANTHROPIC_API_KEY", None)
     else:

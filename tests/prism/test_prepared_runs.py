@@ -16,6 +16,7 @@ from testhelix.prism.executor import ForkServerExecutor
 from testhelix.prism.outcome import PYTEST_ARGS, Limits
 from testhelix.prism.precompile import REWRITTEN_SUFFIX, asks_for_pass_hook, precompile_tree
 from testhelix.prism.pytest_warm import PROG, ConfigTemplate
+from testhelix.prism.sandbox import OVERLAY_ENV, namespaces_available
 from testhelix.prism.workspace import TreeCache
 
 PROGRAM = Path(__file__).resolve().parents[1] / "fixtures" / "tasks" / "pack" / "fx-clamp-m01" / "solution" / "program"
@@ -67,10 +68,49 @@ def test_pass_hook_ini_is_detected(tmp_path):
     assert not asks_for_pass_hook(plain) and asks_for_pass_hook(plain, hooked)
 
 
-@pytest.fixture(scope="module")
-def executor():
-    with ForkServerExecutor(workers=1) as ex:
+@pytest.fixture(scope="module", params=["overlay", "linked"])
+def executor(request):
+    """Both ways the namespaced sandbox makes a workspace (the plain fallback always copies)."""
+    if not namespaces_available():
+        pytest.skip("needs root and unshare (namespaced sandbox)")
+    mp = pytest.MonkeyPatch()
+    mp.setenv(OVERLAY_ENV, "1" if request.param == "overlay" else "0")
+    with ForkServerExecutor(workers=1, sandbox="namespaced") as ex:
+        ex.workspace_kind = request.param
         yield ex
+    mp.undo()
+
+
+def test_the_workspace_is_made_the_way_asked(executor, tmp_path):
+    overlay = executor.workspace_kind == "overlay"
+    suite = _tree(tmp_path / "kind", {"test_k.py": (
+        "def test_kind():\n"
+        "    kinds = [ln.split()[2] for ln in open('/proc/self/mounts') if ln.split()[1] == '/workspace']\n"
+        f"    assert len(kinds) == 1 and (kinds[0] == 'overlay') is {overlay}, kinds\n")})
+    out = executor.run(suite, PROGRAM, LIMITS)
+    assert out.status == "pass", out.output[-1500:]
+
+
+def test_the_test_may_write_anywhere_in_its_workspace_but_not_into_the_cache(executor, tmp_path):
+    vandal = _tree(tmp_path / "vandal", {"test_v.py": (
+        "import os, pytest\n"
+        "def test_vandal():\n"
+        "    with pytest.raises(PermissionError):\n"
+        "        open('clampy/__init__.py', 'a').write('BROKEN = 1\\n')\n"
+        "    os.unlink('clampy/__init__.py')\n"
+        "    open('clampy/__init__.py', 'w').write('def clamp(*a):\\n    return 0\\n')\n"
+        "    open('clampy/extra.txt', 'w').write('x')\n"
+        "    open('suite/new_file.py', 'w').write('x = 1\\n')\n"
+        "    os.makedirs('.home/deep/er')\n")})
+    check = _tree(tmp_path / "check", {"test_c.py": (
+        "import os\nfrom clampy import clamp\n"
+        "def test_clean():\n"
+        "    assert clamp(9, 0, 5) == 5\n"
+        "    assert not os.path.exists('clampy/extra.txt') and not os.path.exists('.home/deep')\n"
+        "    assert sorted(os.listdir('suite')) in (['test_c.py'], ['__pycache__', 'test_c.py'])\n")})
+    first, second = executor.run_many([(vandal, PROGRAM), (check, PROGRAM)], LIMITS)
+    assert first.status == "pass", first.output[-1500:]
+    assert second.status == "pass", second.output[-1500:]
 
 
 def test_precompiled_suite_still_fails_with_pytests_message(executor, tmp_path):

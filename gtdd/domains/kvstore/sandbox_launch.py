@@ -18,7 +18,8 @@ import sys
 from pathlib import Path
 
 from testhelix.prism.outcome import Limits
-from testhelix.prism.sandbox import PR_SET_PDEATHSIG, detect_sandbox, prctl, sandbox_env
+from testhelix.prism.sandbox import detect_sandbox, sandbox_env
+from testhelix.prism.syscalls import PR_SET_PDEATHSIG, prctl
 
 DRIVER_FILE = "_gtdd_trace_child.py"
 STDLIB_PATHS = [p for p in sys.path if p and p.startswith(sys.base_prefix) and "site-packages" not in p]
