@@ -4,10 +4,12 @@
 2. the project's executor (fork servers, one per core, sandboxed), cold cache;
 3. the executor again with the warm outcome cache.
 
-Executions: every (suite, program) pair of a task pack's panel, where the suites are the task's
-trusted tests and the fixture suites, each in several variants (distinct digests, so nothing is
-served from the cache in pass 2). Uses the bundled pack tasks/katas when it is there, else the
-fixture pack. Prints the three times, the two ratios, and ends with
+Executions: every (suite, program) pair of the panels of the first tasks of a pack, where the
+suites are the task's trusted tests (and, for the fixture pack, its fixture suites), taking tasks
+until there are --min-executions of them; a small pack is repeated in variants with distinct
+digests, so nothing is served from the cache in pass 2. Uses the bundled pack tasks/katas when it
+is there, else the fixture pack. Both the naive baseline and the executor run pytest with the
+same arguments (PYTEST_ARGS). Prints the three times, the two ratios, and ends with
 `executor_speedup=X cache_speedup=Y`.
 
     /work/venv/bin/python bench/harness.py [--pack DIR] [--min-executions 200] [--workers N]
@@ -47,19 +49,26 @@ def _suite_sources(task) -> list[dict[str, str]]:
 
 
 def build_jobs(pack: Path, work: Path, minimum: int) -> list[tuple[Path, Path]]:
-    tasks = load_pack(pack)
-    per_variant = sum(len(_suite_sources(t)) * len(panel_programs(t)) for t in tasks)
-    if per_variant == 0:
+    """Panel executions of the first tasks of the pack (by id) until there are `minimum` of them;
+    a pack too small for that is repeated with suite variants (distinct digests)."""
+    tasks, chosen, count = load_pack(pack), [], 0
+    for task in tasks:
+        if count >= minimum:
+            break
+        chosen.append(task)
+        count += len(_suite_sources(task)) * len(panel_programs(task))
+    if count == 0:
         raise SystemExit(f"{pack}: no suites to run")
-    variants = max(1, -(-minimum // per_variant))
+    variants = max(1, -(-minimum // count))
     jobs = []
     for v in range(variants):
-        for task in tasks:
+        for task in chosen:
             for i, files in enumerate(_suite_sources(task)):
                 suite = work / f"v{v}" / task.id / f"s{i}"
                 suite.mkdir(parents=True)
                 for name, text in files.items():
-                    (suite / name).write_text(f"# variant {v}\n{text}")
+                    # Tasks of one kata share their trusted tests: the header keeps every pair distinct.
+                    (suite / name).write_text(f"# variant {v} of {task.id}\n{text}")
                 jobs += [(suite, tree) for *_, tree in panel_programs(task)]
     return jobs
 
@@ -105,6 +114,8 @@ def main() -> None:
             t_exec = time.perf_counter() - started
             print(f"executor ({ex.workers} workers, {ex.sandbox.kind} sandbox): {t_exec:8.2f} s "
                   f"({ex.executions - 1} executions)")
+            if ex.executions - 1 != len(jobs):  # identical pairs would run once: not a fair comparison
+                raise SystemExit(f"bench error: only {ex.executions - 1} of {len(jobs)} pairs are distinct")
             started = time.perf_counter()
             warm = ex.run_many(jobs, limits)
             t_warm = time.perf_counter() - started
