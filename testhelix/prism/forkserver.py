@@ -61,7 +61,7 @@ _BASE_PATHS = [p for p in sys.path if p and (p.startswith(sys.base_prefix) or p.
 
 @dataclass(frozen=True)
 class _Job:
-    """One execution, as the monitor, init and test process see it."""
+    """One execution, as the server, init and test process see it."""
 
     sandbox: Sandbox
     workspace: Path | Layers  # a built folder, or the layers the sandbox mounts as one

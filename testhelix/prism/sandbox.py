@@ -184,18 +184,24 @@ class NamespaceSandbox:
 
         unshare(CLONE_NEWPID) only changes where the caller's *next* child goes, and cannot be
         repeated while that differs from the caller's namespace: so set it back right after the
-        fork. (This saves a process per job: before, an extra monitor process did the unshare.)
+        fork. (This saves a process per job: an extra monitor process used to do the unshare.)
         """
         assert self._own_pid_ns is not None, "setup_server was not called"
         unshare(CLONE_NEWPID)
         try:
             pid = os.fork()
-        except BaseException:
-            setns(self._own_pid_ns, CLONE_NEWPID)
-            raise
-        if pid != 0:
-            setns(self._own_pid_ns, CLONE_NEWPID)
+        finally:
+            if os.getpid() != 1:  # the parent (the child is PID 1 of the new namespace)
+                self._back_to_own_pid_ns()
         return pid
+
+    def _back_to_own_pid_ns(self) -> None:
+        try:
+            setns(self._own_pid_ns, CLONE_NEWPID)  # type: ignore[arg-type]
+        except OSError:
+            # Every later job would land in the wrong namespace: end this server instead (the
+            # executor starts a fresh one and reports this job as a harness fault).
+            os._exit(70)
 
     def enter_job(self, workspace: Path | Layers, limits: Limits) -> str:
         assert self.root is not None and self._scratch is not None, "setup_server was not called"
