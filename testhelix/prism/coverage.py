@@ -15,11 +15,12 @@ maps to exactly one function or method defined in the reference (a class call ma
 the bodies of those definitions (statements as reported by coverage.py for the reference state);
 the hits are the lines the generated suite executes on the reference. Entry_i = |H^g ∩ E_i| / |E_i|.
 
-Line data comes from coverage.py run INSIDE the sandbox: the suite is copied with an entry script
-that runs pytest under `coverage run` and then prints the measured statements and missing lines
-between two markers. That text is produced next to untrusted code, so the host parses it
-defensively: malformed data is a failed collection, unknown files and out-of-range lines are
-dropped. A suite could still forge its own report; coverage is a diagnostic, not a gate.
+Line data comes from coverage.py run INSIDE the sandbox: the executor runs the suite in coverage
+mode (coverage_run.py: pytest under coverage.py in the test process, then the measured statements
+and missing lines printed between two markers). That text is produced next to untrusted code, so
+the host parses it defensively: malformed data is a failed collection, unknown files and
+out-of-range lines are dropped. A suite could still forge its own report; coverage is a
+diagnostic, not a gate.
 
 Every ratio comes with a status: "ok", "empty" (measured denominator is empty), "failed" (a
 collector run produced no usable data) or "missing" (no suite). Only "ok" carries a number.
@@ -31,54 +32,17 @@ import ast
 import dataclasses
 import difflib
 import json
-import shutil
-import sys
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Mapping
 
 from testhelix.digest import tree_files
+from testhelix.prism.coverage_run import BEGIN, END
+from testhelix.prism.outcome import Limits
 
 CoverageStatus = Literal["ok", "empty", "failed", "missing"]
 Coord = tuple[str, str, int]  # (state, program-relative path, line)
-BEGIN = "=====TESTHELIX-COVERAGE-BEGIN====="
-END = "=====TESTHELIX-COVERAGE-END====="
 REPORT_OUTPUT_BYTES = 8 * 1024 * 1024  # room for the line report at the tail of the output
-
-_ENTRY_SCRIPT = """#!/bin/sh
-# Written by testhelix.prism.coverage: pytest under coverage.py, then a line report on stdout.
-suite="$(cd "$(dirname "$0")" && pwd)"
-data="$suite/.coverage.testhelix"
-"{python}" -m coverage run --data-file="$data" --omit="$suite/*" -m pytest -q -p no:cacheprovider "$suite"
-status=$?
-"{python}" - "$data" "$suite" <<'PYREPORT'
-import json, os, sys
-import coverage
-data_file, suite = sys.argv[1], os.path.realpath(sys.argv[2])
-workspace = os.path.dirname(suite)  # the program tree sits at the workspace root
-report = {{"files": {{}}}}
-if not os.path.exists(data_file):
-    report = {{"error": "no coverage data file"}}
-else:
-    cov = coverage.Coverage(data_file=data_file)
-    cov.load()
-    for path in sorted(cov.get_data().measured_files()):
-        real = os.path.realpath(path)
-        if not real.startswith(workspace + os.sep) or real.startswith(suite + os.sep):
-            continue  # the harness's own plugin, the suite itself
-        try:
-            _, statements, _, missing, _ = cov.analysis2(path)
-        except Exception:
-            continue
-        rel = os.path.relpath(real, workspace)
-        report["files"][rel] = {{"statements": statements, "missing": missing}}
-print({begin!r})
-print(json.dumps(report))
-print({end!r})
-PYREPORT
-exit $status
-"""
 
 
 @dataclass(frozen=True)
@@ -208,17 +172,6 @@ def entry_points(trusted_tests_dir: Path, reference_dir: Path) -> tuple[EntryPoi
     return tuple(sorted(chosen, key=lambda e: (e.path, e.first_line)))
 
 
-def coverage_suite_copy(suite_dir: Path, into: Path) -> Path:
-    """A copy of the suite whose entry script runs it under coverage.py (any own script is replaced)."""
-    target = Path(into) / "suite"
-    shutil.copytree(suite_dir, target, ignore=shutil.ignore_patterns("__pycache__", "*.pyc", ".coverage*"))
-    script = target / "run_tests.sh"
-    script.unlink(missing_ok=True)
-    script.write_text(_ENTRY_SCRIPT.format(python=sys.executable, begin=BEGIN, end=END))
-    script.chmod(0o755)
-    return target
-
-
 def _int_lines(value: Any, limit: int) -> frozenset[int] | None:
     if not isinstance(value, list) or len(value) > 1_000_000:
         return None
@@ -263,15 +216,11 @@ def parse_line_report(output: str, program_dir: Path) -> LineCoverage:
     return LineCoverage("ok", None, statements, executed)
 
 
-def measure(executor: Any, suite_dir: Path, program_dir: Path, limits: Any = None) -> LineCoverage:
+def measure(executor: Any, suite_dir: Path, program_dir: Path, limits: Limits | None = None) -> LineCoverage:
     """Run a suite under coverage on one program through the harness executor."""
-    with tempfile.TemporaryDirectory(prefix="testhelix-cov-") as tmp:
-        suite = coverage_suite_copy(Path(suite_dir), Path(tmp))
-        if limits is None:
-            outcome = executor.run(suite, Path(program_dir))
-        else:
-            limits = dataclasses.replace(limits, output_bytes=max(limits.output_bytes, REPORT_OUTPUT_BYTES))
-            outcome = executor.run(suite, Path(program_dir), limits)
+    limits = limits or Limits()
+    limits = dataclasses.replace(limits, output_bytes=max(limits.output_bytes, REPORT_OUTPUT_BYTES))
+    outcome = executor.run(Path(suite_dir), Path(program_dir), limits, coverage=True)
     parsed = parse_line_report(outcome.output or "", program_dir)
     if parsed.status == "failed" and outcome.status == "error":
         return LineCoverage("failed", f"run error: {outcome.reason}; {parsed.reason}")

@@ -37,8 +37,11 @@ SERVER_START_TIMEOUT_S = 60.0
 
 
 class Executor(Protocol):
-    def run(self, suite_dir: Path, program_dir: Path, limits: Limits = Limits()) -> Outcome: ...
-    def run_many(self, jobs: Sequence[tuple[Path, Path]], limits: Limits = Limits()) -> list[Outcome]: ...
+    # coverage=True: pytest runs under coverage.py and the output ends with its line report
+    # (coverage_run.py); such runs are cached apart from plain ones.
+    def run(self, suite_dir: Path, program_dir: Path, limits: Limits = Limits(), coverage: bool = False) -> Outcome: ...
+    def run_many(self, jobs: Sequence[tuple[Path, Path]], limits: Limits = Limits(),
+                 coverage: bool = False) -> list[Outcome]: ...
     def run_repeat(self, suite_dir: Path, program_dir: Path, limits: Limits, repetition: int) -> Outcome: ...
     def close(self) -> None: ...
 
@@ -163,8 +166,8 @@ class ForkServerExecutor:
                 self._idle.put(h)
 
     # -- the Executor protocol -------------------------------------------------------------------------
-    def run(self, suite_dir: Path, program_dir: Path, limits: Limits = Limits()) -> Outcome:
-        return self.run_many([(suite_dir, program_dir)], limits)[0]
+    def run(self, suite_dir: Path, program_dir: Path, limits: Limits = Limits(), coverage: bool = False) -> Outcome:
+        return self.run_many([(suite_dir, program_dir)], limits, coverage=coverage)[0]
 
     def run_repeat(self, suite_dir: Path, program_dir: Path, limits: Limits, repetition: int) -> Outcome:
         """The `repetition`-th independent execution of the same pair (0 is the ordinary run).
@@ -174,7 +177,9 @@ class ForkServerExecutor:
         """
         return self.run_many([(suite_dir, program_dir)], limits, salt=f"#rep{repetition}" if repetition else "")[0]
 
-    def run_many(self, jobs: Sequence[tuple[Path, Path]], limits: Limits = Limits(), salt: str = "") -> list[Outcome]:
+    def run_many(self, jobs: Sequence[tuple[Path, Path]], limits: Limits = Limits(), salt: str = "",
+                 coverage: bool = False) -> list[Outcome]:
+        salt += "#coverage" if coverage else ""
         keyed = []
         digests: dict[Path, str] = {}  # within one call a folder is read once (a panel shares its suite)
         for suite, program in jobs:
@@ -193,7 +198,7 @@ class ForkServerExecutor:
         if todo:
             self._ensure_started()
             with ThreadPoolExecutor(min(self.workers, len(todo))) as pool:
-                fresh = pool.map(lambda kv: (kv[0], self._execute(*kv[1], limits)), todo.items())
+                fresh = pool.map(lambda kv: (kv[0], self._execute(*kv[1], limits, coverage)), todo.items())
                 for key, outcome in fresh:
                     results[key] = outcome
                     self._store(key, outcome, *todo[key][2:], limits)
@@ -230,9 +235,9 @@ class ForkServerExecutor:
                 describe(key, sd, pd, self.runner_version, limits)
             self.persistent.put(key, outcome)
 
-    def _execute(self, suite: Path, program: Path, sd: str, pd: str, limits: Limits) -> Outcome:
+    def _execute(self, suite: Path, program: Path, sd: str, pd: str, limits: Limits, coverage: bool) -> Outcome:
         job = {"suite": str(suite.resolve()), "program": str(program.resolve()), "suite_digest": sd,
-               "program_digest": pd, "limits": limits.as_dict()}
+               "program_digest": pd, "limits": limits.as_dict(), "coverage": coverage}
         handle = self._idle.get()
         started = time.monotonic()
         try:

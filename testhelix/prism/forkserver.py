@@ -42,6 +42,7 @@ from typing import Callable
 
 import pytest
 
+from testhelix.prism.coverage_run import run_under_coverage
 from testhelix.prism.outcome import PYTEST_ARGS, Limits
 from testhelix.prism.precompile import asks_for_pass_hook, is_rewritten_pyc, precompile_tree
 from testhelix.prism.pytest_report import PrismReport
@@ -65,7 +66,7 @@ class _Job:
 
     sandbox: Sandbox
     workspace: Path | Layers  # a built folder, or the layers the sandbox mounts as one
-    entry: str  # "pytest" (in-process) or "script" (the suite's run_tests.sh)
+    entry: str  # "pytest" (in-process), "coverage" (in-process, under coverage.py) or "script" (run_tests.sh)
     shadowed: tuple[str, ...]  # server modules the program's own packages replace (forgotten in the child)
     limits: Limits
     uid: int
@@ -134,7 +135,10 @@ def _pytest_in_process(job: _Job, cwd: str, rep_w: int) -> int:
     args = [*PYTEST_ARGS, SUITE_SUBDIR]
     job.template.install(args)
     try:
-        rc = pytest.main(args, plugins=[PrismReport(rep_w)])
+        if job.entry == "coverage":
+            rc = run_under_coverage(args, SUITE_SUBDIR, plugins=[PrismReport(rep_w)])
+        else:
+            rc = pytest.main(args, plugins=[PrismReport(rep_w)])
     except SystemExit as exc:  # a conftest calling sys.exit at import time
         rc = exc.code if isinstance(exc.code, int) else 1
     return int(rc)
@@ -280,6 +284,8 @@ class Server:
             return {"pre_error": "missing suite", "entry": "pytest"}
         script = suite / ENTRY_SCRIPT
         entry = "script" if os.path.lexists(script) else "pytest"
+        if job.get("coverage"):
+            entry = "coverage"  # coverage always measures pytest in-process; an own script is not run
         if entry == "script" and not (script.is_file() and not script.is_symlink()):
             return {"pre_error": "missing entry script", "entry": entry}
         if not program.is_dir():
@@ -303,7 +309,7 @@ class Server:
         finally:
             if isinstance(workspace, Path):
                 remove_workspace(workspace)
-        return {**raw, "entry": entry}
+        return {**raw, "entry": "script" if entry == "script" else "pytest"}  # how to classify it
 
 
     def _layers(self, program: Path, suite: Path, hide: Callable[[str], bool]) -> Layers:

@@ -25,7 +25,7 @@ Status = Literal["pass", "fail", "error"]
 
 # Bump when the sandbox or the classification changes in a way that can change an outcome: the
 # outcome cache is keyed by it, so old entries stop matching.
-RUNNER_VERSION = "prism-2"
+RUNNER_VERSION = "prism-3"
 
 # How the harness invokes pytest on a suite (in the fork server's child, and in bench/harness.py's
 # naive baseline so that both run the same thing). Native tracebacks: the outcome does not depend on

@@ -1,7 +1,8 @@
 """Pytest work the fork server does once, so that each execution's child starts further along.
 
-1. `warm_up` runs pytest once (a passing and a failing test) so that every module pytest and its
-   plugins import on the way is already in the server's memory when it forks.
+1. `warm_up` runs pytest once (a passing and a failing test), plainly and under coverage.py, so
+   that every module pytest, its plugins and coverage import on the way is already in the server's
+   memory when it forks.
 2. `ConfigTemplate`: `pytest.main` begins by building a `Config` with pytest's default plugins
    imported and registered (`_pytest.config.get_config`). That object depends only on the `-p`
    arguments, which are the harness's own and fixed, so the server builds it once; each child then
@@ -17,6 +18,7 @@ this module expects, the template is simply off and children build their config 
 from __future__ import annotations
 
 import inspect
+import os
 import tempfile
 from pathlib import Path
 from typing import Any, Sequence
@@ -24,16 +26,24 @@ from typing import Any, Sequence
 import _pytest.config as _pytest_config  # the private hook point; guarded by ConfigTemplate.build
 import pytest
 
+from testhelix.prism.coverage_run import run_under_coverage
 from testhelix.prism.outcome import PYTEST_ARGS
 
 PROG = "pytest.main()"  # what pytest.main passes to get_config
 
 
 def warm_up(work: Path) -> None:
-    suite = Path(tempfile.mkdtemp(dir=work))
-    (suite / "test_warm.py").write_text("def test_pass():\n    assert [1] == [1]\n\n"
-                                        "def test_fail():\n    assert {'a': 1} == {'a': 2}\n")
-    pytest.main([*PYTEST_ARGS, str(suite)])
+    workspace = Path(tempfile.mkdtemp(dir=work))
+    (workspace / "suite").mkdir()
+    (workspace / "suite" / "test_warm.py").write_text("def test_pass():\n    assert [1] == [1]\n\n"
+                                                      "def test_fail():\n    assert {'a': 1} == {'a': 2}\n")
+    pytest.main([*PYTEST_ARGS, str(workspace / "suite")])
+    cwd = os.getcwd()
+    try:  # and once under coverage.py, which imports more on its first measurement
+        os.chdir(workspace)
+        run_under_coverage([*PYTEST_ARGS, "suite"], "suite")
+    finally:
+        os.chdir(cwd)
 
 
 class ConfigTemplate:
