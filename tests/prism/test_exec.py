@@ -167,3 +167,21 @@ def test_memory_cache_strips_cached_flag():
     c = MemoryOutcomeCache()
     c.put("k", Outcome("pass", None, 1, 0.1, "", cached=True))
     assert c.get("k").cached is False
+
+
+def test_coverage_runs_are_their_own_executions(executor, tmp_path):
+    from testhelix.prism.coverage_run import BEGIN, END
+
+    suite = _suite(tmp_path, "cov", {
+        "test_a.py": "from clampy import clamp\ndef test_a():\n    assert clamp(9, 0, 5) == 5\n",
+        "run_tests.sh": "echo an own script is not what coverage measures; exit 3\n"})
+    program = TASK / "solution" / "program"
+    ran = executor.executions
+    plain = executor.run(suite, program, LIMITS)
+    measured = executor.run(suite, program, LIMITS, coverage=True)
+    assert executor.executions == ran + 2 and not measured.cached
+    assert plain.status == "error" and BEGIN not in plain.output  # the suite's own script ran
+    assert measured.status == "pass", measured.output[-800:]
+    report = json.loads(measured.output[measured.output.rindex(BEGIN) + len(BEGIN):measured.output.rindex(END)])
+    assert set(report["files"]) == {"clampy/__init__.py"}  # the program only, never the suite
+    assert executor.run(suite, program, LIMITS, coverage=True).cached
