@@ -11,8 +11,8 @@ Two implementations of the small `Sandbox` protocol:
   Python installation, a few /dev nodes, a private /proc and /tmp) and chroots there, so task
   folders, other workspaces and the cached trees are not reachable by any path. The test process
   then drops to an unprivileged per-server uid (so RLIMIT_NPROC applies and it cannot mount, chroot
-  back out, or signal the harness), sets no_new_privs and its rlimits. When PID 1 exits the kernel kills everything left in the namespace,
-  including children that escaped into new sessions.
+  back out, or signal the harness), sets no_new_privs and its rlimits. When PID 1 exits the kernel
+  kills everything left in the namespace, including children that escaped into new sessions.
 - `PlainSandbox`, the documented WEAKER fallback where namespaces are unavailable: a fresh
   workspace, a new session killed as a group, rlimits, the scrubbed environment, and network calls
   refused by an audit hook (Python-level only: native code can still open sockets). The host file
