@@ -1,10 +1,12 @@
-"""`testhelix report RUN_DIR [--json] [--curves OUT.png]`: TestPrism metrics of a run.
+"""`testhelix report RUN_DIR [--json] [--curves OUT.png] [--pack PACK]`: TestPrism metrics of a run.
 
 Reads the run's store (task_outcomes and task_results, grouped by run_label), recomputes every
 metric from the recorded outcomes with testhelix.prism.metrics, and prints one Markdown table row
 per run_label. Run labels that end in /A ... /E under a shared prefix (one model, five
 configurations) also get the paired differences A→B, B→C, C→D and C→E. The report is written to
 RUN_DIR/report.md, and the panel-size curves to RUN_DIR/panel_curves.png (and to --curves).
+With --pack, the panels of the run's tasks are read from the pack and their AST-feature Jaccard
+diversity is reported too (the store keeps outcomes, not programs).
 """
 
 from __future__ import annotations
@@ -173,6 +175,18 @@ def _pct_missing(v: float | None, missing: int) -> str:
     return _pct(v) + (f" ({missing} missing)" if missing else "")
 
 
+def panel_diversity(pack: Path, task_ids: set[str]) -> dict[str, Any]:
+    """Mean pairwise AST-feature Jaccard distance of each run task's panel (reference + candidates)."""
+    from testhelix.prism.task import load_pack
+
+    per_task = {t.id: round(P.panel_diversity(P.program_features(c.artifact for c in t.candidates)), 4)
+                for t in load_pack(pack) if t.id in task_ids}
+    values = list(per_task.values())
+    return {"pack": str(pack), "n": len(values), "not_in_pack": len(task_ids - per_task.keys()),
+            "mean": round(fmean(values), 4) if values else None, "min": min(values, default=None),
+            "max": max(values, default=None), "per_task": per_task}
+
+
 def render_markdown(data: dict[str, Any]) -> str:
     lines = ["# TestPrism report", "",
              "| run | N | Reference Acceptance | Valid Acceptance | Invalid Rejection | H | Joint Success "
@@ -190,6 +204,13 @@ def render_markdown(data: dict[str, Any]) -> str:
     if any(r["run_label"].startswith("sim:") for r in data["runs"]):
         lines += ["Runs labelled `sim:*` used simulated models: deterministic test doubles, not real models. "
                   "Their numbers measure the simulation and the harness, not any model's ability.", ""]
+    div = data.get("panel_diversity")
+    if div:
+        summary = ("no task of the run is in the pack" if div["mean"] is None else
+                   f"mean {div['mean']:.3f} (min {div['min']:.3f}, max {div['max']:.3f}) over {div['n']} tasks")
+        lines += ["## Panel diversity", "", f"Mean pairwise AST-feature Jaccard distance of each task's panel "
+                  f"(reference and candidates) in `{div['pack']}`: {summary}"
+                  + (f"; {div['not_in_pack']} run tasks are not in that pack." if div["not_in_pack"] else "."), ""]
     if data["paired"]:
         lines += ["## Paired differences (to − from, percentage points)", "",
                   "| model | step | metric | tasks | from | to | Δ | better | worse | sign-test p |",
@@ -216,15 +237,21 @@ def render_markdown(data: dict[str, Any]) -> str:
 @json_option
 @click.option("--curves", "curves_png", type=click.Path(path_type=Path, dir_okay=False),
               help="Also draw the panel-size curves (expected joint score vs panel size) to this PNG.")
-def command(run_dir: Path, as_json: bool, curves_png: Path | None) -> None:
+@click.option("--pack", type=click.Path(path_type=Path, file_okay=False),
+              help="Task pack of the run: adds the AST-feature diversity of the tasks' panels.")
+def command(run_dir: Path, as_json: bool, curves_png: Path | None, pack: Path | None) -> None:
     """Print TestPrism metrics per run label of RUN_DIR and write RUN_DIR/report.md."""
     store = RunStore(run_dir, read_only=True)
     try:
         data = collect(store)
+        sql = "SELECT task_id FROM task_results UNION SELECT task_id FROM task_outcomes"
+        run_tasks = {row[0] for row in store.query(sql)[1]}
     finally:
         store.close()
     if not data["runs"]:
         raise UserError(f"{run_dir}: the run store has no evaluated tasks (task_results / task_outcomes are empty)")
+    if pack is not None:
+        data["panel_diversity"] = panel_diversity(pack, run_tasks)
     text = render_markdown(data)
     (Path(run_dir) / "report.md").write_text(text + "\n", encoding="utf-8")
     data["report"] = str(Path(run_dir) / "report.md")

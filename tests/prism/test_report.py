@@ -137,3 +137,28 @@ def test_markdown_marks_undefined_values():
                       "tokens": None, "calls": None}], "paired": [], "correlations": []}
     text = render_markdown(data)
     assert "| x | 1 | 0.00% | — | — | — | 0.00% | — (1 missing) | — (1 missing) | — | — |" in text
+
+
+def test_panel_diversity_from_the_pack(tmp_path, capsys):
+    from pathlib import Path
+
+    from testhelix.prism import panel as P
+    from testhelix.prism.task import load_task
+
+    pack = Path(__file__).resolve().parents[1] / "fixtures" / "tasks" / "pack"
+    store = RunStore(tmp_path)
+    record(store, "sim:m/A", "fx-clamp-m01", PERFECT)
+    record(store, "sim:m/A", "not-in-the-pack", PERFECT)
+    store.close()
+    with pytest.raises(SystemExit) as exit_info:
+        main(["report", str(tmp_path), "--pack", str(pack), "--json"])
+    assert exit_info.value.code == 0
+    div = json.loads(capsys.readouterr().out)["panel_diversity"]
+    task = load_task(pack / "fx-clamp-m01")
+    expected = P.panel_diversity(P.program_features(c.artifact for c in task.candidates))
+    assert (div["n"], div["not_in_pack"]) == (1, 1) and 0 < div["mean"] <= 1
+    assert div["per_task"] == {"fx-clamp-m01": round(expected, 4)} and len(task.candidates) >= 3
+    assert "## Panel diversity" in (tmp_path / "report.md").read_text()
+    with pytest.raises(SystemExit) as exit_info:
+        main(["report", str(tmp_path), "--pack", str(tmp_path / "nope")])
+    assert exit_info.value.code == 2 and "does not exist" in capsys.readouterr().err
