@@ -9,8 +9,8 @@ suites are the task's trusted tests (and, for the fixture pack, its fixture suit
 until there are --min-executions of them; a small pack is repeated in variants with distinct
 digests, so nothing is served from the cache in pass 2. Uses the bundled pack tasks/katas when it
 is there, else the fixture pack. Both the naive baseline and the executor run pytest with the
-same arguments (PYTEST_ARGS). Prints the three times, the two ratios, and ends with
-`executor_speedup=X cache_speedup=Y`.
+same arguments (pytest_args), with the panel evaluation's traceback style. Prints the three
+times, the two ratios, and ends with `executor_speedup=X cache_speedup=Y`.
 
     /work/venv/bin/python bench/harness.py [--pack DIR] [--min-executions 200] [--workers N]
 """
@@ -30,7 +30,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from testhelix.prism.executor import ForkServerExecutor  # noqa: E402
-from testhelix.prism.outcome import PYTEST_ARGS, Limits  # noqa: E402
+from testhelix.prism.evaluation import PANEL_TRACEBACK  # noqa: E402
+from testhelix.prism.outcome import Limits, pytest_args  # noqa: E402
 from testhelix.prism.task import load_pack, panel_programs  # noqa: E402
 
 
@@ -82,7 +83,7 @@ def naive(jobs: list[tuple[Path, Path]], limits: Limits) -> tuple[float, list[st
             shutil.copytree(suite, Path(ws) / "suite")
             env = {**os.environ, "PYTHONPATH": ws, "PYTHONDONTWRITEBYTECODE": "1"}
             try:
-                rc = subprocess.run([sys.executable, "-m", "pytest", *PYTEST_ARGS, "suite"],
+                rc = subprocess.run([sys.executable, "-m", "pytest", *pytest_args(limits), "suite"],
                                     cwd=ws, env=env, capture_output=True, timeout=limits.wall_s).returncode
             except subprocess.TimeoutExpired:
                 rc = -1
@@ -100,7 +101,7 @@ def main() -> None:
     if pack is None:
         katas = ROOT / "tasks" / "katas"
         pack = katas if any(katas.glob("*/task.toml")) else ROOT / "tests" / "fixtures" / "tasks" / "pack"
-    limits = Limits(wall_s=60, cpu_s=60)
+    limits = Limits(wall_s=60, cpu_s=60, traceback=PANEL_TRACEBACK)  # as the panel evaluation runs them
     with tempfile.TemporaryDirectory(prefix="prism-bench-") as tmp:
         jobs = build_jobs(pack, Path(tmp), args.min_executions)
         print(f"pack {pack} — {len(jobs)} executions")

@@ -116,6 +116,7 @@ def _inspect(task_dir: Path) -> TaskInfo:
 def _run_with_executor(jobs: list[Job], workers: int) -> dict[str, SuiteRun]:
     """The harness executor (fast path). Only pass/fail/error and the reason come back."""
     from testhelix.prism.executor import default_executor
+    from testhelix.prism.evaluation import PANEL_TRACEBACK
     from testhelix.prism.outcome import Limits
 
     executor = default_executor(workers=workers)
@@ -123,7 +124,8 @@ def _run_with_executor(jobs: list[Job], workers: int) -> dict[str, SuiteRun]:
         runs: dict[str, SuiteRun] = {}
         for timeout in sorted({j.timeout for j in jobs}):
             batch = [j for j in jobs if j.timeout == timeout]
-            outcomes = executor.run_many([(j.suite, j.program) for j in batch], Limits(wall_s=timeout))
+            limits = Limits(wall_s=timeout, traceback=PANEL_TRACEBACK)
+            outcomes = executor.run_many([(j.suite, j.program) for j in batch], limits)
             for job, outcome in zip(batch, outcomes):
                 runs[job.key] = SuiteRun(outcome.status, outcome.reason, {}, outcome.duration_s)
         return runs

@@ -60,10 +60,10 @@ def run_under_coverage(args: Sequence[str], suite_subdir: str, plugins: Sequence
 
 
 def main() -> None:
-    from testhelix.prism.outcome import PYTEST_ARGS
+    from testhelix.prism.outcome import Limits, pytest_args
 
     suite_subdir = sys.argv[1] if len(sys.argv) > 1 else "suite"
-    sys.exit(run_under_coverage([*PYTEST_ARGS, suite_subdir], suite_subdir))
+    sys.exit(run_under_coverage([*pytest_args(Limits()), suite_subdir], suite_subdir))
 
 
 if __name__ == "__main__":

@@ -15,11 +15,12 @@ from testhelix.prism.outcome import Limits, Outcome
 from testhelix.prism.task import Task, panel_programs
 
 MAX_TEST_WALL_S = 180.0  # DESIGN §4: test execution limit min(180 s, the task's test timeout)
+PANEL_TRACEBACK = "line"  # panel outputs are kept but read by no agent: the cheap traceback style
 
 
 def task_limits(task: Task) -> Limits:
     wall = min(MAX_TEST_WALL_S, task.verifier_timeout_s)
-    return Limits(wall_s=wall, cpu_s=max(1, math.ceil(wall)))
+    return Limits(wall_s=wall, cpu_s=max(1, math.ceil(wall)), traceback=PANEL_TRACEBACK)
 
 
 def _score(task: Task, programs: list, outcomes: list[Outcome]) -> dict:

@@ -43,7 +43,7 @@ from typing import Callable
 import pytest
 
 from testhelix.prism.coverage_run import run_under_coverage
-from testhelix.prism.outcome import PYTEST_ARGS, Limits
+from testhelix.prism.outcome import Limits, pytest_args
 from testhelix.prism.precompile import asks_for_pass_hook, is_rewritten_pyc, precompile_tree
 from testhelix.prism.pytest_report import PrismReport
 from testhelix.prism.pytest_warm import ConfigTemplate, warm_up
@@ -132,7 +132,7 @@ def _pytest_in_process(job: _Job, cwd: str, rep_w: int) -> int:
     sys.dont_write_bytecode = True
     sys.argv = ["pytest"]
     random.seed()  # a fresh interpreter would not share the server's random state
-    args = [*PYTEST_ARGS, SUITE_SUBDIR]
+    args = [*pytest_args(job.limits), SUITE_SUBDIR]
     job.template.install(args)
     try:
         if job.entry == "coverage":

@@ -28,11 +28,9 @@ Status = Literal["pass", "fail", "error"]
 RUNNER_VERSION = "prism-3"
 
 # How the harness invokes pytest on a suite (in the fork server's child, and in bench/harness.py's
-# naive baseline so that both run the same thing). Native tracebacks: the outcome does not depend on
-# the traceback style, and pytest's long style re-parses every source file of every failing frame
-# (about 15 ms of a failing run); the native one still shows each frame's line and the rewritten
-# assertion message, in fewer characters of an agent's bounded tool output.
-PYTEST_ARGS = ("-q", "-p", "no:cacheprovider", "--tb=native")
+# naive baseline so that both run the same thing); see pytest_args.
+PYTEST_ARGS = ("-q", "-p", "no:cacheprovider")
+TRACEBACK_STYLES = ("auto", "long", "short", "line", "native", "no")
 
 
 @dataclass(frozen=True)
@@ -46,9 +44,21 @@ class Limits:
     nofile: int = 256
     nproc: int = 64
     output_bytes: int = 65536  # stdout+stderr kept (tail), beyond that truncated
+    # pytest's --tb style. "auto" (pytest's default) where an agent or a reviewer reads the output;
+    # the panel evaluation, whose outputs nobody reads, uses "line": one location and message per
+    # failure instead of source excerpts whose rendering costs ~3 ms per failing test.
+    traceback: str = "auto"
+
+    def __post_init__(self) -> None:
+        if self.traceback not in TRACEBACK_STYLES:
+            raise ValueError(f"Limits.traceback: {self.traceback!r} is not one of {', '.join(TRACEBACK_STYLES)}")
 
     def as_dict(self) -> dict:
         return asdict(self)
+
+
+def pytest_args(limits: Limits) -> list[str]:
+    return [*PYTEST_ARGS, f"--tb={limits.traceback}"]
 
 
 @dataclass(frozen=True)

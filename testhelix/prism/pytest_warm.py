@@ -37,7 +37,8 @@ def warm_up(work: Path) -> None:
     (workspace / "suite").mkdir()
     (workspace / "suite" / "test_warm.py").write_text("def test_pass():\n    assert [1] == [1]\n\n"
                                                       "def test_fail():\n    assert {'a': 1} == {'a': 2}\n")
-    pytest.main([*PYTEST_ARGS, str(workspace / "suite")])
+    for style in ("auto", "line"):  # the two traceback styles the harness uses render differently
+        pytest.main([*PYTEST_ARGS, f"--tb={style}", str(workspace / "suite")])
     cwd = os.getcwd()
     try:  # and once under coverage.py, which imports more on its first measurement
         os.chdir(workspace)

@@ -185,3 +185,18 @@ def test_coverage_runs_are_their_own_executions(executor, tmp_path):
     report = json.loads(measured.output[measured.output.rindex(BEGIN) + len(BEGIN):measured.output.rindex(END)])
     assert set(report["files"]) == {"clampy/__init__.py"}  # the program only, never the suite
     assert executor.run(suite, program, LIMITS, coverage=True).cached
+
+
+def test_traceback_style_is_part_of_the_limits(executor, tmp_path):
+    from dataclasses import replace
+
+    test = "from clampy import clamp\ndef test_a():\n    assert clamp(9, 0, 5) == 4\n"
+    suite = _suite(tmp_path, "tb", {"test_a.py": test})
+    program = TASK / "solution" / "program"
+    full = executor.run(suite, program, LIMITS)
+    brief = executor.run(suite, program, replace(LIMITS, traceback="line"))
+    assert not brief.cached and full.status == brief.status == "fail"
+    assert ">       assert clamp(9, 0, 5) == 4" in full.output  # pytest's default: the source excerpt
+    assert "test_a.py:3: assert 5 == 4" in brief.output and ">       assert" not in brief.output
+    with pytest.raises(ValueError, match="Limits.traceback"):
+        Limits(traceback="fancy")

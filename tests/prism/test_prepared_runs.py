@@ -13,7 +13,7 @@ import pytest
 from _pytest.assertion.rewrite import rewrite_asserts
 
 from testhelix.prism.executor import ForkServerExecutor
-from testhelix.prism.outcome import PYTEST_ARGS, Limits
+from testhelix.prism.outcome import PYTEST_ARGS, Limits, pytest_args
 from testhelix.prism.precompile import REWRITTEN_SUFFIX, asks_for_pass_hook, precompile_tree
 from testhelix.prism.pytest_warm import PROG, ConfigTemplate
 from testhelix.prism.sandbox import OVERLAY_ENV, namespaces_available
@@ -136,7 +136,7 @@ def test_the_suite_sees_its_own_invocation_and_can_run_pytest_again(executor, tm
         "test_inv.py": "import os\nfrom pathlib import Path\n\n"
                        "def test_invocation(request):\n"
                        "    params = request.config.invocation_params\n"
-                       f"    assert params.args == {(*PYTEST_ARGS, 'suite')!r}\n"
+                       f"    assert params.args == {(*pytest_args(LIMITS), 'suite')!r}\n"
                        "    assert params.dir == Path.cwd()\n\n"
                        "def test_inner_run(pytester):\n"
                        "    pytester.makepyfile('def test_x():\\n    assert 1\\n')\n"
