@@ -12,7 +12,7 @@ is there, else the fixture pack. Both the naive baseline and the executor run py
 same arguments (pytest_args), with the panel evaluation's traceback style. Prints the three
 times, the two ratios, and ends with `executor_speedup=X cache_speedup=Y`.
 
-    /work/venv/bin/python bench/harness.py [--pack DIR] [--min-executions 200] [--workers N]
+    python bench/harness.py [--pack DIR] [--min-executions 200] [--workers N] [--fresh-programs]
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from testhelix.prism.executor import ForkServerExecutor  # noqa: E402
+from testhelix.digest import tree_sha256  # noqa: E402
 from testhelix.prism.evaluation import PANEL_TRACEBACK  # noqa: E402
 from testhelix.prism.outcome import Limits, pytest_args  # noqa: E402
 from testhelix.prism.task import load_pack, panel_programs  # noqa: E402
@@ -49,13 +50,19 @@ def _suite_sources(task) -> list[dict[str, str]]:
     return out
 
 
-def build_jobs(pack: Path, work: Path, minimum: int) -> list[tuple[Path, Path]]:
+def build_jobs(pack: Path, work: Path, minimum: int, fresh_programs: bool = False) -> list[tuple[Path, Path]]:
     """Panel executions of the first tasks of the pack (by id) until there are `minimum` of them;
-    a pack too small for that is repeated with suite variants (distinct digests)."""
-    tasks, chosen, count = load_pack(pack), [], 0
+    a pack too small for that is repeated with suite variants (distinct digests). With
+    `fresh_programs`, a task is skipped when one of its programs was already taken (tasks of one
+    kata share most of their panel), so that no program is ever run twice."""
+    tasks, chosen, count, seen = load_pack(pack), [], 0, set()
     for task in tasks:
         if count >= minimum:
             break
+        digests = {tree_sha256(tree) for *_, tree in panel_programs(task)}
+        if fresh_programs and digests & seen:
+            continue
+        seen |= digests
         chosen.append(task)
         count += len(_suite_sources(task)) * len(panel_programs(task))
     if count == 0:
@@ -96,6 +103,8 @@ def main() -> None:
     ap.add_argument("--pack", type=Path)
     ap.add_argument("--min-executions", type=int, default=200)
     ap.add_argument("--workers", type=int, default=None)
+    ap.add_argument("--fresh-programs", action="store_true",
+                    help="never run a program twice (no reuse of compiled programs across executions)")
     args = ap.parse_args()
     pack = args.pack
     if pack is None:
@@ -103,7 +112,7 @@ def main() -> None:
         pack = katas if any(katas.glob("*/task.toml")) else ROOT / "tests" / "fixtures" / "tasks" / "pack"
     limits = Limits(wall_s=60, cpu_s=60, traceback=PANEL_TRACEBACK)  # as the panel evaluation runs them
     with tempfile.TemporaryDirectory(prefix="prism-bench-") as tmp:
-        jobs = build_jobs(pack, Path(tmp), args.min_executions)
+        jobs = build_jobs(pack, Path(tmp), args.min_executions, args.fresh_programs)
         print(f"pack {pack} — {len(jobs)} executions")
         t_naive, naive_status = naive(jobs, limits)
         print(f"naive sequential pytest subprocesses: {t_naive:8.2f} s")
