@@ -68,11 +68,21 @@ def test_pass_hook_ini_is_detected(tmp_path):
     assert not asks_for_pass_hook(plain) and asks_for_pass_hook(plain, hooked)
 
 
+def _overlay_available(tmp: Path) -> bool:
+    """Probe overlayfs the way a fork server does, in a throwaway private mount namespace."""
+    probe = (f"from pathlib import Path; from testhelix.prism.overlay import overlay_supported; "
+             f"raise SystemExit(0 if overlay_supported(Path({str(tmp)!r})) else 1)")
+    cmd = ["unshare", "--mount", "--propagation", "private", sys.executable, "-c", probe]
+    return subprocess.run(cmd, capture_output=True).returncode == 0
+
+
 @pytest.fixture(scope="module", params=["overlay", "linked"])
-def executor(request):
+def executor(request, tmp_path_factory):
     """Both ways the namespaced sandbox makes a workspace (the plain fallback always copies)."""
     if not namespaces_available():
         pytest.skip("needs root and unshare (namespaced sandbox)")
+    if request.param == "overlay" and not _overlay_available(tmp_path_factory.mktemp("probe")):
+        pytest.skip("this kernel cannot mount overlayfs here (workspaces are hard-linked instead)")
     mp = pytest.MonkeyPatch()
     mp.setenv(OVERLAY_ENV, "1" if request.param == "overlay" else "0")
     with ForkServerExecutor(workers=1, sandbox="namespaced") as ex:
