@@ -62,6 +62,12 @@ def test_unparsable_sources_are_left_to_the_run(tmp_path):
     assert precompile_tree(tree) == 1  # only ok.py
 
 
+def test_large_trees_are_left_to_compile_what_they_import(tmp_path):
+    tree = _tree(tmp_path / "big", {f"pkg/m{i}.py": f"X = {i}\n" for i in range(5)})
+    assert precompile_tree(tree, max_modules=4) == 0 and not list(tree.rglob("*.pyc"))
+    assert precompile_tree(tree, max_modules=5) == 5
+
+
 def test_pass_hook_ini_is_detected(tmp_path):
     plain = _tree(tmp_path / "a", {"pytest.ini": "[pytest]\naddopts = -q\n"})
     hooked = _tree(tmp_path / "b", {"tox.ini": "[pytest]\nenable_assertion_pass_hook = true\n"})
