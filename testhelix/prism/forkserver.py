@@ -37,6 +37,7 @@ import tempfile
 import time
 import traceback
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Callable
 
@@ -293,9 +294,8 @@ class Server:
         self.count += 1
         cached_program = self.trees.get(program, job["program_digest"])
         cached_suite = self.trees.get(suite, job["suite_digest"])
-        hide = is_rewritten_pyc if asks_for_pass_hook(cached_program, cached_suite) else _hide_nothing
-        packages = program_packages(cached_program)
-        shadowed = tuple(name for name in sys.modules if name.split(".", 1)[0] in packages)
+        hide = is_rewritten_pyc if _asks_for_pass_hook(cached_program) or _asks_for_pass_hook(cached_suite) else None
+        shadowed = _shadowed_by(cached_program, len(sys.modules))
         workspace: Path | Layers
         if self.sandbox.builds_workspace:
             workspace = self.ws_root / f"{self.server_dir.name}-{self.count}"
@@ -304,24 +304,40 @@ class Server:
         try:
             if isinstance(workspace, Path):
                 owner = self.uid if self.sandbox.drops_privileges else None
-                build_workspace(workspace, cached_program, cached_suite, self.sandbox.links_programs, owner, hide)
+                build_workspace(workspace, cached_program, cached_suite, self.sandbox.links_programs, owner,
+                                hide or _hide_nothing)
             raw = _execute(_Job(self.sandbox, workspace, entry, shadowed, limits, self.uid, self.template))
         finally:
             if isinstance(workspace, Path):
                 remove_workspace(workspace)
         return {**raw, "entry": "script" if entry == "script" else "pytest"}  # how to classify it
 
-
-    def _layers(self, program: Path, suite: Path, hide: Callable[[str], bool]) -> Layers:
+    def _layers(self, program: Path, suite: Path, hide: Callable[[str], bool] | None) -> Layers:
         (program_folders, program_files), (suite_folders, suite_files) = map(self.trees.listing, (program, suite))
-        hidden = [rel for rel in program_files if hide(os.path.basename(rel))
-                  and not rel.startswith(SUITE_SUBDIR + "/")]  # the suite's own overlay covers those
-        hidden += [f"{SUITE_SUBDIR}/{rel}" for rel in suite_files if hide(os.path.basename(rel))]
+        hidden: list[str] = []
+        if hide is not None:
+            hidden = [rel for rel in program_files if hide(os.path.basename(rel))
+                      and not rel.startswith(SUITE_SUBDIR + "/")]  # the suite's own overlay covers those
+            hidden += [f"{SUITE_SUBDIR}/{rel}" for rel in suite_files if hide(os.path.basename(rel))]
         return Layers(program, suite, program_folders, suite_folders, self.uid, tuple(hidden))
 
 
 def _hide_nothing(name: str) -> bool:
     return False
+
+
+# Facts about a cached tree, read once: cached trees are content-addressed and read-only.
+@lru_cache(maxsize=4096)
+def _asks_for_pass_hook(tree: Path) -> bool:
+    return asks_for_pass_hook(tree)
+
+
+@lru_cache(maxsize=4096)
+def _shadowed_by(program: Path, n_modules: int) -> tuple[str, ...]:
+    """Server modules named like the program's top-level packages (keyed on the module count too,
+    so a module the server imports later is not missed)."""
+    packages = program_packages(program)
+    return tuple(name for name in sys.modules if name.split(".", 1)[0] in packages)
 
 
 def main(argv: list[str] | None = None) -> None:
