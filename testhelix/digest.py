@@ -11,6 +11,8 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
+from testhelix.errors import UserError
+
 _IGNORED_DIRS = {"__pycache__", ".pytest_cache", ".mypy_cache", ".hypothesis"}
 
 
@@ -24,11 +26,24 @@ def file_sha256(path: Path) -> str:
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
+class NonUtf8Name(UserError):
+    """A file name that is not valid UTF-8 (digests, caches and the sandbox need text names)."""
+
+
+def check_name(path: Path) -> None:
+    try:
+        str(path).encode("utf-8")
+    except UnicodeEncodeError:
+        shown = str(path).encode("utf-8", "backslashreplace").decode("ascii", "backslashreplace")
+        raise NonUtf8Name(f"{shown}: file name is not valid UTF-8 (rename the file)") from None
+
+
 def tree_files(root: Path) -> list[Path]:
-    """Relative paths of the files a tree digest covers, sorted."""
+    """Relative paths of the files a tree digest covers, sorted. Raises `NonUtf8Name`."""
     root = Path(root)
     out = []
     for p in root.rglob("*"):
+        check_name(p)
         if p.is_file() and not p.is_symlink():
             rel = p.relative_to(root)
             if not _ignored(rel):

@@ -150,6 +150,13 @@ class ToolBox:
     def write_file(self, path: str, content: Any) -> str:
         if not isinstance(content, str):
             raise ToolError("write_file: content must be a string")
+        if isinstance(path, str) and not path.isascii():
+            try:
+                path.encode("utf-8")  # a lone surrogate makes a name no digest or sandbox can carry
+            except UnicodeEncodeError:
+                reason = f"{path.encode('utf-8', 'backslashreplace').decode()!r} is not a valid UTF-8 file name"
+                self.refusals.append({"tool": "write_file", "path": path, "reason": reason})
+                return f"refused: {reason}"
         try:
             target = self._resolve(path)
         except ToolError as err:

@@ -308,6 +308,8 @@ class CoverageMeter:
         if suite_dir is None:
             return MISSING
         if task.id not in self._targets:
-            self._targets[task.id] = task_targets(self.executor, task.initial_dir, task.reference_dir,
-                                                  task.trusted_tests_dir)
+            # The hidden tests are trusted: they run on their own pool, never beside untrusted suites.
+            trusted = getattr(self.executor, "trusted", None)
+            self._targets[task.id] = task_targets(trusted() if trusted else self.executor, task.initial_dir,
+                                                  task.reference_dir, task.trusted_tests_dir)
         return suite_coverage(self.executor, self._targets[task.id], suite_dir, task.initial_dir, task.reference_dir)

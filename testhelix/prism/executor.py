@@ -1,14 +1,21 @@
 """Run submitted suites on programs: a pool of sandboxed fork servers behind an outcome cache.
 
 `default_executor()` gives a `ForkServerExecutor`: `workers` fork servers (default: one per core),
-each a long-lived Python process that has imported pytest once and forks one isolated child per
+each a supervisor with a clean zygote that has imported pytest once and forks one isolated job per
 execution (see forkserver.py and sandbox.py). `run_many` runs independent executions in parallel,
 one host thread per server; identical (suite, program, limits) jobs run once, and outcomes are
 cached in memory and, when given, in a persistent `OutcomeCache`.
+
+What a server is told about a job: two digests, the limits and the entry kind. The executor copies
+each tree into the staging folder under its digest (read-only) and compiles it in a short-lived
+helper process first (precompile.py), so no host path, task or candidate id or label reaches any
+process near untrusted code. Trusted suites (a task's hidden tests, measured for coverage targets)
+run on a separate pool with its own staging folder: `trusted()`.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import queue
@@ -29,7 +36,8 @@ from testhelix.errors import UserError
 from testhelix.prism.cache import MemoryOutcomeCache, OutcomeCache, cache_key, cacheable
 from testhelix.prism.outcome import RUNNER_VERSION, Limits, Outcome, RawRun, classify
 from testhelix.prism.sandbox import OVERLAY_ENV, Sandbox, detect_sandbox, sandbox_env
-from testhelix.prism.workspace import force_rmtree
+from testhelix.prism.precompile import compile_in_helper
+from testhelix.prism.workspace import ENTRY_SCRIPT, TreeCache, force_rmtree
 
 __all__ = ["Executor", "ForkServerExecutor", "Limits", "Outcome", "OutcomeCache", "default_executor"]
 
@@ -47,8 +55,52 @@ class Executor(Protocol):
 
 
 def _digest(path: Path) -> str:
-    # A missing folder still needs a key; its outcome ("missing suite") is decided by the server.
+    # A missing folder still needs a key; its outcome ("missing suite") is decided here, not run.
     return tree_sha256(path) if Path(path).is_dir() else "missing:" + str(path)
+
+
+def _entry(suite: Path, coverage: bool) -> tuple[str, str | None]:
+    """(entry kind, pre-run error) of a suite folder: the seed's "missing entry script" cases."""
+    if not suite.is_dir():
+        return "pytest", "missing entry: no suite submitted"
+    script = suite / ENTRY_SCRIPT
+    if coverage:
+        return "coverage", None  # coverage always measures pytest in-process; an own script is not run
+    if not os.path.lexists(script):
+        return "pytest", None
+    if not script.is_file() or script.is_symlink() or script.stat().st_size == 0:
+        return "script", "missing entry script (run_tests.sh is not a non-empty regular file)"
+    return "script", None
+
+
+_KEEP_PROBE = """
+import json, os, sys
+def pytest_collection(session):
+    with open(os.environ["PRISM_KEEP_OUT"], "w") as f:
+        json.dump(sorted({m.split(".", 1)[0] for m in sys.modules}), f)
+"""
+
+
+@functools.lru_cache(maxsize=1)
+def fresh_pytest_modules() -> tuple[str, ...]:
+    """Top-level modules a fresh `pytest` process has imported when it starts collecting.
+
+    The zygote has imported more (its warm-up ran tests, coverage, the harness). A suite or
+    program module named like one of those extras must not meet the zygote's copy: the test
+    process forgets them, and keeps these, exactly as a plain pytest run would have them.
+    """
+    with tempfile.TemporaryDirectory(prefix="prism-keep-") as tmp:
+        (Path(tmp) / "conftest.py").write_text(_KEEP_PROBE)
+        (Path(tmp) / "test_probe.py").write_text("def test_probe():\n    pass\n")
+        out = Path(tmp) / "keep.json"
+        env = {**sandbox_env(home=tmp, tmp=tmp, pythonpath=tmp), "PRISM_KEEP_OUT": str(out)}
+        subprocess.run([sys.executable, "-s", "-m", "pytest", "-q", "-p", "no:cacheprovider", tmp], cwd=tmp,
+                       env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                       timeout=120, check=False)
+        try:
+            return tuple(json.loads(out.read_text()))
+        except (OSError, ValueError):
+            return tuple(sorted(sys.builtin_module_names))  # forget more rather than less
 
 
 class _ServerHandle:
@@ -68,9 +120,12 @@ class _ServerHandle:
         env = sandbox_env(home=str(self.dir), tmp=str(self.dir), pythonpath=package_parent)
         if OVERLAY_ENV in os.environ:
             env[OVERLAY_ENV] = os.environ[OVERLAY_ENV]
+        keep = self.staging / "keep-modules.json"
+        if not keep.exists():
+            keep.write_text(json.dumps(fresh_pytest_modules()))
         argv = [*self.sandbox.launch_prefix(), sys.executable, "-s", "-m", "testhelix.prism.forkserver",
                 "--dir", str(self.dir), "--staging", str(self.staging), "--uid", str(self.uid),
-                "--kind", self.sandbox.kind]
+                "--kind", self.sandbox.kind, "--keep-modules", str(keep)]
         self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.DEVNULL, env=env, cwd=self.dir)
         self._buf = b""
@@ -79,6 +134,7 @@ class _ServerHandle:
             detail = (hello or {}).get("error") or self._log_tail()
             self.stop()
             raise RuntimeError(f"fork server {self.index} did not start: {detail}")
+        self.cgroups = hello.get("cgroups", "none")
 
     def _log_tail(self) -> str:
         try:
@@ -136,6 +192,8 @@ class _ServerHandle:
 class ForkServerExecutor:
     def __init__(self, workers: int | None = None, cache: OutcomeCache | None = None,
                  sandbox: str | None = None, staging_parent: Path | None = None):
+        self._args = (workers, cache, sandbox, staging_parent)
+        self._trusted: ForkServerExecutor | None = None
         self.workers = max(1, workers or os.cpu_count() or 1)
         self.sandbox = detect_sandbox(sandbox)
         self.runner_version = f"{RUNNER_VERSION}/{self.sandbox.kind}"
@@ -144,6 +202,7 @@ class ForkServerExecutor:
         self.staging = Path(tempfile.mkdtemp(prefix="testhelix-prism-", dir=staging_parent))
         if self.sandbox.kind == "plain" and self.sandbox.drops_privileges:
             os.chmod(self.staging, 0o711)  # without a private mount the uid reaches its workspace by path
+        self.trees = TreeCache(self.staging, compile_trees=compile_in_helper)
         self._idle: queue.Queue[_ServerHandle] = queue.Queue()
         self._handles: list[_ServerHandle] = []
         self._start_lock = threading.Lock()
@@ -164,6 +223,19 @@ class ForkServerExecutor:
             self._handles = handles
             for h in handles:
                 self._idle.put(h)
+
+    def trusted(self) -> "ForkServerExecutor":
+        """A separate pool (own servers, own staging) for the task's hidden tests: trusted and
+        untrusted suites never share a server or a tree cache."""
+        with self._start_lock:
+            if self._trusted is None:
+                self._trusted = ForkServerExecutor(*self._args)
+            return self._trusted
+
+    @property
+    def cgroups(self) -> str:
+        """"v1", "v2" or "none": how the started servers limit a job as a whole."""
+        return getattr(self._handles[0], "cgroups", "none") if self._handles else "not started"
 
     # -- the Executor protocol -------------------------------------------------------------------------
     def run(self, suite_dir: Path, program_dir: Path, limits: Limits = Limits(), coverage: bool = False) -> Outcome:
@@ -196,6 +268,12 @@ class ForkServerExecutor:
             else:
                 todo[key] = (suite, program, sd, pd)
         if todo:
+            trees = {}
+            for suite, program, sd, pd in todo.values():
+                for digest, folder in ((sd, suite), (pd, program)):
+                    if not digest.startswith("missing:"):
+                        trees[digest] = folder
+            self.trees.ensure(trees)
             self._ensure_started()
             with ThreadPoolExecutor(min(self.workers, len(todo))) as pool:
                 fresh = pool.map(lambda kv: (kv[0], self._execute(*kv[1], limits, coverage)), todo.items())
@@ -205,6 +283,9 @@ class ForkServerExecutor:
         return [results[k[0]] for k in keyed]
 
     def close(self) -> None:
+        if self._trusted is not None:
+            self._trusted.close()
+            self._trusted = None
         for h in self._handles:
             h.stop()
         self._handles = []
@@ -236,8 +317,13 @@ class ForkServerExecutor:
             self.persistent.put(key, outcome)
 
     def _execute(self, suite: Path, program: Path, sd: str, pd: str, limits: Limits, coverage: bool) -> Outcome:
-        job = {"suite": str(suite.resolve()), "program": str(program.resolve()), "suite_digest": sd,
-               "program_digest": pd, "limits": limits.as_dict(), "coverage": coverage}
+        entry, pre_error = _entry(suite, coverage)
+        if pre_error is None and pd.startswith("missing:"):
+            pre_error = "harness fault: missing program"
+        if pre_error is not None:
+            return outcome_from_reply({"pre_error": pre_error, "entry": entry}, limits, 0.0)
+        # Digests and limits only: the server finds the trees by digest in the staging folder.
+        job = {"suite": sd, "program": pd, "limits": limits.as_dict(), "entry": entry}
         handle = self._idle.get()
         started = time.monotonic()
         try:
@@ -259,9 +345,8 @@ def _try_start(handle: _ServerHandle) -> str | None:
 def outcome_from_reply(reply: dict, limits: Limits, elapsed: float) -> Outcome:
     raw = RawRun(entry=reply.get("entry", "pytest"), exit_code=reply.get("exit_code"),
                  signal=reply.get("signal"), timed_out=bool(reply.get("timed_out")), wall_s=limits.wall_s,
-                 duration_s=float(reply.get("duration_s") or elapsed),
-                 report_lines=tuple(reply.get("report_lines") or ()), output=reply.get("output") or "",
-                 fault=reply.get("fault"), pre_error=reply.get("pre_error"))
+                 duration_s=float(reply.get("duration_s") or elapsed), output=reply.get("output") or "",
+                 fault=reply.get("fault"), pre_error=reply.get("pre_error"), resource=reply.get("resource"))
     status, reason, tests_run = classify(raw)
     return Outcome(status=status, reason=reason, tests_run=tests_run, duration_s=round(raw.duration_s, 4),
                    output=raw.output)

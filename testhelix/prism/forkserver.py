@@ -1,25 +1,33 @@
-"""The fork server: imports pytest once, then forks one sandboxed child per execution.
+"""The fork server: a supervisor, and a clean zygote from which every job is forked.
 
 Started by the executor (`python -m testhelix.prism.forkserver ...`) already inside the sandbox's
 outer isolation (for the namespaced sandbox: new network / mount / IPC / UTS namespaces), with an
 allow-listed environment, so its memory never held the host's secrets. It speaks one JSON object
 per line on stdin/stdout; every other output of its own goes to a log file.
 
-Per job, two processes under the server, which itself enforces the wall clock and reads the output
-and report pipes:
+After start-up (sandbox root, pytest imported and warmed up, see pytest_warm.py) the process forks
+once: the ZYGOTE, which from then on only forks. The supervisor does everything else.
 
-    server ──fork──► init (PID 1 of a new PID namespace)   unshares mount/IPC namespaces, mounts the
-                     │                                      workspace into the minimal root, chroots,
-                     │                                      forks the test process, reaps every
-                     │                                      orphan, reports the test's exit status
-                     └─fork──► test process   new session, stdio to the pipes, drops to the sandbox
-                                              uid, rlimits, forgets the program's modules, runs
-                                              pytest.main in-process (or execs the suite's
-                                              run_tests.sh)
+    supervisor ── socket ──► zygote ──fork──► keeper (PID 1 of a new PID namespace)
+      reads job lines                          reads its job spec from a pipe, mounts the
+      (digests + limits only),                 workspace, chroots, forks the test process,
+      lists cached trees, makes                reaps orphans, writes the test's exit status
+      the job's cgroup, watches                and full-tmpfs findings to the status pipe
+      the clock, reads output                  └─fork──► test process: new session, stdio to the
+                                                          output pipe, sandbox uid, rlimits,
+                                                          seccomp, runs pytest.main in-process
+                                                          (or execs the suite's run_tests.sh)
 
-Init exists because the first process of a PID namespace has init's duties (reaping, and its exit
-ends the namespace with every leftover process); the test itself should not carry them. With the
-plain sandbox the server forks the test process directly.
+Why a zygote: a child inherits its parent's memory. The zygote never receives a job spec, never
+reads a tree, an output, or a verdict -- per job it gets only the descriptors of four pipes -- so
+a test that scans its own memory finds pytest and its own job, never another job's files, output
+or labels. (Trees are compiled on the host side, in a helper process; see executor.py.) The job
+spec itself names trees by digest only and comes through a pipe the keeper reads after the fork.
+
+Verdict: the supervisor takes the test's exit status as the keeper observed it, its own clock, and
+the job's cgroup counters. The test process holds no descriptor of any of these channels: the
+status pipe is closed in it, and the one-byte "set-up done" pipe is closed before suite code runs.
+With the plain sandbox the keeper is an ordinary process (no PID namespace).
 """
 
 from __future__ import annotations
@@ -31,31 +39,31 @@ import os
 import random
 import select
 import signal
+import socket
 import struct
 import sys
 import tempfile
 import time
 import traceback
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 from typing import Callable
 
 import pytest
 
+from testhelix.prism.cgroup import Cgroups, JobCgroup
 from testhelix.prism.coverage_run import run_under_coverage
 from testhelix.prism.outcome import Limits, pytest_args
-from testhelix.prism.precompile import asks_for_pass_hook, is_rewritten_pyc, precompile_tree
-from testhelix.prism.pytest_report import PrismReport
-from testhelix.prism.pytest_warm import ConfigTemplate, warm_up
 from testhelix.prism.overlay import Layers
-from testhelix.prism.sandbox import PLUGIN_MODULE, Sandbox, detect_sandbox, kill_uid, remove_files_of, sandbox_env
-from testhelix.prism.syscalls import PR_SET_PDEATHSIG, prctl
-from testhelix.prism.workspace import (ENTRY_SCRIPT, HOME_SUBDIR, SUITE_SUBDIR, TreeCache, build_workspace,
-                                       program_packages, remove_workspace)
+from testhelix.prism.precompile import asks_for_pass_hook, is_rewritten_pyc
+from testhelix.prism.pytest_warm import ConfigTemplate, warm_up
+from testhelix.prism.sandbox import Sandbox, detect_sandbox, kill_uid, remove_files_of, sandbox_env
+from testhelix.prism.syscalls import MS_NODEV, MS_NOSUID, PR_SET_PDEATHSIG, mount, prctl, umount
+from testhelix.prism.workspace import (ENTRY_SCRIPT, HOME_SUBDIR, SUITE_SUBDIR, build_workspace, force_rmtree,
+                                       listing, tree_bytes, tree_module_names)
 
-REPORT_CAP = 65536  # bytes accepted on the report pipe; more means someone else wrote to it
 DRAIN_GRACE_S = 2.0
+FULL_BYTES = 64 * 1024  # a job tmpfs with less room than this ran out of space
 
 # sys.path entries a test process may keep: the Python installation, never the project checkout.
 _BASE_PATHS = [p for p in sys.path if p and (p.startswith(sys.base_prefix) or p.startswith(sys.prefix))]
@@ -63,21 +71,46 @@ _BASE_PATHS = [p for p in sys.path if p and (p.startswith(sys.base_prefix) or p.
 
 @dataclass(frozen=True)
 class _Job:
-    """One execution, as the server, init and test process see it."""
+    """One execution, as the keeper and the test process see it (no host path but cached trees')."""
 
-    sandbox: Sandbox
     workspace: Path | Layers  # a built folder, or the layers the sandbox mounts as one
     entry: str  # "pytest" (in-process), "coverage" (in-process, under coverage.py) or "script" (run_tests.sh)
-    shadowed: tuple[str, ...]  # server modules the program's own packages replace (forgotten in the child)
+    forget: tuple[str, ...]  # modules of the zygote that the job's trees would shadow
     limits: Limits
     uid: int
+    cgroup: bool
+
+    def to_spec(self) -> bytes:
+        ws = (self.workspace.__dict__ | {"program": str(self.workspace.program), "suite": str(self.workspace.suite)}
+              if isinstance(self.workspace, Layers) else str(self.workspace))
+        return json.dumps({"workspace": ws, "layers": isinstance(self.workspace, Layers), "entry": self.entry,
+                           "forget": self.forget, "limits": self.limits.as_dict(), "uid": self.uid,
+                           "cgroup": self.cgroup}).encode()
+
+    @classmethod
+    def from_spec(cls, data: bytes) -> "_Job":
+        d = json.loads(data)
+        if d["layers"]:
+            w = d["workspace"]
+            ws: Path | Layers = Layers(Path(w["program"]), Path(w["suite"]), tuple(w["program_folders"]),
+                                       tuple(w["suite_folders"]), w["owner"], tuple(w["hidden"]))
+        else:
+            ws = Path(d["workspace"])
+        return cls(ws, d["entry"], tuple(d["forget"]), Limits(**d["limits"]), d["uid"], d["cgroup"])
+
+
+@dataclass
+class _Zygote:
+    """What the zygote (and so every job) holds: nothing about any job."""
+
+    sandbox: Sandbox
     template: ConfigTemplate
 
 
 # ----------------------------------------------------------------------------- test process
-def _run_test_process(job: _Job, cwd: str, out_w: int, rep_w: int) -> None:
+def _run_test_process(z: _Zygote, job: _Job, cwd: str, out_w: int, ready_w: int) -> None:
     """Never returns."""
-    sandbox, limits = job.sandbox, job.limits
+    sandbox, limits = z.sandbox, job.limits
     code = 71
     try:
         os.setsid()
@@ -87,30 +120,28 @@ def _run_test_process(job: _Job, cwd: str, out_w: int, rep_w: int) -> None:
         os.dup2(devnull, 0)
         os.dup2(out_w, 1)
         os.dup2(out_w, 2)
-        for fd in (devnull, out_w):
-            if fd > 2:
-                os.close(fd)
-        # Nothing of the server (protocol pipes, log, cached directories) stays open.
-        os.closerange(3, rep_w)
-        os.closerange(rep_w + 1, 1 << 16)
+        os.close(devnull)
+        os.close(out_w)
+        os.closerange(3, ready_w)  # nothing of the zygote or the keeper stays open
+        os.closerange(ready_w + 1, 1 << 16)
         os.chdir(cwd)
         os.umask(0o022)
-        sandbox.confine(limits, job.uid)
+        sandbox.confine(limits, job.uid, job.cgroup)
+        signal.signal(signal.SIGXFSZ, signal.SIG_DFL)  # an exceeded file size kills: a resource error
         tmp = "/tmp" if sandbox.kind == "namespaced" else os.path.join(cwd, ".tmp")
         os.makedirs(tmp, exist_ok=True)
         env = sandbox_env(home=os.path.join(cwd, HOME_SUBDIR), tmp=tmp, pythonpath=cwd)
         if job.entry == "script":
-            for sig in (signal.SIGPIPE, signal.SIGXFSZ):  # Python ignores these; a new program should not
-                signal.signal(sig, signal.SIG_DFL)
-            os.set_inheritable(rep_w, True)
-            env.update(PRISM_REPORT_FD=str(rep_w), PYTEST_PLUGINS=PLUGIN_MODULE,
-                       PYTHONPATH=f"{cwd}:{sandbox.plugin_dir}")  # type: ignore[attr-defined]
+            signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # Python ignores it; a new program should not
+            if sandbox.plugin_dir:  # type: ignore[attr-defined]
+                env["PYTHONPATH"] = f"{cwd}:{sandbox.plugin_dir}"  # type: ignore[attr-defined]
+            _set_up_done(ready_w)
             os.execve("/bin/sh", ["sh", f"{SUITE_SUBDIR}/{ENTRY_SCRIPT}"], env)
         os.environ.clear()
         os.environ.update(env)
-        tempfile.tempdir = None  # the server's cached choice is not visible here
-        code = _pytest_in_process(job, cwd, rep_w)
-    except BaseException:  # noqa: BLE001 - report and leave; never fall back into server code
+        tempfile.tempdir = None  # the zygote's cached choice is not visible here
+        code = _pytest_in_process(z, job, cwd, ready_w)
+    except BaseException:  # noqa: BLE001 - report and leave; never fall back into zygote code
         try:
             traceback.print_exc()
         finally:
@@ -123,197 +154,190 @@ def _run_test_process(job: _Job, cwd: str, out_w: int, rep_w: int) -> None:
             os._exit(code)
 
 
-def _pytest_in_process(job: _Job, cwd: str, rep_w: int) -> int:
+def _set_up_done(ready_w: int) -> None:
+    """Tell the keeper the harness part of the test process finished; from here on suite code runs,
+    and it must not be able to say anything on this channel."""
+    os.write(ready_w, b"1")
+    os.close(ready_w)
+
+
+def _pytest_in_process(z: _Zygote, job: _Job, cwd: str, ready_w: int) -> int:
     sys.path[:] = [cwd] + [p for p in _BASE_PATHS if os.path.isdir(p)]
-    for name in job.shadowed:
-        del sys.modules[name]
+    for name in job.forget:
+        sys.modules.pop(name, None)
     # The import system's cached finders stay: they cover only the Python installation (the
-    # server's other paths are no longer on sys.path), and each one re-lists its directory when
-    # the directory's mtime changes. Clearing them cost ~1 ms per execution.
+    # zygote's other paths are no longer on sys.path), and each one re-lists its directory when
+    # the directory's mtime changes.
     sys.dont_write_bytecode = True
     sys.argv = ["pytest"]
-    random.seed()  # a fresh interpreter would not share the server's random state
+    random.seed()  # a fresh interpreter would not share the zygote's random state
     args = [*pytest_args(job.limits), SUITE_SUBDIR]
-    job.template.install(args)
+    z.template.install(args)
+    _set_up_done(ready_w)
     try:
         if job.entry == "coverage":
-            rc = run_under_coverage(args, SUITE_SUBDIR, plugins=[PrismReport(rep_w)])
+            rc = run_under_coverage(args, SUITE_SUBDIR)
         else:
-            rc = pytest.main(args, plugins=[PrismReport(rep_w)])
+            rc = pytest.main(args)
     except SystemExit as exc:  # a conftest calling sys.exit at import time
         rc = exc.code if isinstance(exc.code, int) else 1
     return int(rc)
 
 
-# ----------------------------------------------------------------------------- init (PID 1)
-def _run_init(job: _Job, out_w: int, rep_w: int, st_w: int) -> None:
-    """PID 1 of the execution's namespace. Never returns; its exit kills the whole namespace."""
+# ----------------------------------------------------------------------------- keeper (PID 1)
+def _run_keeper(z: _Zygote, spec_r: int, out_w: int, st_w: int) -> None:
+    """First process of a job. Never returns; in a PID namespace its exit ends every leftover."""
     try:
-        prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # the server died: take the namespace down
-        cwd = job.sandbox.enter_job(job.workspace, job.limits)
+        prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # the zygote died: take the job down
+        data = b""
+        while chunk := os.read(spec_r, 1 << 16):  # written once we are in the job's cgroup
+            data += chunk
+        os.close(spec_r)
+        job = _Job.from_spec(data)
+        cwd = z.sandbox.enter_job(job.workspace, job.limits)
+        ready_r, ready_w = os.pipe()
         child = os.fork()
         if child == 0:
             os.close(st_w)
-            _run_test_process(job, cwd, out_w, rep_w)
+            os.close(ready_r)
+            _run_test_process(z, job, cwd, out_w, ready_w)
         os.close(out_w)
-        os.close(rep_w)
+        os.close(ready_w)
+        os.write(st_w, struct.pack("i", child))  # plain sandbox: the test's process group
+        set_up = os.read(ready_r, 1) == b"1"
         while True:  # reap every orphan; stop when the test process is done
             pid, status = os.wait()
             if pid == child:
                 break
-        os.write(st_w, struct.pack("i", status))
+        full = _full_mounts(z.sandbox.scratch_mounts(cwd))
+        os.write(st_w, struct.pack("iii", status, int(set_up), full))
         os._exit(0)
     except BaseException:  # noqa: BLE001
         traceback.print_exc()
         os._exit(70)
 
 
-# ----------------------------------------------------------------------------- watching a job
-def _read_available(fd: int, sink: bytearray, cap: int, total: list[int]) -> bool:
-    """Read what is there; keep only the last `cap` bytes. False at end of file."""
-    try:
-        chunk = os.read(fd, 65536)
-    except BlockingIOError:
-        return True
-    if not chunk:
-        return False
-    total[0] += len(chunk)
-    sink += chunk
-    if len(sink) > cap:
-        del sink[: len(sink) - cap]
-    return True
-
-
-def _execute(job: _Job) -> dict:
-    """Fork the job, enforce its wall clock, collect its output, report and exit status."""
-    sandbox, limits = job.sandbox, job.limits
-    out_r, out_w = os.pipe()
-    rep_r, rep_w = os.pipe()
-    st_r, st_w = os.pipe()
-    sys.stdout.flush()
-    sys.stderr.flush()
-    started = time.monotonic()
-    pid = sandbox.fork_job()
-    if pid == 0:
-        for fd in (out_r, rep_r, st_r):
-            os.close(fd)
-        if sandbox.pid_namespace:
-            _run_init(job, out_w, rep_w, st_w)
-        os.close(st_w)
-        _run_test_process(job, sandbox.enter_job(job.workspace, limits), out_w, rep_w)
-    for fd in (out_w, rep_w, st_w):
-        os.close(fd)
-    pidfd = os.pidfd_open(pid)
-    out, rep = bytearray(), bytearray()
-    out_total, rep_total = [0], [0]
-    open_fds = {out_r: (out, limits.output_bytes, out_total), rep_r: (rep, REPORT_CAP, rep_total)}
-    for fd in open_fds:
-        os.set_blocking(fd, False)
-    deadline = started + limits.wall_s
-    timed_out = exited = False
-    grace_end = None
-    while open_fds or not exited:
-        now = time.monotonic()
-        end = grace_end if grace_end is not None else deadline
-        if now >= end:
-            if grace_end is not None:
-                break
-            timed_out = True
-            _kill(sandbox, pid)
-            grace_end = now + DRAIN_GRACE_S
-            continue
-        watch = list(open_fds) + ([] if exited else [pidfd])
-        ready, _, _ = select.select(watch, [], [], end - now)
-        for fd in ready:
-            if fd == pidfd:
-                exited = True
-                _kill(sandbox, pid)  # leftovers of the session (plain) / nothing to do (namespaced)
-                grace_end = min(deadline, time.monotonic() + DRAIN_GRACE_S) if not timed_out else grace_end
-            elif not _read_available(fd, *open_fds[fd]):
-                del open_fds[fd]
-    if not exited:
-        _kill(sandbox, pid)
-    _, status = os.waitpid(pid, 0)
-    if sandbox.kind == "plain" and sandbox.drops_privileges:
-        kill_uid(job.uid)  # children that escaped into sessions of their own
-        remove_files_of(job.uid)
-    duration = time.monotonic() - started
-    init_status = status
-    if sandbox.pid_namespace:
-        packed = os.read(st_r, 4)
-        status = struct.unpack("i", packed)[0] if len(packed) == 4 else None
-    for fd in (out_r, rep_r, st_r, pidfd):
-        os.close(fd)
-    exit_code = sig = None
-    if status is not None and not timed_out:
-        if os.WIFSIGNALED(status):
-            sig = os.WTERMSIG(status)
-        elif os.WIFEXITED(status):
-            exit_code = os.WEXITSTATUS(status)
-    text = out.decode("utf-8", errors="replace")
-    if out_total[0] > len(out):
-        text = f"[... {out_total[0] - len(out)} bytes of output truncated ...]\n" + text
-    lines = rep.decode("utf-8", errors="replace").splitlines()
-    if rep_total[0] > len(rep):
-        lines.append("<report pipe overflow>")
-    return {"exit_code": exit_code, "signal": sig, "timed_out": timed_out, "duration_s": duration,
-            "report_lines": [ln for ln in lines if ln.strip()], "output": text,
-            "fault": None if status is not None or timed_out else f"init process gave no status ({init_status})"}
-
-
-def _kill(sandbox: Sandbox, pid: int) -> None:
-    for target in ((pid,) if sandbox.kind == "namespaced" else (-pid, pid)):
+def _full_mounts(paths: list[str]) -> int:
+    full = 0
+    for path in paths:
         try:
-            (os.killpg if target < 0 else os.kill)(abs(target), signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
+            st = os.statvfs(path)
+        except OSError:
+            continue
+        if st.f_blocks and st.f_bavail * st.f_frsize < FULL_BYTES or st.f_files and st.f_favail == 0:
+            full += 1
+    return full
 
 
-# ----------------------------------------------------------------------------- server
+# ----------------------------------------------------------------------------- zygote
+def _zygote_loop(z: _Zygote, sock: socket.socket) -> None:
+    """Fork one keeper per request; receives four descriptors and nothing else. Never returns."""
+    while True:
+        _reap()
+        try:
+            msg, fds, _, _ = socket.recv_fds(sock, 16, 4)
+        except OSError:
+            os._exit(0)
+        if not msg or len(fds) != 3:
+            os._exit(0)
+        spec_r, out_w, st_w = fds
+        pid = z.sandbox.fork_job()
+        if pid == 0:
+            sock.close()
+            _run_keeper(z, spec_r, out_w, st_w)
+        for fd in fds:
+            os.close(fd)
+        pidfd = os.pidfd_open(pid)
+        socket.send_fds(sock, [struct.pack("i", pid)], [pidfd])
+        os.close(pidfd)
+
+
+def _reap() -> None:
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
+# ----------------------------------------------------------------------------- supervisor
 class Server:
-    def __init__(self, sandbox: Sandbox, server_dir: Path, staging: Path, uid: int, template: ConfigTemplate):
-        self.sandbox, self.server_dir, self.uid, self.template = sandbox, server_dir, uid, template
-        self.trees = TreeCache(staging, prepare=precompile_tree)
-        self.ws_root = staging / "ws"
+    def __init__(self, sandbox: Sandbox, server_dir: Path, staging: Path, uid: int, zygote: socket.socket,
+                 keep: frozenset[str], cgroups: Cgroups):
+        self.sandbox, self.server_dir, self.uid, self.zygote = sandbox, server_dir, uid, zygote
+        self.trees = staging / "trees"
+        self.keep, self.cgroups = keep, cgroups
+        self.zygote_modules = tuple(sys.modules)  # what the zygote has imported (it forked from here)
+        self.ws_root = server_dir / "ws"
         self.ws_root.mkdir(parents=True, exist_ok=True)
         self.count = 0
+        self._facts: dict[str, tuple] = {}
+
+    def _tree_facts(self, digest: str, suite_digest: str) -> tuple:
+        """(cached path, listing, module names, asks for the pass hook, bytes) of a cached tree, read once.
+
+        Module names: the top level of a program; every file and folder name of a suite (pytest puts
+        each test folder without __init__.py on sys.path)."""
+        if digest not in self._facts:
+            tree = self.trees / digest
+            if not tree.is_dir():
+                raise FileNotFoundError(f"tree {digest} is not in the cache")
+            self._facts[digest] = (tree, listing(tree), tree_module_names(tree, anywhere=digest == suite_digest),
+                                   asks_for_pass_hook(tree), tree_bytes(tree))
+        return self._facts[digest]
 
     def handle(self, job: dict) -> dict:
         limits = Limits(**job["limits"])
-        suite, program = Path(job["suite"]), Path(job["program"])
-        if not suite.is_dir():
-            return {"pre_error": "missing suite", "entry": "pytest"}
-        script = suite / ENTRY_SCRIPT
-        entry = "script" if os.path.lexists(script) else "pytest"
-        if job.get("coverage"):
-            entry = "coverage"  # coverage always measures pytest in-process; an own script is not run
-        if entry == "script" and not (script.is_file() and not script.is_symlink()):
-            return {"pre_error": "missing entry script", "entry": entry}
-        if not program.is_dir():
-            return {"pre_error": "missing program", "entry": entry}
+        entry = job["entry"]
+        program, p_listing, p_names, p_hook, p_bytes = self._tree_facts(job["program"], job["suite"])
+        suite, s_listing, s_names, s_hook, s_bytes = self._tree_facts(job["suite"], job["suite"])
+        hide = is_rewritten_pyc if p_hook or s_hook else None
+        shadow = (p_names | s_names) - self.keep
+        forget = tuple(m for m in self.zygote_modules if m.split(".", 1)[0] in shadow)
         self.count += 1
-        cached_program = self.trees.get(program, job["program_digest"])
-        cached_suite = self.trees.get(suite, job["suite_digest"])
-        hide = is_rewritten_pyc if _asks_for_pass_hook(cached_program) or _asks_for_pass_hook(cached_suite) else None
-        shadowed = _shadowed_by(cached_program, len(sys.modules))
+        name = f"j{self.count}"
+        cg = self.cgroups.create(f"{self.server_dir.name}-{os.getpid()}-{name}", limits)
         workspace: Path | Layers
         if self.sandbox.builds_workspace:
-            workspace = self.ws_root / f"{self.server_dir.name}-{self.count}"
+            workspace = self.ws_root / name
         else:
-            workspace = self._layers(cached_program, cached_suite, hide)
+            workspace = self._layers(program, suite, p_listing, s_listing, hide)
+        mounted = False
         try:
             if isinstance(workspace, Path):
+                mounted = self._workspace_tmpfs(workspace, limits, p_bytes + s_bytes)
                 owner = self.uid if self.sandbox.drops_privileges else None
-                build_workspace(workspace, cached_program, cached_suite, self.sandbox.links_programs, owner,
-                                hide or _hide_nothing)
-            raw = _execute(_Job(self.sandbox, workspace, entry, shadowed, limits, self.uid, self.template))
+                link = self.sandbox.links_programs and not mounted  # hard links cannot cross into a tmpfs
+                build_workspace(workspace, program, suite, link, owner, hide or _hide_nothing)
+            spec = _Job(workspace, entry, forget, limits, self.uid, cg is not None)
+            raw = self._execute(spec, cg)
+        except OSError as exc:
+            raw = {"fault": f"workspace: {exc}"}
         finally:
+            if cg is not None:
+                cg.kill_all()
+                cg.remove()
             if isinstance(workspace, Path):
-                remove_workspace(workspace)
+                if mounted:
+                    _try_umount(workspace)
+                force_rmtree(workspace)
         return {**raw, "entry": "script" if entry == "script" else "pytest"}  # how to classify it
 
-    def _layers(self, program: Path, suite: Path, hide: Callable[[str], bool] | None) -> Layers:
-        (program_folders, program_files), (suite_folders, suite_files) = map(self.trees.listing, (program, suite))
+    def _workspace_tmpfs(self, ws: Path, limits: Limits, tree_bytes: int) -> bool:
+        """Namespaced linked mode: the workspace is a size-capped tmpfs of its own (private to the
+        server's mount namespace), so a job never writes to the host's disk."""
+        if self.sandbox.kind != "namespaced":
+            return False
+        ws.mkdir()
+        size_mb = max(64, limits.fsize_mb * 4) + tree_bytes // (1 << 20) + 1  # the copies + what the job may write
+        mount("tmpfs", str(ws), "tmpfs", MS_NOSUID | MS_NODEV, f"mode=0755,size={size_mb}m")
+        return True
+
+    def _layers(self, program: Path, suite: Path, p_listing: tuple, s_listing: tuple,
+                hide: Callable[[str], bool] | None) -> Layers:
+        (program_folders, program_files), (suite_folders, suite_files) = p_listing, s_listing
         hidden: list[str] = []
         if hide is not None:
             hidden = [rel for rel in program_files if hide(os.path.basename(rel))
@@ -321,23 +345,138 @@ class Server:
             hidden += [f"{SUITE_SUBDIR}/{rel}" for rel in suite_files if hide(os.path.basename(rel))]
         return Layers(program, suite, program_folders, suite_folders, self.uid, tuple(hidden))
 
+    def _fork_keeper(self, spec_r: int, out_w: int, st_w: int) -> tuple[int, int]:
+        socket.send_fds(self.zygote, [b"j"], [spec_r, out_w, st_w])
+        msg, fds, _, _ = socket.recv_fds(self.zygote, 16, 1)
+        if len(msg) != 4 or len(fds) != 1:
+            raise RuntimeError("zygote did not fork")
+        return struct.unpack("i", msg)[0], fds[0]
+
+    def _execute(self, job: _Job, cg: JobCgroup | None) -> dict:
+        """Fork the job, enforce its wall clock, collect its output and exit status."""
+        limits = job.limits
+        spec_r, spec_w = os.pipe()
+        out_r, out_w = os.pipe()
+        st_r, st_w = os.pipe()
+        started = time.monotonic()
+        try:
+            pid, pidfd = self._fork_keeper(spec_r, out_w, st_w)
+        finally:
+            for fd in (spec_r, out_w, st_w):
+                os.close(fd)
+        try:
+            if cg is not None:
+                cg.add(pid)  # before the spec: nothing of the job runs outside its cgroup
+            with os.fdopen(spec_w, "wb") as f:
+                f.write(job.to_spec())
+        except OSError as exc:
+            _kill(pidfd)
+            for fd in (out_r, st_r, pidfd):
+                os.close(fd)
+            return {"fault": f"could not start the job: {exc}"}
+        out, total, timed_out, exited = _watch(out_r, pidfd, started + limits.wall_s, limits.output_bytes)
+        test_pid = _read_exact(st_r, 4)
+        if self.sandbox.kind == "plain" and test_pid:
+            _killpg(struct.unpack("i", test_pid)[0])  # leftovers in the test's session
+        if not exited:
+            _kill(pidfd)
+        tail = _read_exact(st_r, 12)
+        if self.sandbox.kind == "plain" and self.sandbox.drops_privileges:
+            kill_uid(job.uid)  # children that escaped into sessions of their own
+            remove_files_of(job.uid)
+        duration = time.monotonic() - started
+        for fd in (out_r, st_r, pidfd):
+            os.close(fd)
+        text = out.decode("utf-8", errors="replace")
+        if total > len(out):
+            text = f"[... {total - len(out)} bytes of output truncated ...]\n" + text
+        observed = {"timed_out": timed_out, "duration_s": duration, "output": text,
+                    "resource": cg.exceeded() if cg is not None else None}
+        if timed_out:
+            return observed
+        if len(tail) != 12:
+            return {**observed, "fault": "the job's keeper gave no status"}
+        status, set_up, full = struct.unpack("iii", tail)
+        if full and observed["resource"] is None:
+            observed["resource"] = "disk (a job tmpfs is full)"
+        if not set_up and observed["resource"] is None:
+            return {**observed, "fault": "set-up of the test process failed: " + text[-300:]}
+        if os.WIFSIGNALED(status):
+            return {**observed, "signal": os.WTERMSIG(status)}
+        return {**observed, "exit_code": os.WEXITSTATUS(status)}
+
+
+def _watch(out_r: int, pidfd: int, deadline: float, cap: int) -> tuple[bytearray, int, bool, bool]:
+    """Read output (keeping the last `cap` bytes) until the job ended and its output closed."""
+    out, total = bytearray(), 0
+    os.set_blocking(out_r, False)
+    timed_out, exited, out_open = False, False, True
+    grace_end = None
+    while out_open or not exited:
+        now = time.monotonic()
+        end = grace_end if grace_end is not None else deadline
+        if now >= end:
+            if grace_end is not None:
+                break
+            timed_out = True
+            _kill(pidfd)
+            grace_end = now + DRAIN_GRACE_S
+            continue
+        watch = ([out_r] if out_open else []) + ([] if exited else [pidfd])
+        for fd in select.select(watch, [], [], end - now)[0]:
+            if fd == pidfd:
+                exited = True
+                if grace_end is None:
+                    grace_end = min(deadline, time.monotonic() + DRAIN_GRACE_S)
+                continue
+            try:
+                chunk = os.read(out_r, 65536)
+            except BlockingIOError:
+                continue
+            if not chunk:
+                out_open = False
+                continue
+            total += len(chunk)
+            out += chunk
+            if len(out) > cap:
+                del out[: len(out) - cap]
+    return out, total, timed_out, exited
+
+
+def _read_exact(fd: int, n: int) -> bytes:
+    data = b""
+    os.set_blocking(fd, True)
+    while len(data) < n:
+        chunk = os.read(fd, n - len(data))
+        if not chunk:
+            break
+        data += chunk
+    return data
+
+
+def _kill(pidfd: int) -> None:
+    try:
+        signal.pidfd_send_signal(pidfd, signal.SIGKILL)
+    except (ProcessLookupError, OSError):
+        pass
+
+
+def _killpg(pgid: int) -> None:
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _try_umount(path: Path) -> None:
+    try:
+        umount(str(path))
+    except OSError:
+        pass
+
 
 def _hide_nothing(name: str) -> bool:
     return False
-
-
-# Facts about a cached tree, read once: cached trees are content-addressed and read-only.
-@lru_cache(maxsize=4096)
-def _asks_for_pass_hook(tree: Path) -> bool:
-    return asks_for_pass_hook(tree)
-
-
-@lru_cache(maxsize=4096)
-def _shadowed_by(program: Path, n_modules: int) -> tuple[str, ...]:
-    """Server modules named like the program's top-level packages (keyed on the module count too,
-    so a module the server imports later is not missed)."""
-    packages = program_packages(program)
-    return tuple(name for name in sys.modules if name.split(".", 1)[0] in packages)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -346,6 +485,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--staging", required=True, type=Path)
     ap.add_argument("--uid", required=True, type=int)
     ap.add_argument("--kind", required=True, choices=["namespaced", "plain"])
+    ap.add_argument("--keep-modules", required=True, type=Path,
+                    help="JSON list: top-level modules a fresh pytest has imported before collecting")
     args = ap.parse_args(argv)
     proto_in = os.fdopen(os.dup(0), "rb")
     proto_out = os.fdopen(os.dup(1), "wb")
@@ -353,6 +494,7 @@ def main(argv: list[str] | None = None) -> None:
     os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
     os.dup2(log, 1)
     os.dup2(log, 2)
+    os.close(log)
 
     def send(obj: dict) -> None:
         proto_out.write(json.dumps(obj).encode() + b"\n")
@@ -363,13 +505,30 @@ def main(argv: list[str] | None = None) -> None:
         sandbox.setup_server(args.dir)
         warm_up(args.dir)
         template = ConfigTemplate.build()
+        keep = frozenset(json.loads(args.keep_modules.read_text()))
+        cgroups = Cgroups.detect()
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     except BaseException:  # noqa: BLE001
         send({"ready": False, "error": traceback.format_exc(limit=5)})
         return
-    server = Server(sandbox, args.dir, args.staging, args.uid, template)
     gc.collect()
     gc.freeze()  # children share the heap pages instead of copying them on the next collection
-    send({"ready": True, "kind": sandbox.kind})
+    sys.stdout.flush()
+    sys.stderr.flush()
+    zygote = os.fork()
+    if zygote == 0:
+        try:
+            ours.close()
+            proto_in.close()
+            proto_out.close()
+            prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+            del args, keep, cgroups
+            _zygote_loop(_Zygote(sandbox, template), theirs)
+        finally:
+            os._exit(0)
+    theirs.close()
+    server = Server(sandbox, args.dir, args.staging, args.uid, ours, keep, cgroups)
+    send({"ready": True, "kind": sandbox.kind, "cgroups": cgroups.kind})
     for line in proto_in:
         try:
             result = server.handle(json.loads(line))

@@ -1,16 +1,19 @@
 """Limits, outcomes, and how a raw run is classified as pass / fail / error.
 
-The rules follow the seed and the lessons of the SWE-bench harness (DESIGN §10):
+The seed's rule: "the harness recognizes errors such as a missing entry script or a timeout and
+otherwise uses the test runner's exit status". So:
 
-- pass  = the entry exited 0 AND at least one test actually executed (skips do not count);
-- fail  = pytest's "tests failed" exit (1) with at least one executed test that failed or errored;
-- error = everything else, with the reason kept: missing suite or entry script, timeout, a resource
-  limit, no test executed, collection / usage errors, a non-zero exit without any failing test,
-  death by a signal, a corrupted result channel, a fault of the harness itself.
+- error = a missing or empty entry (no suite, a missing or unrunnable `run_tests.sh`, pytest's
+  "no tests collected"), the harness's wall clock, a resource limit the harness observed (the
+  job's cgroup counted an OOM kill or a refused fork, a job tmpfs was full, SIGXCPU / SIGXFSZ),
+  or a fault of the harness itself;
+- otherwise the exit status of the process the harness started: 0 = pass, anything else = fail
+  (a collection error caused by the program, e.g. an ImportError because an invalid program
+  lacks a function, is a rejection like any failing test). The finer reason is kept.
 
-The verdict is computed on the host from what the harness observed (exit status, its own timer, the
-lines the reporting plugin wrote into a pipe the harness owns, the captured output) — never from a
-file inside the workspace, which the suite could write.
+Nothing the test process can write takes part in the verdict: no report pipe, no file. Test counts
+parsed from the captured output are diagnostics only (`Outcome.tests_run`, labelled so where
+shown); a suite can print anything.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ Status = Literal["pass", "fail", "error"]
 
 # Bump when the sandbox or the classification changes in a way that can change an outcome: the
 # outcome cache is keyed by it, so old entries stop matching.
-RUNNER_VERSION = "prism-3"
+RUNNER_VERSION = "prism-4"  # 4: verdict from the exit status only; cgroups
 
 # How the harness invokes pytest on a suite (in the fork server's child, and in bench/harness.py's
 # naive baseline so that both run the same thing); see pytest_args.
@@ -39,10 +42,10 @@ class Limits:
 
     wall_s: float = 60.0  # wall-clock timeout, kills the whole process group / PID namespace
     cpu_s: int = 60
-    memory_mb: int = 1024  # RLIMIT_AS
+    memory_mb: int = 1024  # the job's cgroup (all its processes and tmpfs pages); else RLIMIT_AS
     fsize_mb: int = 64
     nofile: int = 256
-    nproc: int = 64
+    nproc: int = 64  # tasks (threads count) in the job's cgroup; else RLIMIT_NPROC
     output_bytes: int = 65536  # stdout+stderr kept (tail), beyond that truncated
     # pytest's --tb style. "auto" (pytest's default) where an agent or a reviewer reads the output;
     # the panel evaluation, whose outputs nobody reads, uses "line": one location and message per
@@ -65,7 +68,7 @@ def pytest_args(limits: Limits) -> list[str]:
 class Outcome:
     status: Status
     reason: str | None
-    tests_run: int | None
+    tests_run: int | None  # DIAGNOSTIC: parsed from the output the suite printed; never a verdict
     duration_s: float
     output: str
     cached: bool = False
@@ -81,57 +84,31 @@ class RawRun:
     timed_out: bool = False
     wall_s: float = 0.0
     duration_s: float = 0.0
-    report_lines: tuple[str, ...] = ()  # lines written by the reporting plugin into our pipe
     output: str = ""
-    fault: str | None = None  # a harness fault or a refusal found before running (e.g. no suite)
-    pre_error: str | None = None
-    extra: dict = field(default_factory=dict)
+    fault: str | None = None  # a fault of the harness itself
+    pre_error: str | None = None  # a refusal found before running (e.g. no suite)
+    resource: str | None = None  # a limit the harness saw exceeded (cgroup counters, full tmpfs)
 
 
 @dataclass(frozen=True)
 class Counts:
+    """Test counts read from a run's output: a diagnostic, never part of a verdict."""
+
     executed: int = 0
-    failed: int = 0  # failed calls plus setup/teardown errors of executed tests
+    failed: int = 0
     skipped: int = 0
-    collect_errors: int = 0
-    resource: str | None = None
 
 
-_REPORT_KEYS = {"passed", "failed", "errors", "skipped", "xfailed", "xpassed", "collect_errors",
-                "exitstatus", "resource"}
-
-
-def parse_reports(lines: tuple[str, ...]) -> Counts | None:
-    """Sum the plugin's per-session lines; None when there are none; ValueError when malformed."""
-    if not lines:
-        return None
-    executed = failed = skipped = collect = 0
-    resource = None
-    for line in lines:
-        data = json.loads(line)
-        if not isinstance(data, dict) or set(data) != _REPORT_KEYS:
-            raise ValueError("unexpected report keys")
-        nums = [data[k] for k in _REPORT_KEYS - {"resource", "exitstatus"}]
-        if not all(isinstance(n, int) and n >= 0 for n in nums):
-            raise ValueError("report counts must be non-negative integers")
-        executed += data["passed"] + data["failed"] + data["xfailed"] + data["xpassed"]
-        failed += data["failed"] + data["errors"]
-        skipped += data["skipped"]
-        collect += data["collect_errors"]
-        resource = resource or data["resource"]
-    return Counts(executed, failed, skipped, collect, resource)
-
-
-# Used only when the entry script ran something that does not load our plugin (e.g. unittest):
-# the terminal summaries of pytest and unittest are parsed from the captured output.
+# The terminal summaries of pytest and unittest, parsed from the captured output.
 _PYTEST_SUMMARY = re.compile(r"=+ (.*?) in [\d.]+s")
 _PYTEST_PART = re.compile(r"(\d+) (passed|failed|errors?|skipped|xfailed|xpassed)")
 _UNITTEST_RAN = re.compile(r"^Ran (\d+) tests? in", re.M)
 _UNITTEST_FAILED = re.compile(r"^FAILED \((?:failures=(\d+))?(?:, )?(?:errors=(\d+))?", re.M)
+_PYTEST_QUIET = re.compile(r"^((?:\d+ (?:passed|failed|errors?|skipped|xfailed|xpassed|warnings?)(?:, )?)+) in [\d.]+s", re.M)
 
 
 def parse_summary(output: str) -> Counts | None:
-    summaries = _PYTEST_SUMMARY.findall(output)
+    summaries = _PYTEST_SUMMARY.findall(output) or _PYTEST_QUIET.findall(output)
     parts = _PYTEST_PART.findall(summaries[-1]) if summaries else []
     if parts:
         n = {kind.rstrip("s") if kind.startswith("error") else kind: int(v) for v, kind in parts}
@@ -145,66 +122,44 @@ def parse_summary(output: str) -> Counts | None:
     return None
 
 
-_PYTEST_EXITS = {2: "interrupted or collection errors", 3: "pytest internal error",
-                 4: "pytest usage error", 5: "no tests collected"}
+# pytest's exit codes other than 0 and 5; all of them are the suite's verdict (fail).
+_PYTEST_FAILS = {1: "tests failed", 2: "collection error or interrupted", 3: "pytest internal error",
+                 4: "pytest usage error"}
+NO_TESTS_EXIT = 5  # pytest: no tests collected (an empty entry)
+_RESOURCE_SIGNALS = {signal.SIGXCPU: "cpu time", signal.SIGXFSZ: "file size"}
 
 
-def _signal_reason(signum: int) -> str:
-    if signum == signal.SIGXCPU:
-        return "resource limit: cpu time"
-    if signum == signal.SIGXFSZ:
-        return "resource limit: file size"
+def _signal_name(signum: int) -> str:
     try:
-        name = signal.Signals(signum).name
+        return signal.Signals(signum).name
     except ValueError:
-        name = str(signum)
-    return f"killed by signal {name}"
+        return str(signum)
 
 
 def classify(raw: RawRun) -> tuple[Status, str | None, int | None]:
-    """(status, reason, tests_run) of one observed execution."""
+    """(status, reason, tests_run) of one observed execution; tests_run is a diagnostic."""
+    counts = parse_summary(raw.output) if raw.output else None
+    tests_run = counts.executed if counts else None
     if raw.pre_error:
         return "error", raw.pre_error, None
     if raw.fault:
         return "error", f"harness fault: {raw.fault}", None
     if raw.timed_out:
-        return "error", f"timeout after {raw.wall_s:g}s", None
-    try:
-        # In-process pytest is one session: exactly one line. An entry script may run several.
-        if raw.entry == "pytest" and len(raw.report_lines) > 1:
-            raise ValueError("more than one report from one pytest session")
-        counts = parse_reports(raw.report_lines)
-    except (ValueError, TypeError, KeyError):
-        return "error", "result channel corrupted", None
-    if counts is None and raw.entry == "script":
-        counts = parse_summary(raw.output)
-    tests_run = counts.executed if counts else None
-    if counts and counts.resource:
-        return "error", f"resource limit: {counts.resource}", tests_run
+        return "error", f"timeout after {raw.wall_s:g}s", tests_run
+    if raw.resource:
+        return "error", f"resource limit: {raw.resource}", tests_run
     if raw.signal is not None:
-        return "error", _signal_reason(raw.signal), tests_run
+        if raw.signal in _RESOURCE_SIGNALS:
+            return "error", f"resource limit: {_RESOURCE_SIGNALS[raw.signal]}", tests_run
+        return "fail", f"killed by signal {_signal_name(raw.signal)}", tests_run
     code = raw.exit_code
     if code is None:
-        return "error", "harness fault: no exit status", tests_run
-    if counts is None:
-        why = "no test result reported" if code == 0 else f"exit code {code} and no test result reported"
-        return "error", why, None
+        return "error", "harness fault: no exit status", None
     if code == 0:
-        if counts.executed == 0:
-            extra = " (all skipped)" if counts.skipped else ""
-            return "error", f"no tests ran{extra}", 0
-        if counts.failed:
-            return "error", "exit code 0 despite failing tests", tests_run
         return "pass", None, tests_run
-    if raw.entry == "pytest" and code in _PYTEST_EXITS:
-        why = "collection error" if code == 2 and counts.collect_errors else _PYTEST_EXITS[code]
-        return "error", why, tests_run
+    if code == NO_TESTS_EXIT:
+        return "error", "no tests collected (exit code 5)", tests_run
     if raw.entry == "script" and code in (126, 127):
-        return "error", "entry script could not run", tests_run
-    if counts.executed == 0:
-        return "error", f"exit code {code} and no tests ran", 0
-    if counts.failed == 0:
-        return "error", f"exit code {code} without failing tests", tests_run
-    if raw.entry == "pytest" and code != 1:
-        return "error", f"unexpected pytest exit code {code}", tests_run
-    return "fail", f"{counts.failed} failing test(s)", tests_run
+        return "error", f"entry script could not run (exit code {code})", tests_run
+    why = _PYTEST_FAILS.get(code) if raw.entry == "pytest" else None
+    return "fail", f"{why} (exit code {code})" if why else f"exit code {code}", tests_run

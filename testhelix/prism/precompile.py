@@ -98,3 +98,27 @@ def asks_for_pass_hook(*roots: Path) -> bool:
 
 def is_rewritten_pyc(name: str) -> bool:
     return name.endswith(REWRITTEN_SUFFIX)
+
+
+def compile_in_helper(trees: list[Path], timeout_s: float = 300.0) -> None:
+    """Compile trees in a short-lived helper process (`python -m testhelix.prism.precompile DIR...`):
+    no long-lived process of the harness ever parses a tree. A helper that fails only means the
+    test processes compile what they import, as without this step."""
+    import subprocess
+    import sys
+
+    package_parent = str(Path(__file__).resolve().parents[2])
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": package_parent, "LANG": "C.UTF-8"}
+    try:
+        subprocess.run([sys.executable, "-s", "-m", "testhelix.prism.precompile", *map(str, trees)], env=env,
+                       stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                       timeout=timeout_s, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        pass
+
+
+if __name__ == "__main__":
+    import sys
+
+    for tree in sys.argv[1:]:
+        precompile_tree(Path(tree))

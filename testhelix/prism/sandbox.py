@@ -39,12 +39,11 @@ from testhelix.prism.outcome import Limits
 from testhelix.prism.overlay import Layers, mount_layers, overlay_supported
 from testhelix.prism.syscalls import (CLONE_NEWIPC, CLONE_NEWNS, CLONE_NEWPID, MS_BIND, MS_NOEXEC, MS_NODEV,
                                       MS_NOSUID, MS_REMOUNT, PR_SET_NO_NEW_PRIVS, PR_SET_PDEATHSIG, bind_readonly,
-                                      mount, prctl, setns, unshare)
+                                      deny_unix_sockets, mount, prctl, setns, unshare)
 
 INSIDE_WORKSPACE = "/workspace"
 OVERLAY_ENV = "TESTHELIX_OVERLAY"
 PLUGIN_DIR_NAME = "prism-plugin"
-PLUGIN_MODULE = "prism_report"
 
 def loopback_up() -> None:
     """Bring `lo` up in a fresh network namespace (tests may use localhost servers)."""
@@ -65,16 +64,21 @@ def sandbox_env(home: str, tmp: str, pythonpath: str) -> dict[str, str]:
     }
 
 
-def apply_rlimits(limits: Limits, with_nproc: bool) -> None:
+def apply_rlimits(limits: Limits, with_nproc: bool, cgroup: bool = False) -> None:
+    """Per-process limits. With a job cgroup, memory and process count are the cgroup's (over the
+    whole job, and counted, so an exceeded limit is recognised); RLIMIT_NPROC then sits just above
+    the cgroup's limit as a backstop, and no RLIMIT_AS (virtual reservations are not memory)."""
     mb = 1024 * 1024
     # soft < hard for CPU so the process gets SIGXCPU first (classified as a cpu limit).
     resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_s, limits.cpu_s + 1))
-    resource.setrlimit(resource.RLIMIT_AS, (limits.memory_mb * mb, limits.memory_mb * mb))
+    if not cgroup:
+        resource.setrlimit(resource.RLIMIT_AS, (limits.memory_mb * mb, limits.memory_mb * mb))
     resource.setrlimit(resource.RLIMIT_FSIZE, (limits.fsize_mb * mb, limits.fsize_mb * mb))
     resource.setrlimit(resource.RLIMIT_NOFILE, (limits.nofile, limits.nofile))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     if with_nproc:
-        resource.setrlimit(resource.RLIMIT_NPROC, (limits.nproc, limits.nproc))
+        nproc = limits.nproc + 2 if cgroup else limits.nproc
+        resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
 
 
 _NETWORK_EVENTS = {"socket.connect", "socket.bind", "socket.sendto", "socket.sendmsg", "socket.getaddrinfo"}
@@ -106,11 +110,9 @@ SITECUSTOMIZE = (
 )
 
 
-def write_plugin_dir(target: Path, with_sitecustomize: bool) -> None:
+def write_plugin_dir(target: Path) -> None:
     target.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(Path(__file__).with_name("pytest_report.py"), target / f"{PLUGIN_MODULE}.py")
-    if with_sitecustomize:
-        (target / "sitecustomize.py").write_text(SITECUSTOMIZE)
+    (target / "sitecustomize.py").write_text(SITECUSTOMIZE)
 
 
 class Sandbox(Protocol):
@@ -123,8 +125,9 @@ class Sandbox(Protocol):
     def launch_prefix(self) -> list[str]: ...  # argv prefix that starts the fork server isolated
     def setup_server(self, server_dir: Path) -> None: ...  # once, inside the server process
     def fork_job(self) -> int: ...  # os.fork() for the job's first process
-    def enter_job(self, workspace: Path | Layers, limits: Limits) -> str: ...  # PID 1 / the child; returns cwd
-    def confine(self, limits: Limits, uid: int) -> None: ...  # in the test process, last step
+    def enter_job(self, workspace: Path | Layers, limits: Limits) -> str: ...  # PID 1 / the keeper; returns cwd
+    def confine(self, limits: Limits, uid: int, cgroup: bool) -> None: ...  # in the test process, last step
+    def scratch_mounts(self, cwd: str) -> list[str]: ...  # where the job writes (checked for a full disk)
 
 
 class NamespaceSandbox:
@@ -135,7 +138,7 @@ class NamespaceSandbox:
 
     def __init__(self) -> None:
         self.root: str | None = None
-        self.plugin_dir = f"/opt/{PLUGIN_DIR_NAME}"
+        self.plugin_dir = ""  # nothing to add: the network namespace has no network
         self._own_pid_ns: int | None = None
         self.builds_workspace = True
         self._scratch: Path | None = None
@@ -170,7 +173,6 @@ class NamespaceSandbox:
         (dev / "shm").mkdir()
         for d in ("proc", "tmp", INSIDE_WORKSPACE.lstrip("/")):
             (root / d).mkdir(parents=True, exist_ok=True)  # /tmp exists already for a venv under /tmp
-        write_plugin_dir(root / self.plugin_dir.lstrip("/"), with_sitecustomize=False)
         self.root = str(root)
         self._own_pid_ns = os.open("/proc/self/ns/pid", os.O_RDONLY)
         self._scratch = server_dir / "scratch"  # each job mounts its own tmpfs here
@@ -227,12 +229,16 @@ class NamespaceSandbox:
         os.chroot(root)
         return INSIDE_WORKSPACE
 
-    def confine(self, limits: Limits, uid: int) -> None:
+    def confine(self, limits: Limits, uid: int, cgroup: bool) -> None:
         os.setgroups([])
         os.setgid(uid)
         os.setuid(uid)
         prctl(PR_SET_NO_NEW_PRIVS, 1)
-        apply_rlimits(limits, with_nproc=True)
+        deny_unix_sockets()
+        apply_rlimits(limits, with_nproc=True, cgroup=cgroup)
+
+    def scratch_mounts(self, cwd: str) -> list[str]:
+        return ["/tmp", "/dev/shm", cwd]  # three size-capped tmpfs (the workspace: overlay upper or linked)
 
 
 class PlainSandbox:
@@ -253,7 +259,7 @@ class PlainSandbox:
 
     def setup_server(self, server_dir: Path) -> None:
         plugin = server_dir / PLUGIN_DIR_NAME
-        write_plugin_dir(plugin, with_sitecustomize=True)
+        write_plugin_dir(plugin)
         self.plugin_dir = str(plugin)
 
     def fork_job(self) -> int:
@@ -263,16 +269,20 @@ class PlainSandbox:
         assert isinstance(workspace, Path), "the plain sandbox runs in a built workspace"
         return str(workspace)
 
-    def confine(self, limits: Limits, uid: int) -> None:
+    def confine(self, limits: Limits, uid: int, cgroup: bool) -> None:
         install_network_block()
         if self.drops_privileges:
             os.setgroups([])
             os.setgid(uid)
             os.setuid(uid)
         prctl(PR_SET_NO_NEW_PRIVS, 1)
+        deny_unix_sockets()
         # RLIMIT_NPROC counts every process of the real uid, harness included, so it is only
         # meaningful with a dedicated uid.
-        apply_rlimits(limits, with_nproc=self.drops_privileges)
+        apply_rlimits(limits, with_nproc=self.drops_privileges, cgroup=cgroup)
+
+    def scratch_mounts(self, cwd: str) -> list[str]:
+        return [cwd]
 
 
 def remove_files_of(uid: int, roots: tuple[str, ...] = ("/tmp", "/var/tmp", "/dev/shm")) -> None:

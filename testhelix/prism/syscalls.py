@@ -45,3 +45,49 @@ def prctl(option: int, arg: int) -> None:
 
 def umount(target: str) -> None:
     _check(_libc.umount2(target.encode(), ctypes.c_int(MNT_DETACH)), f"umount {target}")
+
+
+# seccomp: refuse socket(AF_UNIX, ...) in the test process. A listening unix socket anywhere under
+# a folder the sandbox mounts read-only would otherwise be reachable (connect() ignores read-only
+# mounts); socketpair() stays allowed (multiprocessing, asyncio). Abstract sockets are already
+# private to the job's network namespace.
+PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 22, 2
+_SECCOMP_ARCH = {"x86_64": (0xC000003E, 41), "aarch64": (0xC00000B7, 198)}  # audit arch, __NR_socket
+_RET_ALLOW, _RET_EPERM = 0x7FFF0000, 0x00050000 | 1
+_LD_ABS, _JEQ, _JGE, _RET = 0x20, 0x15, 0x35, 0x06
+_AF_UNIX, _X32_BIT = 1, 0x40000000
+
+
+class _SockFilter(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_ushort), ("jt", ctypes.c_ubyte), ("jf", ctypes.c_ubyte), ("k", ctypes.c_uint)]
+
+
+class _SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(_SockFilter))]
+
+
+def unix_socket_filter_supported() -> bool:
+    return os.uname().machine in _SECCOMP_ARCH
+
+
+def deny_unix_sockets() -> None:
+    """Install the filter (needs no_new_privs or root). Other architectures: no filter."""
+    arch = _SECCOMP_ARCH.get(os.uname().machine)
+    if arch is None:
+        return
+    audit_arch, nr_socket = arch
+    program = [
+        (_LD_ABS, 0, 0, 4),  # seccomp_data.arch
+        (_JEQ, 0, 6, audit_arch),  # another ABI (e.g. 32-bit socketcall): refuse
+        (_LD_ABS, 0, 0, 0),  # seccomp_data.nr
+        (_JGE, 4, 0, _X32_BIT),  # x32 calls: refuse
+        (_JEQ, 0, 2, nr_socket),
+        (_LD_ABS, 0, 0, 16),  # args[0], low 32 bits: the address family
+        (_JEQ, 1, 0, _AF_UNIX),
+        (_RET, 0, 0, _RET_ALLOW),
+        (_RET, 0, 0, _RET_EPERM),
+    ]
+    filters = (_SockFilter * len(program))(*[_SockFilter(*ins) for ins in program])
+    prog = _SockFprog(len(program), filters)
+    rc = _libc.prctl(PR_SET_SECCOMP, ctypes.c_ulong(SECCOMP_MODE_FILTER), ctypes.byref(prog), 0, 0)
+    _check(rc, "seccomp")

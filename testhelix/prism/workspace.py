@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import os
 import shutil
+import stat
+import threading
 from pathlib import Path
 from typing import Callable
 
@@ -26,65 +28,149 @@ HOME_SUBDIR = ".home"
 ENTRY_SCRIPT = "run_tests.sh"
 
 
-def _copy_tree_readonly(src: Path, dest: Path, prepare: Callable[[Path], object] | None = None) -> None:
-    """Copy the files a tree digest covers (caches excluded), `prepare` the copy, make it read-only."""
-    tmp = dest.with_name(dest.name + f".tmp{os.getpid()}")
-    shutil.rmtree(tmp, ignore_errors=True)
+def _copy_tree(src: Path, tmp: Path) -> None:
+    """Copy the files a tree digest covers (caches excluded) into the fresh folder `tmp`."""
+    force_rmtree(tmp)
     tmp.mkdir(parents=True)
     for rel in tree_files(src):
         target = tmp / rel
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(src / rel, target)
         os.chmod(target, 0o555 if os.access(src / rel, os.X_OK) else 0o444)
-    if prepare is not None:
-        prepare(tmp)
+
+
+def _seal(tmp: Path, dest: Path) -> None:
+    """Make a prepared copy read-only and move it to its digest name."""
     for d, _, files in os.walk(tmp):
         os.chmod(d, 0o555)
         for name in files:
             os.chmod(os.path.join(d, name), os.stat(os.path.join(d, name)).st_mode & 0o555)
     try:
-        os.rename(tmp, dest)  # atomic: another server may have cached the same digest meanwhile
+        os.rename(tmp, dest)  # atomic: another thread may have cached the same digest meanwhile
     except OSError:
         force_rmtree(tmp)
 
 
-def force_rmtree(path: Path) -> None:
-    def onerror(func, p, _exc):  # read-only folders: make writable, retry once
-        try:
-            os.chmod(os.path.dirname(p), 0o755)
-            os.chmod(p, 0o755)
-            func(p)
-        except OSError:
-            pass
+def force_rmtree(path: Path | str) -> None:
+    """Delete a tree: iterative (any depth), never follows a symlink, never raises.
 
-    shutil.rmtree(path, onerror=onerror)
+    One directory descriptor is open at a time (descending by name, climbing back through ".."),
+    so neither the recursion limit, PATH_MAX nor the descriptor limit stops it. What cannot be
+    removed stays, silently.
+    """
+    path = os.fspath(path)
+    try:
+        if not stat.S_ISDIR(os.lstat(path).st_mode):
+            os.unlink(path)
+            return
+        fd = os.open(path, _DIR_FLAGS)
+    except OSError:
+        return
+    names: list[str] = []  # the way down from `path`
+    stuck: set[tuple[int, int]] = set()  # folders that could not be entered or removed
+    while True:
+        _try(os.fchmod, fd, 0o700)
+        child = None
+        try:
+            entries = list(os.scandir(fd))
+        except OSError:
+            entries = []
+        for entry in entries:
+            try:
+                st = entry.stat(follow_symlinks=False)
+                if stat.S_ISDIR(st.st_mode):
+                    if (st.st_dev, st.st_ino) not in stuck:
+                        child = entry.name
+                        break
+                else:
+                    os.unlink(entry.name, dir_fd=fd)
+            except OSError:
+                continue
+        if child is not None:
+            try:
+                sub = os.open(child, _DIR_FLAGS, dir_fd=fd)
+            except OSError:
+                _mark(stuck, fd, child)
+                continue
+            os.close(fd)
+            fd, names = sub, names + [child]
+            continue
+        if not names:
+            os.close(fd)
+            _try(os.rmdir, path)
+            return
+        try:
+            parent = os.open("..", _DIR_FLAGS, dir_fd=fd)
+        except OSError:
+            os.close(fd)
+            return
+        os.close(fd)
+        fd, name = parent, names.pop()
+        try:
+            os.rmdir(name, dir_fd=fd)
+        except OSError:
+            _mark(stuck, fd, name)
+
+
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+def _mark(stuck: set[tuple[int, int]], dir_fd: int, name: str) -> None:
+    try:
+        st = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+        stuck.add((st.st_dev, st.st_ino))
+    except OSError:
+        pass
+
+
+def _try(func: Callable, *args) -> None:
+    try:
+        func(*args)
+    except OSError:
+        pass
 
 
 class TreeCache:
-    """`prepare` runs once on each new copy before it becomes read-only (the fork server compiles it)."""
+    """Read-only copies of trees, named by their digest, compiled once (precompile.py).
 
-    def __init__(self, staging: Path, prepare: Callable[[Path], object] | None = None):
+    Lives on the host side (the executor): the fork servers are given digests only, and find the
+    trees by those names. New trees are compiled in one short-lived helper process per batch, so
+    no process that forks test processes ever parsed a tree.
+    """
+
+    def __init__(self, staging: Path, compile_trees: Callable[[list[Path]], object] | None = None):
         self.root = staging / "trees"
         self.root.mkdir(parents=True, exist_ok=True)
-        self.prepare = prepare
-        self._listings: dict[Path, tuple[tuple[str, ...], tuple[str, ...]]] = {}
+        os.chmod(self.root, 0o711)  # the sandbox uid (plain fallback) must not list other trees
+        self.compile_trees = compile_trees
+        self._lock = threading.Lock()
 
-    def get(self, src: Path, digest: str) -> Path:
-        cached = self.root / digest
-        if not cached.is_dir():
-            _copy_tree_readonly(src, cached, self.prepare)
-        return cached
+    def path(self, digest: str) -> Path:
+        return self.root / digest
 
-    def listing(self, cached: Path) -> tuple[tuple[str, ...], tuple[str, ...]]:
-        """(folders, files) of a cached tree, relative, parents first; read once per tree."""
-        if cached not in self._listings:
-            folders, files = [], []
-            for d, _dirs, names in os.walk(cached):
-                rel = os.path.relpath(d, cached)
-                folders.append(rel)
-                files += [os.path.normpath(os.path.join(rel, n)) for n in names]
-            self._listings[cached] = (tuple(folders), tuple(files))
-        return self._listings[cached]
+    def ensure(self, trees: dict[str, Path]) -> None:
+        """Cache every `{digest: source folder}` not cached yet."""
+        with self._lock:
+            new = {d: src for d, src in trees.items() if not self.path(d).is_dir()}
+            if not new:
+                return
+            tmps = {d: self.root / f".tmp-{d}" for d in new}
+            for d, src in new.items():
+                _copy_tree(src, tmps[d])
+            if self.compile_trees is not None:
+                self.compile_trees(list(tmps.values()))
+            for d, tmp in tmps.items():
+                _seal(tmp, self.path(d))
+
+
+def listing(cached: Path) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(folders, files) of a cached tree, relative, parents first."""
+    folders, files = [], []
+    for d, _dirs, names in os.walk(cached):
+        rel = os.path.relpath(d, cached)
+        folders.append(rel)
+        files += [os.path.normpath(os.path.join(rel, n)) for n in names]
+    return tuple(folders), tuple(files)
 
 
 def _populate(cached: Path, dest: Path, link: bool, owner: int | None, skip: Callable[[str], bool]) -> None:
@@ -110,7 +196,7 @@ def build_workspace(ws: Path, program: Path, suite: Path, link: bool, owner: int
 
     `skip(file name)`: cached files to leave out of this workspace.
     """
-    ws.mkdir(parents=True)
+    ws.mkdir(parents=True, exist_ok=True)  # it may be a freshly mounted tmpfs
     if owner is not None:
         os.chown(ws, owner, owner)
     _populate(program, ws, link, owner, skip)
@@ -128,12 +214,20 @@ def remove_workspace(ws: Path) -> None:
     force_rmtree(ws)
 
 
+def tree_module_names(tree: Path, anywhere: bool = False) -> frozenset[str]:
+    """Import names a tree can provide: packages and modules at its root, or (`anywhere`) the name
+    of every folder and .py file in it."""
+    names = set()
+    for d, dirs, files in os.walk(tree) if anywhere else [next(os.walk(tree))]:
+        names.update(n for n in dirs if n.isidentifier())
+        names.update(n[:-3] for n in files if n.endswith(".py") and n[:-3].isidentifier())
+    return frozenset(names)
+
+
+def tree_bytes(tree: Path) -> int:
+    return sum(os.lstat(os.path.join(d, n)).st_size for d, _, files in os.walk(tree) for n in files)
+
+
 def program_packages(program: Path) -> set[str]:
     """Top-level import names a program tree provides (packages and modules at its root)."""
-    names = set()
-    for entry in program.iterdir():
-        if entry.is_dir() and entry.name.isidentifier():
-            names.add(entry.name)
-        elif entry.suffix == ".py" and entry.stem.isidentifier():
-            names.add(entry.stem)
-    return names
+    return set(tree_module_names(program))
