@@ -19,7 +19,7 @@ from testhelix.cliutil import json_option, print_json
 from testhelix.digest import tree_sha256
 from testhelix.errors import UserError
 from testhelix.prism.coverage import CoverageMeter
-from testhelix.prism.evaluation import evaluate_task, missing_rows
+from testhelix.prism.evaluation import evaluate_task, no_submission
 from testhelix.prism.metrics import split_metrics
 from testhelix.prism.task import Task, load_pack, load_task
 
@@ -67,6 +67,7 @@ def evaluate_split(executor, store, pack: Path, ids: list[str], tasks: list[Task
     by_id = {t.id: t for t in tasks}
     meter = CoverageMeter(executor)
     for_metrics: dict[str, dict | None] = {}
+    submitted = 0
     store.record_run(RUN_LABEL, "evaluate", {"pack": str(pack), "suites": str(suites), "tasks": len(ids)})
     with Progress(disable=not progress, transient=True) as bar:
         job = bar.add_task("evaluating", total=len(ids))
@@ -81,11 +82,11 @@ def evaluate_split(executor, store, pack: Path, ids: list[str], tasks: list[Task
                 for_metrics[task_id] = {r["program_id"]: (r["role"], r["status"]) for r in rows}
                 fa = {k: res[k] for k in ("F", "A", "R", "S")}
                 cov = meter.measure(task, suite) if coverage else meter.measure(task, None)
-            else:
-                rows = missing_rows(task)
-                digest, for_metrics[task_id] = None, None
-                fa = {"F": 0, "A": None, "R": None, "S": 0}
+            else:  # no submission: an error on every program, in every denominator
+                rows, fa = no_submission(task)
+                digest, for_metrics[task_id] = None, {r["program_id"]: (r["role"], r["status"]) for r in rows}
                 cov = meter.measure(task, None)
+            submitted += digest is not None
             store.record_task_outcomes(RUN_LABEL, task_id, rows)
             store.record_task_result({"run_label": RUN_LABEL, "task_id": task_id, "submitted": digest is not None,
                                       "suite_digest": digest, **fa, "delta_c": cov.delta_c,
@@ -95,7 +96,7 @@ def evaluate_split(executor, store, pack: Path, ids: list[str], tasks: list[Task
             bar.advance(job)
     metrics = split_metrics(for_metrics).as_dict()
     store.record_metrics(RUN_LABEL, {k: (float(v) if v is not None else None) for k, v in metrics.items()})
-    return {"tasks": len(ids), "missing": sum(v is None for v in for_metrics.values()), "metrics": metrics}
+    return {"tasks": len(ids), "missing": len(ids) - submitted, "metrics": metrics}
 
 
 @click.command("evaluate")

@@ -11,6 +11,7 @@ diversity is reported too (the store keeps outcomes, not programs).
 
 from __future__ import annotations
 
+import json
 import re
 from collections import defaultdict
 from pathlib import Path
@@ -45,6 +46,26 @@ def _outcomes_by_label(store: RunStore) -> dict[str, dict[str, dict[str, tuple[s
     return grouped
 
 
+def _planned_tasks(store: RunStore) -> dict[str, int]:
+    """Tasks each run label set out to judge (the split size its run recorded), where known."""
+    out = {}
+    for label, config in store.query("SELECT run_label, config FROM runs")[1]:
+        try:
+            planned = (json.loads(config) if isinstance(config, str) else config or {}).get("tasks")
+        except (ValueError, AttributeError):
+            planned = None
+        if isinstance(planned, int) and planned >= 0:
+            out[label] = planned
+    return out
+
+
+def _no_submission_as_error(rec: dict[str, tuple[str, str]] | None) -> dict[str, tuple[str, str]] | None:
+    """Older stores recorded a task without a suite as "missing" rows: judged as errors now."""
+    if not rec:
+        return None
+    return {pid: (role, "error" if status == "missing" else status) for pid, (role, status) in rec.items()}
+
+
 def _panel_sizes(outcomes: dict[str, dict[str, dict[str, tuple[str, str]]]]) -> dict[str, tuple[int, int]]:
     """Per task, the alternatives and invalid candidates seen in any run label (the panel is shared)."""
     seen: dict[str, dict[str, str]] = defaultdict(dict)
@@ -63,6 +84,7 @@ def _mean_defined(values: list[Any]) -> tuple[float | None, int]:
 def collect(store: RunStore) -> dict[str, Any]:
     """Everything the report shows, as plain data (the --json output)."""
     outcomes = _outcomes_by_label(store)
+    planned_by_label = _planned_tasks(store)
     results: dict[str, dict[str, dict]] = defaultdict(dict)
     for row in store.task_results():
         results[row["run_label"]][row["task_id"]] = row
@@ -77,8 +99,11 @@ def collect(store: RunStore) -> dict[str, Any]:
         tasks = {}
         for t in task_ids:
             submitted = results[label].get(t, {}).get("submitted")
-            tasks[t] = None if submitted is False else (outcomes[label].get(t) or None)
-        m = M.split_metrics(tasks)
+            tasks[t] = _no_submission_as_error(outcomes[label].get(t)) if submitted is False else \
+                (outcomes[label].get(t) or None)
+        finished, planned = len(task_ids), max(len(task_ids), planned_by_label.get(label, 0))
+        # Fixed denominators: tasks of the split not finished yet count in N with no credit.
+        m = M.split_metrics({**tasks, **{f"\0unfinished-{i}": None for i in range(planned - finished)}})
         ind = {t: M.task_indicators(rec or {}) for t, rec in tasks.items()}
         per_task[label] = {
             "F": {t: int(i.F) for t, i in ind.items()}, "S": {t: int(i.S) for t, i in ind.items()},
@@ -92,7 +117,7 @@ def collect(store: RunStore) -> dict[str, Any]:
         calls = [r.get("calls") for r in rows if r.get("calls") is not None]
         led_tokens, led_calls = ledger.get(label, (None, None))
         runs.append({
-            "run_label": label, **m.as_dict(),
+            "run_label": label, **m.as_dict(), "finished": finished, "planned": planned,
             "delta_c": delta_c, "delta_c_missing": m.n - n_dc,
             "entry_coverage": entry, "entry_coverage_missing": m.n - n_entry,
             # per-task totals recorded with the results; the model-call ledger when there are none
@@ -187,6 +212,12 @@ def panel_diversity(pack: Path, task_ids: set[str]) -> dict[str, Any]:
             "max": max(values, default=None), "per_task": per_task}
 
 
+def _n_cell(r: dict) -> str:
+    """N, or finished/planned while a run is incomplete (its rates still divide by planned)."""
+    finished, planned = r.get("finished", r["n"]), r.get("planned", r["n"])
+    return str(planned) if finished >= planned else f"{finished}/{planned}"
+
+
 def render_markdown(data: dict[str, Any]) -> str:
     lines = ["# TestPrism report", "",
              "| run | N | Reference Acceptance | Valid Acceptance | Invalid Rejection | H | Joint Success "
@@ -194,7 +225,7 @@ def render_markdown(data: dict[str, Any]) -> str:
              "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in data["runs"]:
         lines.append(
-            f"| {r['run_label']} | {r['n']} | {_pct(r['reference_acceptance'])} | {_pct(r['valid_acceptance'])} "
+            f"| {r['run_label']} | {_n_cell(r)} | {_pct(r['reference_acceptance'])} | {_pct(r['valid_acceptance'])} "
             f"| {_pct(r['invalid_rejection'])} | {_pct(r['h'])} | {_pct(r['joint_success'])} "
             f"| {_pct_missing(r['delta_c'], r['delta_c_missing'])} "
             f"| {_pct_missing(r['entry_coverage'], r['entry_coverage_missing'])} "

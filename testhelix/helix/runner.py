@@ -22,7 +22,7 @@ from testhelix.helix.context import HelixContext
 from testhelix.helix.pipeline import run_task
 from testhelix.llm.registry import create_model
 from testhelix.prism.coverage import MISSING, CoverageMeter
-from testhelix.prism.evaluation import evaluate_task, missing_rows, reference_only
+from testhelix.prism.evaluation import evaluate_task, no_submission, reference_only
 from testhelix.prism.task import Task
 from testhelix.skills import load_library
 from testhelix.store import RunStore
@@ -67,7 +67,7 @@ class HelixRunner:
         result = run_task(ctx)
         suite = result.submission.suite_dir
         if suite is None:
-            rows, scores = missing_rows(task), {"F": 0, "A": None, "R": None, "S": 0}
+            rows, scores = no_submission(task)  # an error on every program: it stays in every denominator
         else:
             judged = evaluate_task(self.executor, task, suite) if self.panel else reference_only(self.executor, task, suite)
             rows, scores = judged["_rows"], {k: judged[k] for k in ("F", "A", "R", "S")}
@@ -92,7 +92,7 @@ class HelixRunner:
             on_task: Callable[[str, dict | None], None] = lambda label, r: None) -> None:
         for model_name, config, strategy in plans:
             label = self.run_label(model_name, config)
-            self.store.record_run(label, "helix", {"model": model_name, "config": config.name,
+            self.store.record_run(label, "helix", {"model": model_name, "config": config.name, "tasks": len(tasks),
                                                    "strategy_hash": strategy.content_hash(),
                                                    "pairs": config.pairs, "token_cap": config.token_cap})
             for task in tasks:

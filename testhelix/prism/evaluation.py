@@ -3,12 +3,20 @@ panel candidate, and the task indicators F, A, R, S (DESIGN §5).
 
 `reference_only` is the single-reference mode used by strategy search: only the initial program and
 the reference run, which is all F needs.
+
+The panel runs in an order shuffled per evaluation (seeded by the task and the suite's digest, so
+the same evaluation always runs in the same order): nothing about a job -- not even its position
+in the sequence -- follows the panel's labels. A task without a submitted suite is judged too: an
+`error` on every program (`no_submission`), so it stays in every denominator without credit.
 """
 
 from __future__ import annotations
 
 import math
+import random
 from pathlib import Path
+
+from testhelix.digest import tree_sha256
 
 from testhelix.prism.metrics import task_indicators
 from testhelix.prism.outcome import Limits, Outcome
@@ -33,17 +41,41 @@ def _score(task: Task, programs: list, outcomes: list[Outcome]) -> dict:
                       for pid, (role, label, o) in by_id.items()]}
 
 
+def _run_shuffled(executor, task: Task, suite: Path, programs: list) -> list[Outcome]:
+    """Outcomes in `programs` order, executed in a seeded shuffled order."""
+    seed = f"{task.id}\0{tree_sha256(suite) if Path(suite).is_dir() else ''}"
+    order = list(range(len(programs)))
+    random.Random(seed).shuffle(order)
+    ran = executor.run_many([(suite, programs[i][-1]) for i in order], task_limits(task))
+    outcomes: list[Outcome | None] = [None] * len(programs)
+    for i, outcome in zip(order, ran):
+        outcomes[i] = outcome
+    return outcomes  # type: ignore[return-value]
+
+
 def evaluate_task(executor, task: Task, suite: Path) -> dict:
     """Outcomes on the initial program, the reference and every candidate, with F, A, R, S."""
     programs = panel_programs(task)
-    return _score(task, programs, executor.run_many([(suite, tree) for *_, tree in programs], task_limits(task)))
+    return _score(task, programs, _run_shuffled(executor, task, suite, programs))
 
 
 def reference_only(executor, task: Task, suite: Path) -> dict:
     programs = [p for p in panel_programs(task) if p[1] in ("initial", "reference")]
-    return _score(task, programs, executor.run_many([(suite, tree) for *_, tree in programs], task_limits(task)))
+    return _score(task, programs, _run_shuffled(executor, task, suite, programs))
+
+
+NO_SUBMISSION = "missing entry: no suite submitted"
 
 
 def missing_rows(task: Task) -> list[dict]:
-    return [{"program_id": pid, "role": role, "label": label, "status": "missing", "reason": "no suite submitted"}
+    """The outcome rows of a task without a submitted suite: an error on every program."""
+    return [{"program_id": pid, "role": role, "label": label, "status": "error", "reason": NO_SUBMISSION}
             for pid, role, label, _ in panel_programs(task)]
+
+
+def no_submission(task: Task) -> tuple[list[dict], dict]:
+    """(rows, scores) of a task without a submitted suite; the scores follow from the rows
+    (F=0, S=0, A and R 0 wherever the panel has such candidates)."""
+    rows = missing_rows(task)
+    ind = task_indicators({r["program_id"]: (r["role"], r["status"]) for r in rows})
+    return rows, {"F": int(ind.F), "A": ind.A, "R": ind.R, "S": int(ind.S)}

@@ -18,10 +18,9 @@ shown); a suite can print anything.
 
 from __future__ import annotations
 
-import json
 import re
 import signal
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from typing import Literal
 
 Status = Literal["pass", "fail", "error"]

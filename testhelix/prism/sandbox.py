@@ -38,7 +38,7 @@ from typing import Protocol
 from testhelix.prism.outcome import Limits
 from testhelix.prism.overlay import Layers, mount_layers, overlay_supported
 from testhelix.prism.syscalls import (CLONE_NEWIPC, CLONE_NEWNS, CLONE_NEWPID, MS_BIND, MS_NOEXEC, MS_NODEV,
-                                      MS_NOSUID, MS_REMOUNT, PR_SET_NO_NEW_PRIVS, PR_SET_PDEATHSIG, bind_readonly,
+                                      MS_NOSUID, MS_REMOUNT, PR_SET_NO_NEW_PRIVS, bind_readonly,
                                       deny_unix_sockets, mount, prctl, setns, unshare)
 
 INSIDE_WORKSPACE = "/workspace"
