@@ -16,30 +16,28 @@ TASK = FIXTURES / "pack" / "fx-clamp-m01"
 LIMITS = Limits(wall_s=20, cpu_s=20, memory_mb=512)
 
 
-def _line(**kw):
-    base = dict(passed=0, failed=0, errors=0, skipped=0, xfailed=0, xpassed=0, collect_errors=0, exitstatus=0,
-                resource=None)
-    return json.dumps({**base, **kw})
-
-
+# The seed's conventions: errors are the harness's findings (missing/empty entry, timeout, resource
+# limit, harness fault); everything else is the exit status. Printed counts are diagnostics only.
 @pytest.mark.parametrize("raw,expected", [
-    (RawRun("pytest", exit_code=0, report_lines=(_line(passed=2),)), ("pass", None, 2)),
-    (RawRun("pytest", exit_code=1, report_lines=(_line(passed=1, failed=1),)), ("fail", "1 failing test(s)", 2)),
-    (RawRun("pytest", exit_code=0, report_lines=(_line(skipped=3),)), ("error", "no tests ran (all skipped)", 0)),
-    (RawRun("pytest", exit_code=5, report_lines=(_line(),)), ("error", "no tests collected", 0)),
-    (RawRun("pytest", exit_code=2, report_lines=(_line(collect_errors=1),)), ("error", "collection error", 0)),
-    (RawRun("pytest", exit_code=1, report_lines=(_line(passed=3),)), ("error", "exit code 1 without failing tests", 3)),
-    (RawRun("pytest", exit_code=0), ("error", "no test result reported", None)),
-    (RawRun("pytest", exit_code=0, report_lines=(_line(passed=1), _line(passed=1))),
-     ("error", "result channel corrupted", None)),
-    (RawRun("pytest", exit_code=0, report_lines=("garbage",)), ("error", "result channel corrupted", None)),
+    (RawRun("pytest", exit_code=0, output="..\n2 passed in 0.01s\n"), ("pass", None, 2)),
+    (RawRun("pytest", exit_code=1, output=".F\n1 failed, 1 passed in 0.01s\n"),
+     ("fail", "tests failed (exit code 1)", 2)),
+    (RawRun("pytest", exit_code=0, output="sss\n3 skipped in 0.01s\n"), ("pass", None, 0)),
+    (RawRun("pytest", exit_code=5), ("error", "no tests collected (exit code 5)", None)),
+    (RawRun("pytest", exit_code=2), ("fail", "collection error or interrupted (exit code 2)", None)),
+    (RawRun("pytest", exit_code=4), ("fail", "pytest usage error (exit code 4)", None)),
+    # a forged summary never changes a verdict: exit 1 stays fail whatever the output claims
+    (RawRun("pytest", exit_code=1, output="=== 9 passed in 0.1s ===\n"), ("fail", "tests failed (exit code 1)", 9)),
     (RawRun("pytest", timed_out=True, wall_s=3), ("error", "timeout after 3s", None)),
-    (RawRun("pytest", signal=9, report_lines=()), ("error", "killed by signal SIGKILL", None)),
-    (RawRun("pytest", exit_code=1, report_lines=(_line(failed=1, resource="memory"),)),
-     ("error", "resource limit: memory", 1)),
-    (RawRun("script", exit_code=1, output="..F\n==== 1 failed, 2 passed in 0.1s ===="), ("fail", "1 failing test(s)", 3)),
-    (RawRun("script", exit_code=0, report_lines=(_line(passed=1), _line(passed=2))), ("pass", None, 3)),
-    (RawRun("script", exit_code=127), ("error", "exit code 127 and no test result reported", None)),
+    (RawRun("pytest", signal=9), ("fail", "killed by signal SIGKILL", None)),
+    (RawRun("pytest", signal=24), ("error", "resource limit: cpu time", None)),
+    (RawRun("pytest", signal=25), ("error", "resource limit: file size", None)),
+    (RawRun("pytest", signal=9, resource="memory"), ("error", "resource limit: memory", None)),
+    (RawRun("pytest", exit_code=1, resource="processes"), ("error", "resource limit: processes", None)),
+    (RawRun("pytest", exit_code=1, fault="x"), ("error", "harness fault: x", None)),
+    (RawRun("script", exit_code=1, output="..F\n==== 1 failed, 2 passed in 0.1s ===="), ("fail", "exit code 1", 3)),
+    (RawRun("script", exit_code=127), ("error", "entry script could not run (exit code 127)", None)),
+    (RawRun("script", exit_code=3), ("fail", "exit code 3", None)),
     (RawRun("pytest", pre_error="missing suite"), ("error", "missing suite", None)),
 ])
 def test_classify(raw, expected):
@@ -69,12 +67,13 @@ CASES = {
     "passes": ({"test_a.py": "from clampy import clamp\ndef test_a():\n    assert clamp(9, 0, 5) == 5\n"},
                "pass", None),
     "fails": ({"test_a.py": "from clampy import clamp\ndef test_a():\n    assert clamp(9, 0, 5) == 4\n"},
-              "fail", "1 failing test(s)"),
-    "empty": ({"helper.py": "X = 1\n"}, "error", "no tests collected"),
-    "skipped": ({"test_s.py": "import pytest\n@pytest.mark.skip\ndef test_s():\n    pass\n"},
-                "error", "no tests ran (all skipped)"),
-    "collect_err": ({"test_c.py": "import no_such_module\ndef test_c():\n    pass\n"}, "error", "collection error"),
-    "exit0_early": ({"test_x.py": "import os\ndef test_x():\n    os._exit(0)\n"}, "error", "no test result reported"),
+              "fail", "tests failed (exit code 1)"),
+    "empty": ({"helper.py": "X = 1\n"}, "error", "no tests collected (exit code 5)"),
+    "skipped": ({"test_s.py": "import pytest\n@pytest.mark.skip\ndef test_s():\n    pass\n"}, "pass", None),
+    # an ImportError caused by the program (it lacks a name) rejects it, like a failing test
+    "collect_err": ({"test_c.py": "from clampy import no_such_name\ndef test_c():\n    pass\n"},
+                    "fail", "collection error or interrupted (exit code 2)"),
+    "exit0_early": ({"test_x.py": "import os\ndef test_x():\n    os._exit(0)\n"}, "pass", None),
     "script": ({"run_tests.sh": "exec python -m pytest -q -p no:cacheprovider suite\n",
                 "test_a.py": "from clampy import clamp\ndef test_a():\n    assert clamp(1, 0, 5) == 1\n"},
                "pass", None),
@@ -82,7 +81,9 @@ CASES = {
                          "test_u.py": "import unittest\nfrom clampy import clamp\n"
                                       "class T(unittest.TestCase):\n    def test_u(self):\n"
                                       "        self.assertEqual(clamp(9, 0, 5), 4)\n"},
-                        "fail", "1 failing test(s)"),
+                        "fail", "exit code 1"),
+    "own_timeout": ({"test_t.py": "import time, pytest\n@pytest.mark.timeout(1)\ndef test_t():\n"
+                                  "    time.sleep(30)\n"}, "fail", "tests failed (exit code 1)"),
 }
 
 
@@ -95,10 +96,13 @@ def test_verdicts(executor, tmp_path):
 
 
 def test_missing_suite_and_entry_script(executor, tmp_path):
-    assert executor.run(tmp_path / "nope", TASK / "environment", LIMITS).reason == "missing suite"
+    missing = executor.run(tmp_path / "nope", TASK / "environment", LIMITS)
+    assert (missing.status, missing.reason) == ("error", "missing entry: no suite submitted")
     bad = _suite(tmp_path, "bad", {"test_a.py": "def test_a():\n    pass\n"})
     (bad / "run_tests.sh").mkdir()
-    assert executor.run(bad, TASK / "environment", LIMITS).reason == "missing entry script"
+    assert executor.run(bad, TASK / "environment", LIMITS).reason.startswith("missing entry script")
+    empty = _suite(tmp_path, "empty_script", {"run_tests.sh": ""})
+    assert executor.run(empty, TASK / "environment", LIMITS).reason.startswith("missing entry script")
 
 
 def test_same_pair_never_runs_twice(executor):
@@ -180,7 +184,7 @@ def test_coverage_runs_are_their_own_executions(executor, tmp_path):
     plain = executor.run(suite, program, LIMITS)
     measured = executor.run(suite, program, LIMITS, coverage=True)
     assert executor.executions == ran + 2 and not measured.cached
-    assert plain.status == "error" and BEGIN not in plain.output  # the suite's own script ran
+    assert plain.status == "fail" and BEGIN not in plain.output  # the suite's own script ran (exit 3)
     assert measured.status == "pass", measured.output[-800:]
     report = json.loads(measured.output[measured.output.rindex(BEGIN) + len(BEGIN):measured.output.rindex(END)])
     assert set(report["files"]) == {"clampy/__init__.py"}  # the program only, never the suite

@@ -86,9 +86,9 @@ EXPECTED = {  # suite -> (status, reason prefixes accepted)
     "busy_loop": ("error", ("resource limit: cpu time", "timeout")),
     "sleeper": ("error", ("timeout after 3s",)),
     "network": ("pass", (None,)),
-    "forge_result": ("error", ("result channel corrupted",)),
+    "forge_result": ("fail", ("tests failed",)),  # forged files and descriptors change nothing
     "kill_parent": ("pass", (None,)),
-    "flood_output": ("fail", ("1 failing test",)),
+    "flood_output": ("fail", ("tests failed",)),
     "flood_script": ("pass", (None,)),
     "leave_children": ("pass", (None,)),
     "probe_clean": ("pass", (None,)),
@@ -145,7 +145,7 @@ def test_harness_keeps_going(namespaced):
 
 # The plain fallback is weaker (no private file system view, Python-level network block). These
 # check what it does promise; see sandbox.py for what it does not.
-@pytest.mark.parametrize("name,status", [("env_secrets", "pass"), ("forge_result", "error"), ("sleeper", "error"),
+@pytest.mark.parametrize("name,status", [("env_secrets", "pass"), ("forge_result", "fail"), ("sleeper", "error"),
                                          ("memory_hog", "error"), ("kill_parent", "pass"),
                                          ("flood_output", "fail")])
 def test_plain_fallback_contains_the_basics(plain_results, name, status):

@@ -175,3 +175,34 @@ def test_joint_success_implies_perfect_task_rates(rec):
     t = task_indicators(rec)
     if t.S:
         assert t.F and t.A in (None, 1.0) and t.R in (None, 1.0)
+
+
+# The seed's outcome conventions, by hand (a task without a submitted suite is an error everywhere).
+def test_no_submission_stays_in_every_denominator():
+    perfect = outcomes()
+    nothing = {pid: (role, "error") for pid, (role, _) in outcomes().items()}  # as no_submission records it
+    m = split_metrics({"t1": perfect, "t2": nothing})
+    # VAR = (4/4 + 0/4) / 2, IRR = (5/5 + 0/5) / 2, RAR = JSF = 1/2, H = 2*50*50/100 = 50 %
+    assert (m.valid_acceptance, m.invalid_rejection) == (0.5, 0.5)
+    assert (m.reference_acceptance, m.joint_success, m.h) == (0.5, 0.5, 0.5)
+    assert (m.valid_tasks, m.invalid_tasks, m.missing_tasks) == (2, 2, 0)
+    # the old convention (no record) flattered it: VAR and IRR 100 % from the one perfect task
+    old = split_metrics({"t1": perfect, "t2": None})
+    assert (old.valid_acceptance, old.invalid_rejection, old.reference_acceptance) == (1.0, 1.0, 0.5)
+
+
+def test_collection_error_caused_by_the_program_is_a_rejection():
+    from testhelix.prism.outcome import RawRun, classify
+
+    # an invalid program lacking a function: the suite's import fails at collection (pytest exit 2)
+    status, reason, _ = classify(RawRun("pytest", exit_code=2))
+    assert status == "fail" and reason.startswith("collection error")
+    t = task_indicators(outcomes(invs=(status, "fail", "fail", "fail", "error")))
+    assert t.R == pytest.approx(4 / 5) and not t.S  # 4 rejections of 5; the error denies S
+
+
+def test_unfinished_tasks_divide_rar_and_jsf_by_the_planned_size():
+    # 4 planned, 2 finished (both perfect): RAR = JSF = 2/4; VAR and IRR over the finished tasks
+    m = split_metrics({"t1": outcomes(), "t2": outcomes(), "u3": None, "u4": None})
+    assert (m.n, m.reference_acceptance, m.joint_success) == (4, 0.5, 0.5)
+    assert (m.valid_acceptance, m.invalid_rejection) == (1.0, 1.0)

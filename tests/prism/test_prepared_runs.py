@@ -14,7 +14,7 @@ from _pytest.assertion.rewrite import rewrite_asserts
 
 from testhelix.prism.executor import ForkServerExecutor
 from testhelix.prism.outcome import PYTEST_ARGS, Limits, pytest_args
-from testhelix.prism.precompile import REWRITTEN_SUFFIX, asks_for_pass_hook, precompile_tree
+from testhelix.prism.precompile import REWRITTEN_SUFFIX, asks_for_pass_hook, compile_in_helper, precompile_tree
 from testhelix.prism.pytest_warm import PROG, ConfigTemplate
 from testhelix.prism.sandbox import OVERLAY_ENV, namespaces_available
 from testhelix.prism.workspace import TreeCache
@@ -34,7 +34,9 @@ def _tree(root: Path, files: dict[str, str]) -> Path:
 
 def test_cached_suite_carries_pytests_own_rewrite(tmp_path):
     src = _tree(tmp_path / "suite", {"test_a.py": TEST_SOURCE, "conftest.py": "X = 1\n", "helper.py": "Y = 2\n"})
-    cached = TreeCache(tmp_path / "staging", prepare=precompile_tree).get(src, "digest-1")
+    cache = TreeCache(tmp_path / "staging", compile_trees=compile_in_helper)  # a helper process compiles
+    cache.ensure({"digest-1": src})
+    cached = cache.path("digest-1")
     pyc = cached / "__pycache__" / ("test_a" + REWRITTEN_SUFFIX)
     data = pyc.read_bytes()
     assert data[:4] == importlib.util.MAGIC_NUMBER and data[4:8] == b"\x03\x00\x00\x00"

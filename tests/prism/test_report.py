@@ -162,3 +162,22 @@ def test_panel_diversity_from_the_pack(tmp_path, capsys):
     with pytest.raises(SystemExit) as exit_info:
         main(["report", str(tmp_path), "--pack", str(tmp_path / "nope")])
     assert exit_info.value.code == 2 and "does not exist" in capsys.readouterr().err
+
+
+def test_incomplete_run_divides_by_the_planned_split(tmp_path):
+    store = RunStore(tmp_path)
+    store.record_run("sim:m/D", "helix", {"tasks": 4})
+    record(store, "sim:m/D", "t1", PERFECT)
+    record(store, "sim:m/D", "t2", {**PERFECT, "initial": "pass"})  # F=0
+    no_suite = [{"program_id": p, "role": r, "label": "x", "status": "error", "reason": "missing entry"}
+                for p, r in PANEL.items()]
+    store.record_task_outcomes("sim:m/D", "t3", no_suite)
+    store.record_task_result({"run_label": "sim:m/D", "task_id": "t3", "submitted": False})
+    data = collect(store)
+    store.close()
+    d = by_label(data)["sim:m/D"]
+    # planned 4, finished 3: RAR = 1/4 (t1), JSF = 1/4; VAR = (1 + 1 + 0)/3, IRR = (1 + 1 + 0)/3
+    assert (d["finished"], d["planned"], d["n"]) == (3, 4, 4)
+    assert (d["reference_acceptance"], d["joint_success"]) == (0.25, 0.25)
+    assert d["valid_acceptance"] == pytest.approx(2 / 3) and d["invalid_rejection"] == pytest.approx(2 / 3)
+    assert "| sim:m/D | 3/4 |" in render_markdown(data)
