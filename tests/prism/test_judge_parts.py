@@ -1,0 +1,107 @@
+"""Pieces of the judge that need no sandbox: clean-up, file names, cgroup set-up, the trusted pool."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from testhelix.cli import main
+from testhelix.prism.task import load_task
+from testhelix.digest import NonUtf8Name, tree_sha256
+from testhelix.prism.cgroup import Cgroups
+from testhelix.prism.outcome import Limits
+from testhelix.prism.workspace import force_rmtree
+
+TASK = Path(__file__).resolve().parents[1] / "fixtures" / "tasks" / "pack" / "fx-clamp-m01"
+
+
+def test_force_rmtree_is_iterative_and_never_follows_symlinks(tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "keep.txt").write_text("keep")
+    top = tmp_path / "top"
+    top.mkdir()
+    fd = os.open(top, os.O_RDONLY)
+    for _ in range(3000):  # deeper than the recursion limit and than PATH_MAX allows by path
+        os.mkdir("d", dir_fd=fd)
+        sub = os.open("d", os.O_RDONLY, dir_fd=fd)
+        os.close(fd)
+        fd = sub
+    os.symlink(str(outside), "link", dir_fd=fd)
+    os.close(fd)
+    os.chmod(top / "d", 0o555)  # a read-only folder on the way
+    force_rmtree(top)
+    assert not top.exists()
+    assert (outside / "keep.txt").read_text() == "keep"
+    force_rmtree(tmp_path / "does-not-exist")  # never raises
+
+
+def test_non_utf8_file_name_is_refused_naming_the_file(tmp_path, capsys):
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    (suite / "test_ok.py").write_text("def test_a():\n    pass\n")
+    bad = os.fsdecode(b"helper\xff.py")
+    (suite / bad).write_text("X = 1\n")
+    with pytest.raises(NonUtf8Name, match=r"helper\\udcff\.py: file name is not valid UTF-8"):
+        tree_sha256(suite)
+    with pytest.raises(SystemExit) as exit_:
+        main(["evaluate", "--task", str(TASK), "--suite", str(suite)])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert "helper\\udcff.py: file name is not valid UTF-8" in err and "Traceback" not in err
+
+
+def test_agent_write_file_refuses_a_lone_surrogate(tmp_path):
+    sim_task = load_task(Path(__file__).resolve().parents[1] / "fixtures" / "sim_task" / "sim-chunker-m01")
+    from testhelix.agent.tools import AgentWorkspace, ToolBox
+    from testhelix.llm.base import ToolCall
+
+    ws = AgentWorkspace.create(tmp_path / "ws", sim_task.initial_dir)
+    box = ToolBox(ws, None, limits=None, output_chars=300, writable=("suite", "repair"))
+    out = box.execute(ToolCall("c1", "write_file", {"path": "suite/test_\udcff.py", "content": "x"}))
+    assert out.startswith("refused") and "not a valid UTF-8 file name" in out
+    assert not any((ws.root / "suite").iterdir()) if (ws.root / "suite").exists() else True
+
+
+def _fake_v2(root: Path) -> Path:
+    root.mkdir()
+    (root / "cgroup.controllers").write_text("cpu memory pids\n")
+    (root / "cgroup.subtree_control").write_text("")
+    return root
+
+
+def test_cgroup_v2_limits_are_written(tmp_path):
+    root = _fake_v2(tmp_path / "cg")
+    groups = Cgroups.detect(root)
+    assert groups.kind == "v2"
+    (root / "testhelix-prism" / "j1").mkdir(parents=True)  # plain folders: pre-create what the kernel would
+    os.rmdir(root / "testhelix-prism" / "j1")
+    cg = groups.create("j1", Limits(memory_mb=300, nproc=17))
+    assert cg is not None
+    d = root / "testhelix-prism" / "j1"
+    assert (d / "memory.max").read_text() == str(300 * 1024 * 1024)
+    assert (d / "pids.max").read_text() == "17"
+    assert "+memory" in (root / "testhelix-prism" / "cgroup.subtree_control").read_text()
+    assert cg.exceeded() is None
+    (d / "memory.events").write_text("low 0\nhigh 0\nmax 3\noom 1\noom_kill 1\n")
+    assert cg.exceeded() == "memory"
+    (d / "memory.events").write_text("oom_kill 0\n")
+    (d / "pids.events").write_text("max 2\n")
+    assert cg.exceeded() == "processes"
+
+
+def test_no_cgroup_hierarchy_means_no_cgroups(tmp_path):
+    assert Cgroups.detect(tmp_path / "nothing").kind == "none"
+
+
+def test_trusted_suites_get_their_own_pool():
+    from testhelix.prism.executor import ForkServerExecutor
+
+    ex = ForkServerExecutor(workers=1)
+    try:
+        trusted = ex.trusted()
+        assert trusted is not ex and trusted.staging != ex.staging and ex.trusted() is trusted
+    finally:
+        ex.close()
