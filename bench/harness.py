@@ -93,8 +93,10 @@ def naive(jobs: list[tuple[Path, Path]], limits: Limits) -> tuple[float, list[st
                 rc = subprocess.run([sys.executable, "-m", "pytest", *pytest_args(limits), "suite"],
                                     cwd=ws, env=env, capture_output=True, timeout=limits.wall_s).returncode
             except subprocess.TimeoutExpired:
-                rc = -1
-        statuses.append({0: "pass", 1: "fail"}.get(rc, "error"))
+                rc = None
+        # The seed's conventions: the runner's exit status, except no tests collected (5) and the
+        # harness's own timeout, which are errors.
+        statuses.append("error" if rc in (None, 5) else "pass" if rc == 0 else "fail")
     return time.perf_counter() - started, statuses
 
 

@@ -36,6 +36,7 @@ from testhelix.prism.outcome import Limits
 ROOT = Path("/sys/fs/cgroup")
 PARENT = "testhelix-prism"
 CPU_PERIOD_US = 100_000
+CGROUPS_ENV = "TESTHELIX_CGROUPS"  # "0": no job cgroups (measuring their cost, or a machine that misbehaves)
 V1_CONTROLLERS = ("memory", "pids", "cpu")
 
 
@@ -122,7 +123,7 @@ class Cgroups:
 
     @classmethod
     def detect(cls, root: Path = ROOT) -> "Cgroups":
-        if os.environ.get("TESTHELIX_CGROUPS") == "0":
+        if os.environ.get(CGROUPS_ENV) == "0":
             return cls(None, {})
         v2 = _v2_base(root)
         if v2 is not None:

@@ -33,6 +33,7 @@ from typing import Protocol, Sequence
 import testhelix
 from testhelix.digest import tree_sha256
 from testhelix.errors import UserError
+from testhelix.prism.cgroup import CGROUPS_ENV
 from testhelix.prism.cache import MemoryOutcomeCache, OutcomeCache, cache_key, cacheable
 from testhelix.prism.outcome import RUNNER_VERSION, Limits, Outcome, RawRun, classify
 from testhelix.prism.sandbox import OVERLAY_ENV, Sandbox, detect_sandbox, sandbox_env
@@ -118,8 +119,9 @@ class _ServerHandle:
         self.dir.mkdir(parents=True, exist_ok=True)
         package_parent = str(Path(testhelix.__file__).resolve().parent.parent)
         env = sandbox_env(home=str(self.dir), tmp=str(self.dir), pythonpath=package_parent)
-        if OVERLAY_ENV in os.environ:
-            env[OVERLAY_ENV] = os.environ[OVERLAY_ENV]
+        for knob in (OVERLAY_ENV, CGROUPS_ENV):  # the harness's own settings, passed on by name
+            if knob in os.environ:
+                env[knob] = os.environ[knob]
         keep = self.staging / "keep-modules.json"
         if not keep.exists():
             keep.write_text(json.dumps(fresh_pytest_modules()))
