@@ -49,7 +49,9 @@ You work in a workspace with three folders:
 Your goal: a suite that FAILS on the initial program because of the reported bug, and PASSES on a
 correct repair, without depending on incidental details a different correct implementation could
 change. Also write such a correct repair in repair/. Use run_tests on "initial" and on "repair" to
-check both, fix what the results show, then call submit. Every reply must call exactly one tool."""
+check both, fix what the results show, then call submit. A test that could hang may declare its own
+time limit with @pytest.mark.timeout(seconds) (pytest-timeout is installed); exceeding it fails that
+test. Every reply must call exactly one tool."""
 
 PHASE_NOTES = {
     "generation": "Write the suite and the repair from scratch.",
