@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import inspect
 import os
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any, Sequence
@@ -45,6 +46,11 @@ def warm_up(work: Path) -> None:
         run_under_coverage([*PYTEST_ARGS, "suite"], "suite")
     finally:
         os.chdir(cwd)
+    # The warm-up's own test module must not stay importable under its name (a suite may have a
+    # test_warm.py); every other extra module is forgotten per job when a tree would shadow it.
+    for name, module in list(sys.modules.items()):
+        if str(getattr(module, "__file__", "") or "").startswith(str(workspace)):
+            del sys.modules[name]
 
 
 class ConfigTemplate:

@@ -2,14 +2,16 @@
 
 Layout of the staging folder (private to one executor, deleted on close):
 
-    trees/<sha256>/    a read-only copy of a program or suite tree, made once per digest, with
-                       the byte-code the fork server compiled for it (precompile.py)
-    ws/<name>/         one workspace: the program tree at its root, the suite in suite/, .home/
+    trees/<sha256>/    a read-only copy of a program or suite tree, made once per digest by the
+                       executor (host side), with byte-code compiled by a helper process
+                       (precompile.py); servers find trees by digest and learn nothing else
+    server<i>/ws/j<n>/ linked mode only: one workspace (program at the root, suite in suite/,
+                       .home/), a size-capped tmpfs of its own with the namespaced sandbox
 
-With the namespaced sandbox the test runs under a uid that owns neither the cached files nor their
-folders, so a workspace can hard-link the cached files (no copy per execution): the test may
-replace a link in its own workspace but cannot change the shared inode. With the plain fallback
-the test runs as the cache's owner, so files are copied.
+Overlay mode (the default, overlay.py) builds nothing. In linked mode with the namespaced sandbox
+the workspace is a copy in a per-job tmpfs (hard links cannot cross into it), so a job never writes
+to the host's disk; with the plain fallback it is a copy on disk. `force_rmtree` removes any tree
+iteratively, never following a symlink and never raising.
 """
 
 from __future__ import annotations

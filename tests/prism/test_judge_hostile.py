@@ -15,7 +15,6 @@ from pathlib import Path
 
 import pytest
 
-from testhelix.digest import NonUtf8Name
 from testhelix.prism.evaluation import evaluate_task
 from testhelix.prism.executor import ForkServerExecutor
 from testhelix.prism.outcome import Limits
