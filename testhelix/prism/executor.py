@@ -43,6 +43,8 @@ from testhelix.prism.workspace import ENTRY_SCRIPT, TreeCache, force_rmtree
 __all__ = ["Executor", "ForkServerExecutor", "Limits", "Outcome", "OutcomeCache", "default_executor"]
 
 SERVER_START_TIMEOUT_S = 60.0
+KEEP_FILE = "keep-modules.json"
+COMPILE_BATCH = 4  # executions in one run_many call from which new trees are compiled first
 
 
 class Executor(Protocol):
@@ -122,9 +124,7 @@ class _ServerHandle:
         for knob in (OVERLAY_ENV, CGROUPS_ENV):  # the harness's own settings, passed on by name
             if knob in os.environ:
                 env[knob] = os.environ[knob]
-        keep = self.staging / "keep-modules.json"
-        if not keep.exists():
-            keep.write_text(json.dumps(fresh_pytest_modules()))
+        keep = self.staging / KEEP_FILE  # written by the executor before any server starts
         argv = [*self.sandbox.launch_prefix(), sys.executable, "-s", "-m", "testhelix.prism.forkserver",
                 "--dir", str(self.dir), "--staging", str(self.staging), "--uid", str(self.uid),
                 "--kind", self.sandbox.kind, "--keep-modules", str(keep)]
@@ -215,6 +215,9 @@ class ForkServerExecutor:
         with self._start_lock:
             if self._handles:
                 return
+            keep = self.staging / KEEP_FILE
+            if not keep.exists():
+                keep.write_text(json.dumps(fresh_pytest_modules()))
             handles = [_ServerHandle(self.sandbox, self.staging, i) for i in range(self.workers)]
             with ThreadPoolExecutor(self.workers) as pool:
                 errors = [e for e in pool.map(_try_start, handles) if e]
@@ -275,7 +278,9 @@ class ForkServerExecutor:
                 for digest, folder in ((sd, suite), (pd, program)):
                     if not digest.startswith("missing:"):
                         trees[digest] = folder
-            self.trees.ensure(trees)
+            # Compiling costs a helper process (~0.3 s idle); it pays off for a batch (a panel), not
+            # for one run (an agent's run_tests), where the test process compiles what it imports.
+            self.trees.ensure(trees, compile_new=len(todo) >= COMPILE_BATCH)
             self._ensure_started()
             with ThreadPoolExecutor(min(self.workers, len(todo))) as pool:
                 fresh = pool.map(lambda kv: (kv[0], self._execute(*kv[1], limits, coverage)), todo.items())

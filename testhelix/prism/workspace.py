@@ -150,8 +150,8 @@ class TreeCache:
     def path(self, digest: str) -> Path:
         return self.root / digest
 
-    def ensure(self, trees: dict[str, Path]) -> None:
-        """Cache every `{digest: source folder}` not cached yet."""
+    def ensure(self, trees: dict[str, Path], compile_new: bool = True) -> None:
+        """Cache every `{digest: source folder}` not cached yet (compiled unless `compile_new` is off)."""
         with self._lock:
             new = {d: src for d, src in trees.items() if not self.path(d).is_dir()}
             if not new:
@@ -159,7 +159,7 @@ class TreeCache:
             tmps = {d: self.root / f".tmp-{d}" for d in new}
             for d, src in new.items():
                 _copy_tree(src, tmps[d])
-            if self.compile_trees is not None:
+            if self.compile_trees is not None and compile_new:
                 self.compile_trees(list(tmps.values()))
             for d, tmp in tmps.items():
                 _seal(tmp, self.path(d))
