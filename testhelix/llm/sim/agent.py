@@ -29,9 +29,9 @@ import re
 from dataclasses import dataclass, field
 
 from testhelix.agent.prompts import FEEDBACK_HEADER
-from testhelix.llm.base import Message, ModelRequest, ToolCall
+from testhelix.llm.base import ModelRequest, ToolCall
 from testhelix.llm.sim.bank import REPAIR_NOTE, SimBank
-from testhelix.llm.sim.cues import Cues, read_cues
+from testhelix.llm.sim.cues import read_cues
 from testhelix.llm.sim.profiles import SimProfile
 
 SUITE_FILE = "suite/test_reproduction.py"
