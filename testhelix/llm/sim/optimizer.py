@@ -193,7 +193,8 @@ def _summary(option: dict) -> str:
 
 
 class SimulatedOptimizer:
-    """`sim:NAME` in the optimizer's three sessions (a test double; it needs no task).
+    """`sim:NAME` in the optimizer's three sessions (a test double; it needs no task). The session
+    is read from the messages (`role_of`), as a real model would read it.
 
     - selection: picks the candidate with the best development score (ties: a seeded choice);
     - optimizer (diagnosis and revision): `propose` above;
@@ -212,9 +213,9 @@ class SimulatedOptimizer:
         from testhelix.llm.base import Completion, Usage
 
         text_in = "\n".join(m.content for m in request.messages)
-        digest = hashlib.sha256(f"{self.seed}:{request.tags.role}:{text_in}".encode()).hexdigest()
+        role = self.role_of(request.messages)
+        digest = hashlib.sha256(f"{self.seed}:{role}:{text_in}".encode()).hexdigest()
         rng = random.Random(int(digest[:16], 16))
-        role = request.tags.role
         if role == "selection":
             text = self._select(text_in, rng)
         elif role == "reflection":
@@ -225,6 +226,19 @@ class SimulatedOptimizer:
                                                                             len(text) // 4 + 1), cost_usd=None)
         return Completion(text=text, tool_calls=(), stop_reason="end_turn", usage=usage, model=self.name,
                           metadata={"simulated": True, "seed": self.seed})
+
+    @staticmethod
+    def role_of(messages) -> str:
+        """The session, read from the request itself (never from host-side tags)."""
+        system = next((m.content for m in messages if m.role == "system"), "")
+        users = [m.content for m in messages if m.role == "user"]
+        if system.startswith(OPTIMIZER_SYSTEM):
+            return "optimizer"
+        if any(u.startswith("## Candidates") for u in users):
+            return "selection"
+        if any("## Draft lesson" in u for u in users):
+            return "reflection"
+        return "optimizer"
 
     @staticmethod
     def _select(text: str, rng: random.Random) -> str:
