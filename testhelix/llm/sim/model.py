@@ -31,7 +31,7 @@ from testhelix.agent import prompts
 from testhelix.llm.base import Completion, Message, ModelRequest, Usage
 from testhelix.llm.registry import ModelInfo
 from testhelix.llm.sim.agent import SimAgentPolicy
-from testhelix.llm.sim.bank import bank_for
+from testhelix.llm.sim.bank import bank_for, incidental_reasons
 from testhelix.llm.sim.cues import REVIEW_BOOST, read_cues
 from testhelix.llm.sim.optimizer import OPTIMIZER_SYSTEM, propose
 from testhelix.llm.sim.profiles import get_profile
@@ -138,8 +138,6 @@ class SimulatedModel:
                            "suspect_tests": suspects})
 
     def _doubts(self, name: str, suite: str, failing_on_peers: set[str]) -> list[tuple[str, str]]:
-        from testhelix.llm.sim.bank import incidental_reasons
-
         m = re.search(rf"^def {name}\(.*?(?=^def |^# file:|\Z)", suite, re.S | re.M)
         why = [(r, "strong") for r in incidental_reasons(m.group(0) if m else "")]
         role = self.bank.role(name)
