@@ -132,6 +132,35 @@ def collect(store: RunStore) -> dict[str, Any]:
     }
 
 
+SELECTION_RULES = ("witness-support", "merged", "fallback", "only-qualified", "random", "none")
+
+
+def selection_rules(store: RunStore) -> dict[str, dict[str, int]]:
+    """Per run label, how many tasks each selection rule decided (from the recorded task details)."""
+    out: dict[str, dict[str, int]] = {}
+    for row in store.task_results():
+        try:
+            rule = json.loads(row.get("detail") or "{}").get("submission") or "unknown"
+        except (TypeError, ValueError):
+            rule = "unknown"
+        counts = out.setdefault(row["run_label"], {})
+        counts[rule] = counts.get(rule, 0) + 1
+    return out
+
+
+def render_selection_rules(rules: dict[str, dict[str, int]]) -> list[str]:
+    if not rules:
+        return []
+    names = list(SELECTION_RULES) + sorted({r for c in rules.values() for r in c} - set(SELECTION_RULES))
+    lines = ["## Selection rules (tasks per rule that chose the submitted suite)", "",
+             "| run | " + " | ".join(names) + " | submitted |", "|---|" + "---:|" * (len(names) + 1)]
+    for label, counts in sorted(rules.items()):
+        submitted = sum(n for r, n in counts.items() if r != "none")
+        lines.append(f"| {label} | " + " | ".join(str(counts.get(r, 0)) for r in names)
+                     + f" | {submitted}/{sum(counts.values())} |")
+    return lines + [""]
+
+
 def _subset_record(rec: dict | None, size: tuple[int, int] | None) -> P.SubsetRecord | None:
     """Counts for the subset expectation; a missing task keeps its panel size and scores 0."""
     if rec:
@@ -275,6 +304,7 @@ def command(run_dir: Path, as_json: bool, curves_png: Path | None, pack: Path | 
     store = RunStore(run_dir, read_only=True)
     try:
         data = collect(store)
+        data["selection_rules"] = selection_rules(store)
         sql = "SELECT task_id FROM task_results UNION SELECT task_id FROM task_outcomes"
         run_tasks = {row[0] for row in store.query(sql)[1]}
     finally:
@@ -283,7 +313,7 @@ def command(run_dir: Path, as_json: bool, curves_png: Path | None, pack: Path | 
         raise UserError(f"{run_dir}: the run store has no evaluated tasks (task_results / task_outcomes are empty)")
     if pack is not None:
         data["panel_diversity"] = panel_diversity(pack, run_tasks)
-    text = render_markdown(data)
+    text = render_markdown(data) + "\n" + "\n".join(render_selection_rules(data["selection_rules"]))
     (Path(run_dir) / "report.md").write_text(text + "\n", encoding="utf-8")
     data["report"] = str(Path(run_dir) / "report.md")
     if any(data["curves"].values()):

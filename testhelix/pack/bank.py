@@ -1,13 +1,10 @@
 """Simulation banks: split a kata's bank/tests.py into a header and test functions, measure each
-test's kind against a task's programs, and write bank/bank.json (format in tasks/README.md).
+test's label on a task's initial program and candidate repairs, and write bank/bank.json (format in tasks/README.md).
 
-Kinds are measured, never declared by the author:
-  broken          fails on the reference
-  overfit         passes the reference, fails some valid alternative
-  discriminating  passes every valid program, fails the initial program and rejects at least one
-                  invalid candidate (each invalid candidate breaks a different behaviour, so a test
-                  aimed at the reported defect rarely rejects more than one or two of them)
-  weak            passes every valid program, otherwise
+Labels are measured, never declared by the author, and only on what an agent could run itself:
+the task's initial program and the bank's own candidate repairs (`public_label`). The reference,
+the panel and the trusted tests never reach a label, so a simulated model that acts on the labels
+acts on public information only (tasks/README.md).
 """
 
 from __future__ import annotations
@@ -77,47 +74,85 @@ def per_function(run: SuiteRun, names: Sequence[str]) -> dict[str, bool]:
     return {name: seen.get(name, False) for name in names}
 
 
-def measure_kind(passes_reference: bool, alternatives_pass: Sequence[bool], fails_initial: bool,
-                 invalid_rejected: int, invalid_total: int) -> str:
-    if not passes_reference:
-        return "broken"
-    if not all(alternatives_pass):
-        return "overfit"
-    if fails_initial and invalid_total and invalid_rejected >= 1:
-        return "discriminating"
-    return "weak"
+PUBLIC_LABELS = ("reproduces", "fails-everywhere", "guard", "separates")
+
+
+def public_label(fails_initial: bool, passes_repairs: Sequence[bool]) -> str:
+    """A bank test's label from what an agent could run itself: the initial program and its own
+    candidate repairs (never the reference, the panel or the trusted tests).
+
+      reproduces        fails the initial program and passes at least one candidate repair
+      fails-everywhere  fails the initial program and every candidate repair
+      guard             passes the initial program and every candidate repair
+      separates         passes the initial program and fails some candidate repair
+    """
+    if fails_initial:
+        return "reproduces" if any(passes_repairs) else "fails-everywhere"
+    return "guard" if all(passes_repairs) else "separates"
 
 
 @dataclass(frozen=True)
 class Repair:
-    id: str
-    correct: bool
+    id: str        # neutral name (r1, r2, ... in tree-digest order): it says nothing about the repair
     program: Path  # where the repair program was materialised (copied into the task)
 
 
-def bank_document(source: BankSource, reference: Mapping[str, bool], alternatives: Sequence[Mapping[str, bool]],
-                  initial: Mapping[str, bool], invalids: Sequence[Mapping[str, bool]],
-                  repairs: Sequence[Repair]) -> dict:
-    """The bank.json document from per-function pass maps of each program."""
+def bank_document(source: BankSource, initial: Mapping[str, bool],
+                  repairs: Sequence[tuple[Repair, Mapping[str, bool]]]) -> dict:
+    """The bank.json document from per-function pass maps of the initial program and of each
+    candidate repair: nothing else can reach a label."""
     tests = []
     for test in source.tests:
         name = test.name
-        alt_pass = [alt[name] for alt in alternatives]
-        rejected = sum(1 for inv in invalids if not inv[name])
+        passing = [r.id for r, passed in repairs if passed[name]]
         tests.append({
             "name": name,
             "source": test.source,
-            "kind": measure_kind(reference[name], alt_pass, not initial[name], rejected, len(invalids)),
             "fails_initial": not initial[name],
-            "passes_reference": reference[name],
-            "valid_passed": int(reference[name]) + sum(alt_pass),
-            "invalid_rejected": rejected,
+            "passes_repairs": passing,
+            "label": public_label(not initial[name], [passed[name] for _, passed in repairs]),
         })
     return {
         "header": source.header,
         "tests": tests,
-        "repairs": [{"id": r.id, "correct": r.correct, "artifact": f"bank/repairs/{r.id}"} for r in repairs],
+        "repairs": [{"id": r.id, "artifact": f"bank/repairs/{r.id}"} for r, _ in repairs],
     }
+
+
+def bank_module(doc: Mapping) -> str:
+    """The bank's tests as one module (header + every test function), as the labels are measured."""
+    body = "\n\n\n".join(t["source"].strip() for t in doc["tests"])
+    return f"{str(doc['header']).rstrip()}\n\n\n{body}\n"
+
+
+def relabel_task_bank(task_dir: Path, workers: int = 2, timeout: float = 60.0) -> dict:
+    """Measure a built task's bank afresh from the task folder: the bank's tests on `environment/`
+    (the initial program) and on each `bank/repairs/<id>/`. Only those trees are read, so hidden
+    material (solution/, tests/, panel/) cannot change the result. Returns the bank document."""
+    import tempfile
+
+    from testhelix.pack.runner import Job, run_each, run_jobs
+
+    task_dir = Path(task_dir)
+    path = task_dir / "bank" / "bank.json"
+    try:
+        doc = json.loads(path.read_text())
+    except (OSError, json.JSONDecodeError) as err:
+        raise UserError(f"{path}: cannot read the simulation bank: {err}") from None
+    source = BankSource(doc["header"], tuple(BankTest(t["name"], t["source"]) for t in doc["tests"]))
+    names = [t.name for t in source.tests]
+    programs = {"initial": task_dir / "environment"}
+    programs |= {r["id"]: task_dir / r["artifact"] for r in doc["repairs"]}
+    with tempfile.TemporaryDirectory(prefix="bank-relabel-") as tmp:
+        module = Path(tmp) / "test_bank.py"
+        module.write_text(bank_module(doc))
+        runs = run_jobs([Job(key, module, prog, timeout) for key, prog in programs.items()], workers)
+        for key, run in list(runs.items()):
+            if run.reason == "timeout":
+                runs[key] = run_each(module, programs[key], names)
+    maps = {key: per_function(run, names) for key, run in runs.items()}
+    repairs = [(Repair(r["id"], task_dir / r["artifact"]), maps[r["id"]]) for r in doc["repairs"]]
+    return bank_document(source, maps["initial"], repairs)
 
 
 def dump_json(obj: object, path: Path) -> None:

@@ -94,9 +94,18 @@ def _materialise(kata: Kata, scratch: Path) -> KataPrograms:
 
 
 def _bank_targets(progs: KataPrograms) -> list[str]:
-    """Programs the bank runs on: every program that can be a valid, initial or invalid one."""
-    return [n for n in progs.variants
-            if n.startswith(("reference", "alt", "mut:")) or (n.startswith("wrong:") and n.endswith(":0"))]
+    """Programs the bank runs on: what an agent could run its tests on itself -- the initial
+    program of each task (reference + a defect) and the bank's candidate repairs of each defect
+    (the defect's fixes and its wrong fixes after the first, which goes to the panel). Never the
+    reference, an alternative or an invalid candidate: the bank's labels must not see the panel."""
+    defects = {m.id for m in progs.kata.mutations if m.defect}
+    out = []
+    for n in progs.variants:
+        kind, _, rest = n.partition(":")
+        mutation, _, index = rest.partition(":")
+        if mutation in defects and (kind in ("mut", "fix") or (kind == "wrong" and index != "0")):
+            out.append(n)
+    return out
 
 
 def _jobs(progs: KataPrograms) -> list[Job]:
@@ -114,7 +123,9 @@ class PlannedTask:
     initial: str                  # variant names
     valid: tuple[str, ...]        # reference first
     invalid: tuple[str, ...]      # partial repair first, then other mutations
-    repairs: tuple[tuple[str, str, bool], ...]  # (repair id, variant name, correct)
+    # (repair id, variant name, correct): the pool is screened by the trusted tests when it is built
+    # (a 'wrong' fix that happens to be correct is left out), but `correct` never reaches bank.json
+    repairs: tuple[tuple[str, str, bool], ...]
 
 
 def _plan(progs: KataPrograms, defect: Mutation, trusted: dict[str, SuiteRun], seed: int,
@@ -225,12 +236,14 @@ def _write_task(task: PlannedTask, progs: KataPrograms, bank_runs: dict[str, Sui
     def passmap(name: str) -> dict[str, bool]:
         return banks.per_function(bank_runs[progs.bank_key(name)], names)
 
+    # Neutral repair names in tree-digest order: neither the name nor the position tells a
+    # correct repair from a wrong one.
     repairs = []
-    for rid, name, correct in task.repairs:
+    for i, (_, name, _) in enumerate(sorted(task.repairs, key=lambda r: have[r[1]].digest), start=1):
+        rid = f"r{i}"
         _copy(have[name].path, dest / "bank" / "repairs" / rid)
-        repairs.append(banks.Repair(rid, correct, dest / "bank" / "repairs" / rid))
-    doc = banks.bank_document(source, passmap("reference"), [passmap(n) for n in task.valid[1:]],
-                              passmap(task.initial), [passmap(n) for n in task.invalid], repairs)
+        repairs.append((banks.Repair(rid, dest / "bank" / "repairs" / rid), passmap(name)))
+    doc = banks.bank_document(source, passmap(task.initial), repairs)
     (dest / "bank").mkdir(exist_ok=True)
     banks.dump_json(doc, dest / "bank" / "bank.json")
 

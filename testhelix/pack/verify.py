@@ -4,7 +4,8 @@ For each task folder (a folder with task.toml): task.toml and panel/manifest.jso
 artifact exists and its tree digest matches the manifest, there is exactly one reference, the
 initial program FAILS the trusted tests, the reference and every valid candidate PASS them, and
 every invalid candidate FAILS them (a clean failure: a timeout or a run where no test ran is an
-error, not a rejection). Identical (tests, program) pairs across tasks run once: once the digests
+error, not a rejection). A simulation bank's labels are measured again from the task folder -- its
+tests on the initial program and on the bank's own repairs only -- and must equal bank/bank.json. Identical (tests, program) pairs across tasks run once: once the digests
 are checked, the digest pair identifies the run.
 """
 
@@ -19,7 +20,7 @@ from typing import Callable, Literal
 
 from testhelix.digest import tree_sha256
 from testhelix.errors import UserError
-from testhelix.pack.runner import Job, SuiteRun, run_jobs
+from testhelix.pack.runner import Job, SuiteRun, run_each, run_jobs
 
 Expect = Literal["pass", "fail"]
 
@@ -165,7 +166,7 @@ def verify_pack(pack: Path, workers: int = 2, runner: str = "auto", log: Callabl
         runs = _run_with_executor(list(jobs.values()), workers)
     else:
         runs = run_jobs(list(jobs.values()), workers)
-    failures: list[tuple[str, str]] = []
+    failures: list[tuple[str, str]] = _bank_failures(task_dirs, workers)
     contexts: dict[str, int] = {}
     for info in infos:
         contexts[info.context] = contexts.get(info.context, 0) + 1
@@ -177,3 +178,59 @@ def verify_pack(pack: Path, workers: int = 2, runner: str = "auto", log: Callabl
                                            f"got {run.status}{f' ({run.reason})' if run.reason else ''}"))
     return VerifyReport(len(infos), dict(sorted(contexts.items())), tuple(failures), len(jobs),
                         time.monotonic() - start, runner)
+
+
+def _bank_failures(task_dirs: list[Path], workers: int) -> list[tuple[str, str]]:
+    """Tasks whose bank labels differ from a fresh measurement on the initial program and the bank's
+    repairs (identical bank modules and programs across tasks run once)."""
+    import hashlib
+    import tempfile
+
+    from testhelix.pack import bank as banks
+
+    failures: list[tuple[str, str]] = []
+    with tempfile.TemporaryDirectory(prefix="bank-verify-") as tmp:
+        planned = []
+        jobs: dict[str, Job] = {}
+        for d in task_dirs:
+            path = d / "bank" / "bank.json"
+            if not path.is_file():
+                continue
+            try:
+                doc = json.loads(path.read_text())
+                text = banks.bank_module(doc)
+                programs = {"initial": d / "environment", **{r["id"]: d / r["artifact"] for r in doc["repairs"]}}
+            except (OSError, json.JSONDecodeError, KeyError, TypeError) as err:
+                failures.append((d.name, f"bank/bank.json is malformed: {err}"))
+                continue
+            module = Path(tmp) / hashlib.sha256(text.encode()).hexdigest()[:16] / "test_bank.py"
+            if not module.exists():
+                module.parent.mkdir()
+                module.write_text(text)
+            keys = {}
+            for name, program in programs.items():
+                if not program.is_dir():
+                    failures.append((d.name, f"bank: program {name} ({program.relative_to(d)}) is missing"))
+                    continue
+                keys[name] = f"{module.parent.name}:{tree_sha256(program)}"
+                jobs[keys[name]] = Job(keys[name], module, program, 60.0)
+            if len(keys) == len(programs):
+                planned.append((d, doc, keys))
+        runs = run_jobs(list(jobs.values()), workers)
+        for key, run in list(runs.items()):
+            if run.reason == "timeout":      # as the builder does: one hanging test must not fail the others
+                job = jobs[key]
+                names = [t.name for t in banks.split_bank(job.suite).tests]
+                runs[key] = run_each(job.suite, job.program, names)
+    for d, doc, keys in planned:
+        names = [t["name"] for t in doc["tests"]]
+        maps = {name: banks.per_function(runs[key], names) for name, key in keys.items()}
+        source = banks.BankSource(doc["header"], tuple(banks.BankTest(t["name"], t["source"]) for t in doc["tests"]))
+        fresh = banks.bank_document(source, maps["initial"],
+                                    [(banks.Repair(r["id"], d / r["artifact"]), maps[r["id"]]) for r in doc["repairs"]])
+        for old, new in zip(doc["tests"], fresh["tests"]):
+            if {k: old.get(k) for k in new} != new:
+                failures.append((d.name, f"bank test {new['name']}: recorded label {old.get('label')!r} "
+                                         f"(passes {old.get('passes_repairs')}) but measured {new['label']!r} "
+                                         f"(passes {new['passes_repairs']})"))
+    return failures

@@ -11,9 +11,8 @@ from testhelix.agent.budget import Budget, MemoryLedger
 from testhelix.agent.calls import corrective_feedback, differential_challenge, plan_directions, review_suite
 from testhelix.agent.prompts import PublicTask, session_messages
 from testhelix.llm.registry import create_model
-from testhelix.llm.sim.agent import strategy_effect
+from testhelix.llm.sim.cues import read_cues
 from testhelix.llm.sim.optimizer import optimizer_messages, parse_edit_proposal, propose
-from testhelix.llm.sim.profiles import get_profile
 from testhelix.skills import Skill
 from testhelix.strategy.model import Strategy, initial_strategy
 
@@ -53,17 +52,21 @@ def test_guidance_lessons_and_skills_enter_the_prompt_as_designed(sim_task):
     assert len(session_messages(strategy(lessons=[other]), public, phase="generation")) == 2
 
 
-def test_strategy_effect_rewards_fitting_content_and_punishes_harmful(sim_task):
-    public, profile = PublicTask.of(sim_task), get_profile("strong")
+def test_strategy_text_reaches_the_simulation_only_as_documented_cues(sim_task):
+    public = PublicTask.of(sim_task)
 
-    def effect(**fields):
+    def cues(**fields):
         msgs = tuple(session_messages(strategy(**fields), public, phase="generation", library=LIBRARY))
-        return strategy_effect(msgs, sim_task.context, profile)
+        return read_cues(msgs, sim_task.context)
 
-    assert effect() == 0
-    assert effect(lessons=[USEFUL]) > 0 > effect(lessons=[HARMFUL])
-    assert effect(skillRoutes={"algorithm": ["reproduce-first"]}) > 0
-    assert effect(skillRoutes={"algorithm": ["ui-snapshots"]}) < 0
+    assert cues().counts == ()
+    assert cues(lessons=[USEFUL])["reproduce"] == 1 and cues(lessons=[USEFUL]).pick_boost > 0
+    assert cues(lessons=[HARMFUL])["messages"] == 1 and cues(lessons=[HARMFUL]).pick_boost == 0
+    assert cues(skillRoutes={"algorithm": ["reproduce-first"]})["reproduce"] == 1
+    # a skill routed to a context it does not list is noise: it carries no cue
+    assert cues(skillRoutes={"visual": ["ui-snapshots"]}).counts == ()
+    assert cues(guidance="Keep the suite minimal.").extra_guards == -1
+    assert cues(guidance="Add a regression test next to the fix.").extra_guards == 1
 
 
 def test_single_call_roles_with_a_simulated_model(sim_task):
@@ -116,6 +119,6 @@ def test_optimizer_protocol_round_trip():
             lesson_strategy = initial_strategy().model_dump(mode="json")
             lesson_strategy["lessons"] = [proposal.lesson]
             Strategy.model_validate(lesson_strategy)        # the proposed lesson passes the schema
-    assert seen == {"agentSteps", "reproduce-report", "spec-only", "skillRoutes"}
+    assert seen == {"agentSteps", "fail-first", "described-behaviour", "skillRoutes"}
     assert parse_edit_proposal("no json here") is None
     assert parse_edit_proposal(json.dumps({"kind": "field", "field": "agentSteps"})) is None

@@ -72,9 +72,9 @@ def _rate(task, executor, tmp_path, model, strategy, seeds):
                                    executor=executor)
         ok = _qualified(task, executor, result)
         suite = result.workspace.suite / SUITE_FILE.split("/", 1)[1]
-        kinds = [bank.test(n).kind for n in re.findall(r"^def (test_\w+)", suite.read_text(), re.M)] if suite.exists() else []
+        roles = [bank.role(n) for n in re.findall(r"^def (test_\w+)", suite.read_text(), re.M)] if suite.exists() else []
         qualified += ok
-        clean += ok and "discriminating" in kinds and set(kinds) <= {"discriminating", "weak"}
+        clean += ok and "reproduces" in roles and set(roles) <= {"reproduces", "guard"}
     return qualified, clean
 
 
@@ -86,13 +86,9 @@ def test_more_steps_allow_more_self_correction(sim_task, executor, tmp_path):
 
 
 @pytest.mark.slow
-def test_strong_beats_weak_and_lessons_matter(sim_task, executor, tmp_path):
+def test_strong_beats_weak(sim_task, executor, tmp_path):
     seeds = range(20)
     strong = _rate(sim_task, executor, tmp_path, "sim:strong", initial_strategy(), seeds)
     weak = _rate(sim_task, executor, tmp_path, "sim:weak", initial_strategy(), seeds)
     assert strong[0] > weak[0] and strong[1] > weak[1]
-    lesson = {"id": "report-first", "triggers": ["expected"],
-              "text": "Applicability: a report states an expected value.\nAction: reproduce the exact scenario of the "
-                      "bug report and assert the expected value.\nVerification: the suite fails on the initial program."}
-    with_lesson = Strategy.model_validate(initial_strategy().model_dump(mode="json") | {"lessons": [lesson]})
-    assert _rate(sim_task, executor, tmp_path, "sim:weak", with_lesson, seeds)[1] > weak[1]
+    # what strategy text changes is checked decision by decision in tests/llm/test_sim_policy.py

@@ -1,6 +1,6 @@
 """A tiny hand-written kata (`rangekit`) for the pack builder tests: small enough that building a
 pack from it takes a few seconds, complete enough to exercise every rule of the builder (panel
-selection, a dropped task, measured bank kinds)."""
+selection, a dropped task, measured bank labels)."""
 
 from __future__ import annotations
 

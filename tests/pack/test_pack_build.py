@@ -78,18 +78,34 @@ def test_labels_hold_when_rerun(built):
         assert run_suite(task / "tests", task / cand["artifact"]).status == expected, cand["id"]
 
 
-def test_bank_kinds_are_measured(built):
+def test_bank_labels_are_measured_on_the_initial_program_and_own_repairs(built):
     bank = json.loads((built[0] / "katas-rangekit-m2" / "bank" / "bank.json").read_text())
-    kinds = {t["name"]: t["kind"] for t in bank["tests"]}
-    assert kinds["test_span_wrong_expectation"] == "broken"
-    assert kinds["test_describe_exact_text"] == "overfit"
-    assert kinds["test_smoke_inside"] == "weak"
+    labels = {t["name"]: t["label"] for t in bank["tests"]}
+    assert labels == {"test_smoke_inside": "guard", "test_high_values_clamp_to_hi": "guard",
+                      "test_equal_bounds": "reproduces", "test_span_wrong_expectation": "fails-everywhere",
+                      "test_describe_exact_text": "guard"}
     equal = next(t for t in bank["tests"] if t["name"] == "test_equal_bounds")
-    assert equal["fails_initial"] and equal["passes_reference"] and equal["valid_passed"] == 5
+    assert equal["fails_initial"] and len(equal["passes_repairs"]) == 1       # the fix, not the wrong fix
     assert bank["header"].startswith("from rangekit import")
-    assert [(r["id"], r["correct"]) for r in bank["repairs"]] == [("fix0", True), ("wrong1", False)]
+    # neutral repair names; nothing recorded from the reference, the panel or the trusted tests
+    assert [r["id"] for r in bank["repairs"]] == ["r1", "r2"]
+    assert all(set(r) == {"id", "artifact"} for r in bank["repairs"])
+    assert all(set(t) == {"name", "source", "fails_initial", "passes_repairs", "label"} for t in bank["tests"])
     for repair in bank["repairs"]:
         assert (built[0] / "katas-rangekit-m2" / repair["artifact"] / "rangekit" / "__init__.py").is_file()
+
+
+def test_verify_refuses_a_bank_label_that_does_not_hold(built, tmp_path, capsys):
+    pack = tmp_path / "pack"
+    shutil.copytree(built[0], pack)
+    path = pack / "katas-rangekit-m2" / "bank" / "bank.json"
+    bank = json.loads(path.read_text())
+    for t in bank["tests"]:
+        if t["name"] == "test_span_wrong_expectation":
+            t["label"], t["passes_repairs"] = "reproduces", ["r1"]
+    path.write_text(json.dumps(bank))
+    code, out, _ = _cli(["pack", "verify", str(pack), "--runner", "subprocess"], capsys)
+    assert code == 1 and "bank test test_span_wrong_expectation: recorded label 'reproduces'" in out
 
 
 def test_solve_sh_installs_the_reference(built, tmp_path):

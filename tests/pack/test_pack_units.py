@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from testhelix.errors import UserError
-from testhelix.pack.bank import measure_kind, per_function, split_bank
+from testhelix.pack.bank import per_function, public_label, split_bank
 from testhelix.pack.diversity import select_diverse
 from testhelix.pack.instructions import leaked_fix, task_toml
 from testhelix.pack.kata import Mutation, load_kata
@@ -106,16 +106,14 @@ def test_per_function_merges_parametrised_cases_and_counts_missing_as_failed():
     assert per_function(run, ["test_a", "test_b", "test_c"]) == {"test_a": False, "test_b": True, "test_c": False}
 
 
-@pytest.mark.parametrize("args, kind", [
-    ((False, [True] * 4, True, 5, 5), "broken"),
-    ((True, [True, False, True, True], True, 5, 5), "overfit"),
-    ((True, [True] * 4, True, 3, 5), "discriminating"),
-    ((True, [True] * 4, True, 1, 5), "discriminating"),
-    ((True, [True] * 4, True, 0, 5), "weak"),
-    ((True, [True] * 4, False, 5, 5), "weak"),
+@pytest.mark.parametrize("fails_initial, passes, label", [
+    (True, [True, False], "reproduces"),
+    (True, [False, False], "fails-everywhere"),
+    (False, [True, True], "guard"),
+    (False, [True, False], "separates"),
 ])
-def test_measure_kind(args, kind):
-    assert measure_kind(*args) == kind
+def test_public_label(fails_initial, passes, label):
+    assert public_label(fails_initial, passes) == label
 
 
 def _mutation(**kw) -> Mutation:

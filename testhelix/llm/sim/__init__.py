@@ -1,7 +1,31 @@
 """Simulated models (`sim:strong`, `sim:weak`, and any profile you register): offline test doubles
 at the provider boundary that play every role through the same protocol and tools as a real model.
 
-See profiles.py (how to define another one), model.py (roles, usage, the `simulated` flag),
-agent.py (the tool-using policy and how strategy content changes it) and optimizer.py (the
-optimizer-role protocol used by AutoSaddler).
+What they see. Exactly what a provider receives: the messages (with tool results) and the tools.
+The role is read from the system message, never from host-side tags. Their private knowledge is
+the task's simulation bank -- a pool of candidate tests and candidate repairs whose labels were
+measured by running the bank's tests on the initial program and on the bank's own repairs only
+(tasks/README.md). They never read the reference, the panel or the trusted tests, and no label
+they act on was measured on them (tests/helix/test_information_flow.py checks this with decoys).
+
+What they do (agent.py). A session writes one reproducing test plus guards, a repair the own runs
+support best (with probability `repair_skill`), runs the suite on both programs and fixes what the
+runs show; feedback drops tests the runs do not back, a differential challenge adds a test on which
+candidate repairs differ. The reviewer (model.py) flags a test when its text looks incidental
+(matches an error message, compares a repr or an exact error stream, reaches into a private name)
+or the reviewer's own runs contradict it, and otherwise only at its seeded error rate. The
+optimizer (optimizer.py) counts failure patterns in the traces it is given and proposes one edit.
+
+What strategy text they react to (cues.py). Only these phrases, found in the guidance, in a
+rendered lesson's Do/Verify lines, or in the heading of a routed skill that lists the task's
+context: *reproduce / bug report / exact scenario / expected value* (more reproducing test picks),
+*verify / run the suite / both programs / passes on the repair / fails on the initial* (better
+diagnosis, more often the best-supported repair), *boundary / edge case / neighbour / regression*
+(one more guard per suite), *minimal / specification fixes / spec over / only what* (one guard
+fewer, no incidental-looking guards, a sharper reviewer), *error message / exact text / exact
+message* (incidental-looking guards preferred). Numeric fields act through the loop (steps,
+context, rounds). An offline search can discover only these; everything else in a strategy is
+invisible to a simulated model.
+
+See profiles.py (how to define another one), model.py (roles, usage, the `simulated` flag).
 """

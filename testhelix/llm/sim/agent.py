@@ -5,14 +5,20 @@ its own earlier notes (a `state:` line in its replies: which bank tests are in t
 repair option is in repair/, which tests it dropped) and the observations still visible. When the
 loop trims the context, elided observations are forgotten (a run is repeated, a failing test may
 be picked again) -- so `contextTokens` has a real effect, as do `agentSteps` / `repairSteps` (more
-chances to correct itself) and the strategy text in the prompt (see `strategy_effect`).
+chances to correct itself) and the strategy text in the prompt (the cues of cues.py).
 
-Each step, in order: read back unknown state (repair rounds), look around (wasted steps, more
-often for less efficient profiles), write the suite, apply feedback, write a repair, run on the
-initial program, fix a suite that does not fail there, run on the own repair, blame the repair or
-the failing tests (right with probability `diagnosis`, which the strategy content shifts by half
-as much as the test choice), and submit once the suite fails on the
-initial program and passes on the repair.
+Its private knowledge is the task's bank (bank.py): candidate tests and candidate repairs, with
+what running them on the initial program and on each other shows. Each step, in order: read back
+unknown state (repair rounds), look around (wasted steps, more often for less efficient
+profiles), write the suite (one reproducing test, then guards), write a repair (a preferred one
+with probability `repair_skill`), apply feedback, run on the initial program, fix a suite that
+does not fail there, run on the own repair, blame the repair or the failing tests (the choice the
+runs support with probability `diagnosis`), and submit once the suite fails on the initial
+program and passes on the repair.
+
+Independent sessions never write byte-identical files: the repair carries a comment naming the
+session's direction (public prompt text), so two pairs that choose the same fix still have
+distinct repair digests, as two real sessions would.
 """
 
 from __future__ import annotations
@@ -22,9 +28,10 @@ import random
 import re
 from dataclasses import dataclass, field
 
-from testhelix.agent.prompts import FEEDBACK_HEADER, GUIDANCE_HEADER, SKILLS_HEADER
-from testhelix.llm.base import Message, ModelRequest, ToolCall
-from testhelix.llm.sim.bank import SimBank
+from testhelix.agent.prompts import FEEDBACK_HEADER
+from testhelix.llm.base import ModelRequest, ToolCall
+from testhelix.llm.sim.bank import REPAIR_NOTE, SimBank
+from testhelix.llm.sim.cues import read_cues
 from testhelix.llm.sim.profiles import SimProfile
 
 SUITE_FILE = "suite/test_reproduction.py"
@@ -32,30 +39,8 @@ _NOTE = re.compile(r"^state: (.*)$", re.M)
 _FAILED = re.compile(r"(?:FAILED|ERROR)\s+\S*?::(test_\w+)")
 _RUN_HEAD = re.compile(r"^suite on (initial|repair) program: (pass|fail|error)")
 _DEF = re.compile(r"^def (test_\w+)\(", re.M)
-_SKILL = re.compile(r"^### ([\w-]+) \(contexts: ([^)]*)\)", re.M)
-_LESSON_DO = re.compile(r"^- Do: (.*)$", re.M)
-USEFUL_WORDS = ("bug report", "expected", "initial program", "fail", "boundary", "reproduce", "repair",
-                "specification", "minimal", "exact scenario", "edge")
-HARMFUL_WORDS = ("error message", "exact message", "repr", "internal", "private", "implementation detail",
-                 "timing", "ordering of dict")
-
-
-def strategy_effect(messages: tuple[Message, ...], context: str, profile: SimProfile) -> float:
-    """How much the strategy content visible in the prompt shifts the chance of a good test pick."""
-    system = next((m.content for m in messages if m.role == "system"), "")
-    users = [m.content for m in messages if m.role == "user"]
-    effect = 0.0
-    if SKILLS_HEADER in system:
-        fits = [context in [c.strip() for c in ctxs.split(",")] for _, ctxs in _SKILL.findall(system)]
-        effect += profile.skill_boost * min(2, sum(fits)) - profile.misfit_skill_penalty * fits.count(False)
-    lessons = [do.lower() for text in users for do in _LESSON_DO.findall(text)]
-    useful = sum(1 for do in lessons if sum(w in do for w in USEFUL_WORDS) >= 2)
-    harmful = sum(1 for do in lessons if any(w in do for w in HARMFUL_WORDS))
-    effect += profile.lesson_boost * min(2, useful) - profile.harmful_lesson_penalty * harmful
-    guidance = next((u for u in users if u.startswith(GUIDANCE_HEADER)), "").lower()
-    if any(w in guidance for w in USEFUL_WORDS):
-        effect += profile.guidance_boost
-    return effect
+_DIRECTION = re.compile(r"^Your direction for this attempt: (.*)$", re.M)
+CHALLENGE = "Differential challenge:"
 
 
 @dataclass
@@ -121,9 +106,7 @@ def read_view(request: ModelRequest, bank: SimBank, phase: str) -> View:
             if path == SUITE_FILE:
                 view.suite, view.runs = _DEF.findall(msg.content), []
             elif path.startswith("repair/"):
-                rel = path[len("repair/"):]
-                option = next((o.number for o in bank.repairs if dict(o.files).get(rel) == msg.content), 0)
-                view.repair, view.runs = option, []
+                view.repair, view.runs = bank.repair_number(path[len("repair/"):], msg.content), []
         elif call.name == "read_file" and str(args.get("path", "")) == SUITE_FILE:
             view.suite, view.runs = [], []          # no suite file yet
     return view
@@ -135,8 +118,7 @@ class SimAgentPolicy:
 
     def decide(self, request: ModelRequest, phase: str, rng: random.Random) -> tuple[str, list[ToolCall]]:
         p, view = self.profile, read_view(request, self.bank, phase)
-        step = request.tags.step or 0
-        call = _Caller(step)
+        call = _Caller(sum(1 for m in request.messages if m.role == "assistant"))
         if rng.random() < p.malformed_rate:
             return "Writing the file.", [call.raw("write_file", '{"path": "suite/x.py", "content": "oops')]
         if view.suite is None:
@@ -148,21 +130,23 @@ class SimAgentPolicy:
             target = rng.choice(("program", *[f"program/{f}" for f in self.package_files]))
             name = "list_files" if target == "program" else "read_file"
             return "Looking at the program first.", [call(name, path=target)]
-        p_good = min(0.97, max(0.02, p.base_skill + strategy_effect(request.messages, self.context, p)))
-        self.diagnosis = min(0.98, max(0.02, p.diagnosis + (p_good - p.base_skill) / 2))
+        self.cues = read_cues(request.messages, self.context)
+        self.p_good = _clip(p.base_skill + self.cues.pick_boost)
+        self.diagnosis = _clip(p.diagnosis + self.cues.diagnosis_boost)
+        direction = next(iter(_DIRECTION.findall(next((m.content for m in request.messages if m.role == "user"), ""))), "")
         if not view.suite:
-            view.suite = self._pick(view, p_good, rng, p.tests_per_suite)
+            view.suite = self._compose(view, rng)
             text, calls = self._write_suite(view, call, "Writing a suite that reproduces the report.")
             if view.repair == 0 and self.bank.repairs and rng.random() < p.step_efficiency:
                 view.repair = self._choose_repair(None, rng)     # an efficient model writes both at once
-                text, more = self._write_repair(view, call)
+                text, more = self._write_repair(view, call, direction)
                 calls += more
             return text, calls
         if phase == "repair" and not view.feedback_done:
             return self._apply_feedback(request, view, call, rng)
         if view.repair == 0 and self.bank.repairs:
             view.repair = self._choose_repair(None, rng)
-            return self._write_repair(view, call)
+            return self._write_repair(view, call, direction)
         initial = next((r for r in reversed(view.runs) if r.program == "initial"), None)
         if initial is None:
             return "Running the suite on the initial program.", [call("run_tests", program="initial")]
@@ -172,48 +156,64 @@ class SimAgentPolicy:
             if initial.status == "pass" and len(keep) >= p.tests_per_suite + 2:
                 keep.remove(rng.choice(keep))
             view.dropped |= set(bad)
-            view.suite = keep + self._pick(view, p_good, rng, 1, exclude=set(keep))
+            view.suite = keep + self._pick(view, rng, "reproduces", exclude=set(keep))
             return self._write_suite(view, call, "The suite does not fail on the initial program; adding a test.")
         own = next((r for r in reversed(view.runs) if r.program == "repair"), None)
         if own is None:
             return "Running the suite on my repair.", [call("run_tests", program="repair")]
         if own.status == "pass":
             return "The suite fails on the initial program and passes on my repair.", [call("submit", summary="done")]
-        return self._blame(view, own, call, rng, p_good)
+        return self._blame(view, own, call, rng, direction)
 
     # --- decisions ---------------------------------------------------------------------------
-    def _pick(self, view: View, p_good: float, rng: random.Random, n: int, exclude: set[str] = frozenset()) -> list[str]:
+    def _compose(self, view: View, rng: random.Random) -> list[str]:
+        """One reproducing test, then guards: `tests_per_suite - 1`, one more or fewer by cue."""
+        suite = self._pick(view, rng, "reproduces")
+        for _ in range(max(0, self.profile.tests_per_suite - 1 + self.cues.extra_guards)):
+            suite += self._pick(view, rng, "guard", exclude=set(suite))
+        return suite
+
+    def _pick(self, view: View, rng: random.Random, want: str, exclude: set[str] = frozenset()) -> list[str]:
+        """One test of role `want` with probability p_good, else any other free test."""
         taken = set(view.suite or ()) | set(exclude) | view.dropped
-        chosen: list[str] = []
-        for _ in range(n):
-            free = [t for t in self.bank.tests if t.name not in taken and t.name not in chosen]
-            good = [t for t in free if t.kind == "discriminating"]
-            other = [t for t in free if t.kind != "discriminating"]
-            pool = good if (good and (rng.random() < p_good or not other)) else other
-            if not pool:
-                break
-            chosen.append(rng.choice(pool).name)
-        return chosen
+        free = [t for t in self.bank.tests if t.name not in taken]
+        target = [t for t in free if self.bank.role(t.name) == want]
+        if want == "guard" and target:
+            plain = [t for t in target if not t.incidental]
+            loud = [t for t in target if t.incidental]
+            if self.cues["narrow"] and plain:
+                target = plain
+            elif self.cues["messages"] and loud:
+                target = loud
+        other = [t for t in free if t not in target]
+        pool = target if target and (rng.random() < self.p_good or not other) else other
+        return [rng.choice(pool).name] if pool else []
 
     def _choose_repair(self, current: int | None, rng: random.Random) -> int:
         options = [o for o in self.bank.repairs if o.number != current] or list(self.bank.repairs)
-        correct = [o for o in options if o.correct]
-        wrong = [o for o in options if not o.correct]
-        pool = correct if (correct and (rng.random() < self.profile.repair_skill or not wrong)) else wrong
+        preferred = [o for o in options if o.number in self.bank.preferred]
+        rest = [o for o in options if o.number not in self.bank.preferred]
+        chance = _clip(self.profile.repair_skill + self.cues.repair_boost)
+        pool = preferred if (preferred and (rng.random() < chance or not rest)) else rest
         return rng.choice(pool).number
 
-    def _blame(self, view: View, own: Run, call, rng: random.Random, p_good: float):
-        option = next((o for o in self.bank.repairs if o.number == view.repair), None)
-        repair_wrong = option is not None and not option.correct
-        right = rng.random() < self.diagnosis
-        blame_repair = (repair_wrong == right) and len(self.bank.repairs) > 1
-        if blame_repair or own.status == "error" and not own.failing:
+    def _blame(self, view: View, own: Run, call, rng: random.Random, direction: str):
+        """The suite fails on the own repair: the runs point at the repair when it is not a
+        preferred one and the failing tests pass on a preferred repair; else at the tests."""
+        failing = [n for n in own.failing if n in view.suite]
+        mine_preferred = view.repair in self.bank.preferred
+        tests_look_right = bool(failing) and all(self.bank.role(n) != "suspect" for n in failing)
+        repair_at_fault = (not mine_preferred and tests_look_right) or (own.status == "error" and not failing)
+        if rng.random() >= self.diagnosis:
+            repair_at_fault = not repair_at_fault
+        if repair_at_fault and len(self.bank.repairs) > 1:
             view.repair = self._choose_repair(view.repair, rng)
-            return self._write_repair(view, call, "My repair looks wrong; trying another fix.")
-        failing = [n for n in own.failing if n in view.suite] or [rng.choice(view.suite)]
+            return self._write_repair(view, call, direction, "My repair looks wrong; trying another fix.")
+        failing = failing or [rng.choice(view.suite)]
         view.dropped |= set(failing)
-        keep = [n for n in view.suite if n not in failing]
-        view.suite = keep + (self._pick(view, p_good, rng, 1) if len(keep) < 2 else [])
+        view.suite = [n for n in view.suite if n not in failing]
+        if not any(self.bank.role(n) == "reproduces" for n in view.suite):
+            view.suite += self._pick(view, rng, "reproduces")
         return self._write_suite(view, call, f"Dropping {', '.join(failing)}: it fails on my repair.")
 
     def _apply_feedback(self, request: ModelRequest, view: View, call, rng: random.Random):
@@ -223,25 +223,44 @@ class SimAgentPolicy:
         drop = []
         for name in suspects:
             test = self.bank.test(name)
-            bad = test is not None and test.kind in ("broken", "overfit")
-            diagnosis = min(0.98, max(0.02, self.profile.diagnosis + strategy_effect(
-                request.messages, self.context, self.profile) / 2))
-            if rng.random() < (diagnosis if bad else 1 - diagnosis):
+            # What the own runs support: a test that reproduces the report and reads as plain
+            # behaviour stays (the peer's repair may be the wrong one); anything else goes.
+            sound = self.bank.role(name) == "reproduces" and test is not None and not test.incidental
+            if (rng.random() < self.diagnosis) != sound:
                 drop.append(name)
         view.dropped |= set(drop)
         view.suite = [n for n in view.suite if n not in drop]
-        if len(view.suite) < 2:
-            p_good = self.profile.base_skill + strategy_effect(request.messages, self.context, self.profile)
-            view.suite += self._pick(view, min(0.97, max(0.02, p_good)), rng, 1)
-        return self._write_suite(view, call, f"Applying the feedback; dropping {', '.join(drop) or 'nothing'}.")
+        added = []
+        if not any(self.bank.role(n) == "reproduces" for n in view.suite):
+            added += self._pick(view, rng, "reproduces")
+        if CHALLENGE in text:
+            added += self._separating(view, rng, exclude=set(added))
+        view.suite += added
+        return self._write_suite(view, call, f"Applying the feedback; dropping {', '.join(drop) or 'nothing'}"
+                                 + (f", adding {', '.join(added)}." if added else "."))
+
+    def _separating(self, view: View, rng: random.Random, exclude: set[str]) -> list[str]:
+        """For a differential challenge: a guard that some non-preferred candidate repair fails,
+        i.e. a behaviour on which the candidate repairs differ."""
+        taken = set(view.suite or ()) | exclude | view.dropped
+        all_repairs = {o.number for o in self.bank.repairs}
+        pool = [t for t in self.bank.tests if t.name not in taken and self.bank.role(t.name) == "guard"
+                and not all_repairs <= t.passes]
+        return [rng.choice(pool).name] if pool and rng.random() < self.p_good else self._pick(view, rng, "guard", exclude)
 
     def _write_suite(self, view: View, call, why: str):
         return f"{why}\n{_note(view)}", [call("write_file", path=SUITE_FILE, content=self.bank.suite_text(view.suite))]
 
-    def _write_repair(self, view: View, call, why: str = "Writing my repair."):
+    def _write_repair(self, view: View, call, direction: str, why: str = "Writing my repair."):
         option = next(o for o in self.bank.repairs if o.number == view.repair)
-        return f"{why}\n{_note(view)}", [call("write_file", path=f"repair/{rel}", content=text)
-                                         for rel, text in option.files]
+        note = f"{REPAIR_NOTE}{direction or 'the reported bug'}\n"
+        calls = [call("write_file", path=f"repair/{rel}", content=text + ("" if text.endswith("\n") else "\n") + note)
+                 for rel, text in option.files]
+        return f"{why}\n{_note(view)}", calls
+
+
+def _clip(p: float) -> float:
+    return min(0.98, max(0.02, p))
 
 
 class _Caller:

@@ -7,13 +7,17 @@ seed. It answers every role through the same protocol as a real model:
 - planning: `{"directions": [...]}`; review: `{"verdict", "reasons", "suspect_tests"}`;
 - feedback and challenge: short plain text; optimizer: a JSON edit (testhelix/llm/sim/optimizer.py).
 
-The role comes from the request's CallTags (a real model reads it from the prompt). Decisions are
-deterministic for (seed, task id, role, pair, round, step, prompt). Usage is deterministic too:
+It receives exactly what a provider receives -- the messages (with tool results) and the tools: the
+role is read from the system message (`infer_role`), and the request's CallTags are not read.
+Decisions are deterministic for (seed, prompt text, own earlier replies). Usage is deterministic too:
 characters / 4 of the request and of the reply, cost None. Every completion says it is simulated:
 the model id starts with `sim:` and `metadata["simulated"]` is True.
 
-What it writes into messages is limited to bank test functions and bank repairs, never the
-reference, the panel or the trusted tests.
+Its private knowledge is the task's bank, whose labels come from running bank tests on the initial
+program and on the bank's own repairs only (bank.py). What it writes into messages is limited to
+bank test functions and bank repairs, never the reference, the panel or the trusted tests. The
+reviewer judges from the suite text, the symptoms it is shown and its own runs, with a seeded
+error rate (`review_accuracy`).
 """
 
 from __future__ import annotations
@@ -23,20 +27,41 @@ import json
 import random
 import re
 
-from testhelix.llm.base import Completion, ModelRequest, Usage
+from testhelix.agent import prompts
+from testhelix.llm.base import Completion, Message, ModelRequest, Usage
 from testhelix.llm.registry import ModelInfo
-from testhelix.llm.sim.agent import SimAgentPolicy, strategy_effect
-from testhelix.llm.sim.bank import bank_for
-from testhelix.llm.sim.optimizer import propose
+from testhelix.llm.sim.agent import SimAgentPolicy
+from testhelix.llm.sim.bank import bank_for, incidental_reasons
+from testhelix.llm.sim.cues import REVIEW_BOOST, read_cues
+from testhelix.llm.sim.optimizer import OPTIMIZER_SYSTEM, propose
 from testhelix.llm.sim.profiles import get_profile
 
 DIRECTIONS = ("reproduce the exact call sequence of the bug report", "check the boundary next to the reported case",
               "drive the program through the state change the report involves", "check the value returned right "
               "after the failing call", "combine the reported call with a neighbouring valid call")
+_ROLES = ((prompts.PLANNING_SYSTEM, "planning"), (prompts.REVIEW_SYSTEM, "review"),
+          (prompts.FEEDBACK_SYSTEM, "feedback"), (prompts.CHALLENGE_SYSTEM, "challenge"),
+          (OPTIMIZER_SYSTEM, "optimizer"))
+
+
+def infer_role(messages: tuple[Message, ...]) -> str:
+    """The role a request plays, read from its system message as a real model would."""
+    system = next((m.content for m in messages if m.role == "system"), "")
+    if system.startswith(prompts.SESSION_SYSTEM):
+        return "repair" if prompts.PHASE_NOTES["repair"] in system else "generation"
+    return next((role for text, role in _ROLES if system.startswith(text)), "other")
 
 
 def _seed(*parts) -> int:
     return int(hashlib.sha256(json.dumps(parts, default=str).encode()).hexdigest()[:16], 16)
+
+
+def request_seed(seed: int, messages: tuple[Message, ...]) -> int:
+    """Deterministic per request: the prompt text and the model's own earlier replies. Tool
+    results are left out: they carry run times, and a model's randomness must not hinge on them."""
+    own = [(m.role, m.content, [(c.name, c.raw_arguments) for c in m.tool_calls])
+           for m in messages if m.role in ("system", "user", "assistant")]
+    return _seed(seed, own)
 
 
 class SimulatedModel:
@@ -53,19 +78,20 @@ class SimulatedModel:
         self.policy = SimAgentPolicy(self.profile, self.bank, task.context, files)
 
     def complete(self, request: ModelRequest) -> Completion:
-        tags = request.tags
-        prompt_digest = hashlib.sha256("".join(m.content for m in request.messages[:2]).encode()).hexdigest()[:12]
-        rng = random.Random(_seed(self.seed, self.task.id, tags.role, tags.pair, tags.round, tags.step, prompt_digest))
+        # Only what a provider receives decides: the messages and the tools. The request's tags
+        # (role, pair, round, step) are bookkeeping for the host and are not read here.
+        role = infer_role(request.messages)
+        rng = random.Random(request_seed(self.seed, request.messages))
         calls: list = []
-        if tags.role in ("generation", "repair"):
-            text, calls = self.policy.decide(request, tags.role, rng)
-        elif tags.role == "planning":
+        if role in ("generation", "repair"):
+            text, calls = self.policy.decide(request, role, rng)
+        elif role == "planning":
             text = self._plan(request, rng)
-        elif tags.role == "review":
+        elif role == "review":
             text = self._review(request, rng)
-        elif tags.role == "feedback":
+        elif role == "feedback":
             text = self._feedback(request)
-        elif tags.role == "optimizer":
+        elif role == "optimizer":
             text = propose(request.messages, rng)
         else:
             text = ("Pin down the behaviour of the reported case at its boundary: one more input just past it, "
@@ -88,21 +114,38 @@ class SimulatedModel:
         return json.dumps({"directions": (order * (k // len(order) + 1))[:k] if k > len(order) else order[:k]})
 
     def _review(self, request: ModelRequest, rng: random.Random) -> str:
+        """Judges each test from its text and from what the reviewer can run itself (the bank's
+        tests on the original program and on its own candidate repairs), plus the execution
+        symptoms it is shown; it errs at its own seeded rate."""
         body = "\n".join(m.content for m in request.messages if m.role == "user")
         suite = body.split("## Suite", 1)[1].split("## Execution symptoms", 1)[0] if "## Suite" in body else ""
+        symptoms = body.split("## Execution symptoms", 1)[1] if "## Execution symptoms" in body else ""
+        failing_on_peers = set(re.findall(r"test_\w+", " ".join(re.findall(r"failing tests: ([^)]*)\)", symptoms))))
         names = list(dict.fromkeys(re.findall(r"^def (test_\w+)\(", suite, re.M)))
-        accuracy = min(0.98, self.profile.review_accuracy + max(0.0, strategy_effect(
-            request.messages, self.task.context, self.profile)))
-        suspects = []
+        cues = read_cues(request.messages, self.task.context)
+        accuracy = min(0.98, self.profile.review_accuracy + (REVIEW_BOOST if cues["narrow"] else 0.0))
+        suspects, reasons = [], []
         for name in names:
-            test = self.bank.test(name)
-            bad = test is not None and test.kind in ("broken", "overfit")
-            if rng.random() < (accuracy if bad else (1 - accuracy) / 3):
+            why = self._doubts(name, suite, failing_on_peers)
+            strong = [w for w, weight in why if weight == "strong"]
+            chance = accuracy if strong else (accuracy / 2 if why else (1 - accuracy) / 4)
+            if rng.random() < chance:
                 suspects.append(name)
-        reasons = [f"{n} asserts behaviour the specification does not fix or gets the expectation wrong"
-                   for n in suspects] or ["every test checks behaviour the specification requires"]
-        return json.dumps({"verdict": "revise" if suspects else "approve", "reasons": reasons,
+                reasons.append(f"{name}: " + ("; ".join(w for w, _ in why) if why else
+                                              "asserts behaviour the specification does not clearly fix"))
+        return json.dumps({"verdict": "revise" if suspects else "approve",
+                           "reasons": reasons or ["every test checks behaviour the specification requires"],
                            "suspect_tests": suspects})
+
+    def _doubts(self, name: str, suite: str, failing_on_peers: set[str]) -> list[tuple[str, str]]:
+        m = re.search(rf"^def {name}\(.*?(?=^def |^# file:|\Z)", suite, re.S | re.M)
+        why = [(r, "strong") for r in incidental_reasons(m.group(0) if m else "")]
+        role = self.bank.role(name)
+        if role == "suspect":
+            why.append(("fails on the repair I would write", "strong"))
+        if name in failing_on_peers and role != "reproduces":
+            why.append(("fails on a peer program although it does not reproduce the report", "weak"))
+        return why
 
     def _feedback(self, request: ModelRequest) -> str:
         body = "\n".join(m.content for m in request.messages if m.role == "user")

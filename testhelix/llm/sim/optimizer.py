@@ -21,11 +21,14 @@ It must answer with ONE JSON object, exactly one edit:
 `parse_edit_proposal(text)` reads such an answer (first JSON object in the text) into an
 `EditProposal`, or returns None; checking the edit against the strategy schema is AutoSaddler's job.
 
-The simulated optimizer (`propose`) reads the traces and picks, deterministically for its seed and
-the prompt, one of the edits the evidence supports: more agent steps when sessions hit the step
-cap, a larger context when observations were elided, a lesson about reproducing the reported
-scenario when suites did not fail on the initial program, a lesson against incidental assertions
-when reviews asked for revisions, or a skill route for the most common context.
+The simulated optimizer (`propose`) counts failure patterns in the traces it is given and picks,
+deterministically for its seed and the prompt, one of the edits those patterns suggest: more agent
+steps when sessions hit the step cap, a larger context when observations were elided, a lesson
+when suites did not fail on the original program, when they failed on the own repair, or when
+reviews asked for revisions, or a skill route (a skill the index lists for the context with the
+most failures). It writes lesson text in its own words and never consults the simulated agent's
+vocabulary (cues.py): whether an edit changes the simulated agent is then predictable from that
+vocabulary, not arranged.
 """
 
 from __future__ import annotations
@@ -91,40 +94,78 @@ def _trigger(traces: list[dict]) -> str:
     return words.most_common(1)[0][0] if words else "expected"
 
 
+def _symptoms(traces: list[dict]) -> Counter:
+    """Failure patterns in the traces, counted per failed task."""
+    out: Counter = Counter()
+    for t in traces:
+        if t.get("success"):
+            continue
+        if t.get("exit") == "step_limit":
+            out["step_limit"] += 1
+        if t.get("elided"):
+            out["elided"] += 1
+        if not t.get("failed_initial"):
+            out["no_initial_failure"] += 1
+        elif not t.get("passed_repair"):
+            out["own_repair_failed"] += 1
+        if t.get("review") == "revise":
+            out["review_revise"] += 1
+    return out
+
+
+def _lesson(lesson_id: str, trigger: str, applicability: str, action: str, verification: str,
+            components: list[str], capability: str) -> dict:
+    return {"id": lesson_id, "triggers": [trigger],
+            "text": f"Applicability: {applicability}\nAction: {action}\nVerification: {verification}",
+            "components": components, "capabilities": [capability]}
+
+
 def propose(messages: tuple[Message, ...], rng: random.Random) -> str:
-    """The simulated optimizer's answer (a JSON edit proposal as text)."""
+    """The simulated optimizer's answer (a JSON edit proposal as text), from the traces only: each
+    failure pattern it counts there suggests one edit, written in its own words; it never looks at
+    what the simulated agent reacts to."""
     text = "\n".join(m.content for m in messages if m.role == "user")
     try:
         strategy = json.loads(_section(text, "Strategy"))
         traces = json.loads(_section(text, "Traces") or "[]")
     except json.JSONDecodeError:
         return "I could not read the strategy or the traces."
-    failures = [t for t in traces if not t.get("success")]
-    options: list[dict] = []
+    seen = _symptoms(traces)
+    failed = sum(1 for t in traces if not t.get("success"))
     ids = {lesson["id"] for lesson in strategy.get("lessons", [])}
-    if sum(t.get("exit") == "step_limit" for t in failures) and strategy.get("agentSteps", 30) < 30:
+    trigger = _trigger([t for t in traces if not t.get("success")] or traces)
+    options: list[dict] = []
+    if seen["step_limit"] and strategy.get("agentSteps", 30) < 30:
         options.append({"kind": "field", "field": "agentSteps", "value": min(30, strategy["agentSteps"] + 4),
-                        "rationale": "sessions ran out of steps before the suite qualified"})
-    if sum(1 for t in traces if t.get("elided")) and strategy.get("contextTokens", 64000) < 64000:
-        options.append({"kind": "field", "field": "contextTokens",
-                        "value": min(64000, strategy["contextTokens"] + 6000),
-                        "rationale": "observations were elided from the context"})
-    if any(not t.get("failed_initial") for t in failures) and "reproduce-report" not in ids:
-        options.append({"kind": "lesson", "replace": None, "rationale": "suites did not fail on the initial program",
-                        "lesson": {"id": "reproduce-report", "triggers": [_trigger(traces)],
-                                   "text": "Applicability: a bug report names a call and its expected result.\n"
-                                           "Action: reproduce the exact scenario of the bug report first and assert "
-                                           "the expected value it states.\nVerification: the suite fails on the "
-                                           "initial program and passes on the repair.",
-                                   "components": ["generation", "repair"], "capabilities": ["reproduction"]}})
-    if any(t.get("review") == "revise" for t in failures) and "spec-only" not in ids:
-        options.append({"kind": "lesson", "replace": None, "rationale": "reviews flagged incidental assertions",
-                        "lesson": {"id": "spec-only", "triggers": [_trigger(traces)],
-                                   "text": "Applicability: a test checks behaviour beyond the bug report.\nAction: "
-                                           "assert only what the specification fixes and drop a check that fails "
-                                           "on your repair.\nVerification: the suite passes on every correct repair.",
-                                   "components": ["generation", "repair"], "capabilities": ["validity"]}})
-    contexts = Counter(t.get("context") for t in traces if t.get("context"))
+                        "rationale": f"{seen['step_limit']} of {failed} failed sessions ran out of steps"})
+    if seen["elided"] and strategy.get("contextTokens", 64000) < 64000:
+        options.append({"kind": "field", "field": "contextTokens", "value": min(64000, strategy["contextTokens"] + 6000),
+                        "rationale": f"observations were elided in {seen['elided']} failed tasks"})
+    if seen["no_initial_failure"] and "fail-first" not in ids:
+        options.append({"kind": "lesson", "replace": None,
+                        "rationale": f"in {seen['no_initial_failure']} of {failed} failed tasks no suite failed on "
+                                     "the program as given",
+                        "lesson": _lesson("fail-first", trigger, "the task describes a call and the result it should give.",
+                                          "write the test for that call first, asserting the result the task "
+                                          "describes, and run it on the original program before adding others.",
+                                          "that test fails on the original program.",
+                                          ["generation", "repair"], "reproduction")})
+    if seen["own_repair_failed"] and "repair-or-test" not in ids:
+        options.append({"kind": "lesson", "replace": None,
+                        "rationale": f"in {seen['own_repair_failed']} failed tasks the suite failed on the own repair",
+                        "lesson": _lesson("repair-or-test", trigger, "a test fails on your own repair.",
+                                          "compare the failing assertion with the task description: change the "
+                                          "repair when the description backs the test, drop the test otherwise.",
+                                          "the suite passes on the repair and still fails on the original program.",
+                                          ["repair"], "diagnosis")})
+    if seen["review_revise"] and "described-behaviour" not in ids:
+        options.append({"kind": "lesson", "replace": None,
+                        "rationale": f"reviewers asked for revisions in {seen['review_revise']} failed tasks",
+                        "lesson": _lesson("described-behaviour", trigger, "a test asserts more than the task describes.",
+                                          "keep assertions to behaviour the description states; leave out message "
+                                          "wording, printed forms and private attributes.",
+                                          "reviewers approve the suite.", ["generation", "repair"], "validity")})
+    contexts = Counter(t.get("context") for t in traces if t.get("context") and not t.get("success"))
     index = _INDEX_LINE.findall(_section(text, "Skills"))
     if contexts and index:
         top = contexts.most_common(1)[0][0]
@@ -132,9 +173,9 @@ def propose(messages: tuple[Message, ...], rng: random.Random) -> str:
         fitting = [name for name, ctxs in index if top in [c.strip() for c in ctxs.split(",")]
                    and name not in routes.get(top, [])]
         if fitting and len(routes.get(top, [])) < 4:
-            routes[top] = routes.get(top, []) + [fitting[0]]
+            routes[top] = routes.get(top, []) + [rng.choice(fitting)]
             options.append({"kind": "field", "field": "skillRoutes", "value": routes,
-                            "rationale": f"route a fitting skill to {top} tasks"})
+                            "rationale": f"{contexts[top]} failed tasks are {top} tasks; route a skill listed for them"})
     if not options:
         options.append({"kind": "field", "field": "repairSteps", "value": min(12, strategy.get("repairSteps", 5) + 1),
                         "rationale": "no clear failure pattern; allow one more repair step"})
@@ -152,7 +193,8 @@ def _summary(option: dict) -> str:
 
 
 class SimulatedOptimizer:
-    """`sim:NAME` in the optimizer's three sessions (a test double; it needs no task).
+    """`sim:NAME` in the optimizer's three sessions (a test double; it needs no task). The session
+    is read from the messages (`role_of`), as a real model would read it.
 
     - selection: picks the candidate with the best development score (ties: a seeded choice);
     - optimizer (diagnosis and revision): `propose` above;
@@ -171,9 +213,9 @@ class SimulatedOptimizer:
         from testhelix.llm.base import Completion, Usage
 
         text_in = "\n".join(m.content for m in request.messages)
-        digest = hashlib.sha256(f"{self.seed}:{request.tags.role}:{text_in}".encode()).hexdigest()
+        role = self.role_of(request.messages)
+        digest = hashlib.sha256(f"{self.seed}:{role}:{text_in}".encode()).hexdigest()
         rng = random.Random(int(digest[:16], 16))
-        role = request.tags.role
         if role == "selection":
             text = self._select(text_in, rng)
         elif role == "reflection":
@@ -184,6 +226,19 @@ class SimulatedOptimizer:
                                                                             len(text) // 4 + 1), cost_usd=None)
         return Completion(text=text, tool_calls=(), stop_reason="end_turn", usage=usage, model=self.name,
                           metadata={"simulated": True, "seed": self.seed})
+
+    @staticmethod
+    def role_of(messages) -> str:
+        """The session, read from the request itself (never from host-side tags)."""
+        system = next((m.content for m in messages if m.role == "system"), "")
+        users = [m.content for m in messages if m.role == "user"]
+        if system.startswith(OPTIMIZER_SYSTEM):
+            return "optimizer"
+        if any(u.startswith("## Candidates") for u in users):
+            return "selection"
+        if any("## Draft lesson" in u for u in users):
+            return "reflection"
+        return "optimizer"
 
     @staticmethod
     def _select(text: str, rng: random.Random) -> str:

@@ -7,7 +7,8 @@ Define another simulated model by registering a profile:
                                 step_efficiency=0.5, malformed_rate=0.1, review_accuracy=0.4))
     model = create_model("sim:sloppy", task=task, seed=1)
 
-Every probability is per decision and deterministic for (seed, task id, role, pair, round, step).
+Every probability is per decision and deterministic for (seed, prompt). What strategy text adds to
+them is documented in cues.py.
 """
 
 from __future__ import annotations
@@ -20,18 +21,13 @@ from testhelix.errors import UserError
 @dataclass(frozen=True)
 class SimProfile:
     name: str
-    base_skill: float          # chance that a test slot gets a discriminating bank test, before strategy effects
-    repair_skill: float        # chance that a chosen repair is one of the correct bank repairs
-    diagnosis: float           # chance of blaming the right thing when a test fails on the own repair
+    base_skill: float          # chance that a test pick has the wanted role (reproducing test, guard)
+    repair_skill: float        # chance that a written repair is one the own runs support best
+    diagnosis: float           # chance of blaming what the runs point at when a test fails on the own repair
     step_efficiency: float     # chance that a step does useful work instead of looking around
-    review_accuracy: float     # chance that the reviewer flags a broken/overfit test it sees
+    review_accuracy: float     # chance that the reviewer flags a test it has evidence against
     malformed_rate: float = 0.0  # chance that a reply carries arguments that are not JSON
-    tests_per_suite: int = 3
-    lesson_boost: float = 0.15   # per useful lesson in the prompt (at most two count)
-    harmful_lesson_penalty: float = 0.10  # per lesson that steers toward incidental details
-    skill_boost: float = 0.08    # per routed skill that fits the task's context (at most two count)
-    misfit_skill_penalty: float = 0.03   # per routed skill that does not fit the context
-    guidance_boost: float = 0.05
+    tests_per_suite: int = 3     # one reproducing test plus guards
     context_window: int = 200000
     max_output_tokens: int = 8192
 
