@@ -11,6 +11,7 @@ from rich.console import Console
 
 from autosaddler.config import PRESETS, SearchConfig, load_config
 from autosaddler.dag import Node
+from autosaddler.ledger import ReleaseLedger, refuse_spent_release
 from autosaddler.optimizer import ModelOptimizer
 from autosaddler.search import Search
 from autosaddler.session import helix_evaluator, load_pack_splits, refuse_spent
@@ -31,6 +32,8 @@ def _run(run_dir: Path, meta: dict, cfg: SearchConfig, as_json: bool) -> None:
     started = time.monotonic()
     try:
         refuse_spent(store, splits.split.pack, cfg.proposal_split, cfg.development_split)
+        for name in (cfg.proposal_split, cfg.development_split):  # spent by a gate anywhere on this machine
+            refuse_spent_release(ReleaseLedger(), splits.split.pack, splits.split.pack_digest, name, False, "a search")
         store.put_state("meta", meta)
         opt_model = create_optimizer_model(meta["optimizer_model"], seed=cfg.seed,
                                            timeout_s=cfg.optimizer_session_timeout_s)
