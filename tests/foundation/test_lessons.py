@@ -44,8 +44,8 @@ import json, sys
 from testhelix.strategy.lessons import retrieve_lessons
 from testhelix.strategy.model import Lesson, Strategy
 lessons = [Lesson(id=f"l{i}", triggers=tuple(t), text="Check the boundary the report names.")
-           for i, t in enumerate([["t"], ["t", "u"], ["t"], ["u"], ["t"], ["t", "u", "v"], ["t"], ["t"]])]
-print(json.dumps([l.id for l in retrieve_lessons(Strategy(lessons=tuple(lessons)), "t u v", "review")]))
+           for i, t in enumerate([["t"], ["t"], ["t"], ["u"], ["t"], ["t", "u"], ["t"], ["t"]])]
+print(json.dumps([l.id for l in retrieve_lessons(Strategy(lessons=tuple(lessons)), "t u", "review")]))
 """
 
 
@@ -60,7 +60,7 @@ def test_deterministic():
     outputs = {tuple(json.loads(subprocess.run([sys.executable, "-c", _RETRIEVE], check=True, capture_output=True,
                                                text=True, env={**os.environ, "PYTHONHASHSEED": seed}).stdout))
                for seed in ("0", "1", "12345")}
-    assert outputs == {("l5", "l1")}
+    assert outputs == {("l5", "l0")}          # two hits first, then the first of six tied lessons
 
 
 def test_rendering_three_parts():
