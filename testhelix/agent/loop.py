@@ -112,8 +112,10 @@ def run_agent_session(model: ChatModel, budget, *, task: Any, strategy: Any, wor
     ws = AgentWorkspace.create(workspace_root, task.initial_dir)
     limits = Limits(wall_s=execution_time_limit_s(task.verifier_timeout_s))
     role = "repair" if phase == "repair" else "generation"
+    # Routed skills arrive preloaded; without a route for the context the agent loads what it picks.
+    routed = bool(strategy.skillRoutes.get(public.context))
     box = ToolBox(ws, executor, limits, output_chars=strategy.toolOutputChars, writable=writable,
-                  skills=loadable_skills(library, role))
+                  skills={} if routed else loadable_skills(library, role))
     deadline = deadline or Deadline.for_agent_limit(task.agent_timeout_s)
     path = Path(trajectory_path or ws.root / f"trajectory-{phase}-r{round}.json")
     messages = session_messages(strategy, public, phase=phase, direction=direction, feedback=feedback,

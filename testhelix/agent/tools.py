@@ -13,7 +13,8 @@ Tools (all paths are relative to <root>):
     run_tests(program)          the suite on "initial" or on "repair", through Executor.run
     load_skill(name)            the text of one skill of the library this session may load
                                 (never a reviewer-only skill), cut to toolOutputChars; offered
-                                only when the session has a library (`tool_specs`)
+                                only when there is something to load (`tool_specs`): the loop
+                                gives a library only when no route is set for the task's context
     submit(summary)             ends the session
 
 A write outside the writable folders (the initial program, anything outside the workspace, a path

@@ -114,12 +114,18 @@ def test_a_loaded_skill_counts_against_the_context_like_any_observation(sim_task
         m.content for m in last if m.role == "user")
 
 
-def test_no_library_no_load_skill_tool(sim_task, executor, tmp_path):
+def test_no_library_or_a_route_no_load_skill_tool(sim_task, executor, tmp_path):
     model = Scripted([("load_skill", {"name": "boundary-values"}), ("submit", {})])
     run_agent_session(model, Budget(10**6, sink=MemoryLedger()), task=sim_task, strategy=initial_strategy(),
                       workspace_root=tmp_path / "w", executor=executor)
     assert "load_skill" not in [t.name for t in model.requests[0].tools]
     assert model.requests[1].messages[-1].content.startswith("error: unknown tool 'load_skill'")
+    # a learned route for the task's context preloads its skills instead
+    routed = with_fields(skillRoutes={sim_task.context: ["boundary-values"]})
+    model = Scripted([("submit", {})])
+    _session(sim_task, executor, tmp_path / "routed", model, strategy=routed)
+    assert "load_skill" not in [t.name for t in model.requests[0].tools]
+    assert "### boundary-values" in model.requests[0].messages[0].content
 
 
 def test_parse_json_object_takes_the_first_object_of_prose_with_two():
