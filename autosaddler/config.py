@@ -1,8 +1,20 @@
 """Search configuration: the paper's optimizer settings as named defaults, and a demo preset.
 
-The paper preset mirrors the seed's AutoSaddler configuration exactly (DESIGN §6). The demo preset
-keeps every rule (one edit per proposal, strict screen with zero regressions, development ranking)
-but sizes the work for the bundled pack and simulated models on two cores.
+The paper preset mirrors the seed's AutoSaddler configuration (train_minibatch_size=25,
+train_epochs=1, completed_train_iterations=20, max_candidate_proposals=40). The demo preset keeps
+every rule (one edit per proposal, strict screen with zero regressions, development ranking) but
+sizes the work for the bundled pack and simulated models on two cores.
+
+Every setting here does something. The seed also names settings whose value in its configuration
+switches a feature off or leaves the default behaviour; this search implements exactly that
+behaviour and has no switch for the rest, so those names are not settings (`REMOVED_SETTINGS`):
+given with the seed's value they are accepted as a no-op (older run directories store them),
+with any other value they are refused with the note below.
+
+`train_epochs` > 1 walks the proposal tasks again, reshuffled per epoch with the search's seeded
+RNG; a minibatch never straddles two epochs (each epoch's tail shorter than a minibatch is left
+out), so every minibatch holds tasks not used before in its epoch. Each of the three optimizer
+sessions (selection, diagnosis and revision, reflection) has its own time limit.
 """
 
 from __future__ import annotations
@@ -21,16 +33,9 @@ class SearchConfig(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     train_minibatch_size: int = Field(25, ge=1)
-    train_eval_attempts: int = Field(1, ge=1)
     train_epochs: int = Field(1, ge=1)
     completed_train_iterations: int = Field(20, ge=1)
     max_candidate_proposals: int = Field(40, ge=1)
-    capability_phase_iterations: int = Field(0, ge=0)
-    capability_phase_epochs: int = Field(0, ge=0)
-    skip_session0: bool = False
-    monotonic_full_train_gate: bool = False
-    monotonic_train_gate: bool = False
-    use_merge: bool = False
     seed: int = 42
     # The TestHelix run configuration the search executes (not strategy fields).
     helix_config: Literal["A", "C"] = "C"
@@ -40,7 +45,31 @@ class SearchConfig(BaseModel):
     per_task_token_cap: int = Field(400_000, ge=1000)
     agent_time_limit_s: float = Field(600.0, gt=0)
     workers: int = Field(2, ge=1)
-    optimizer_session_timeout_s: float = Field(300.0, gt=0)
+    selection_timeout_s: float = Field(300.0, gt=0, description="time limit of the parent-selection session")
+    diagnosis_timeout_s: float = Field(300.0, gt=0, description="time limit of the diagnosis-and-revision session")
+    reflection_timeout_s: float = Field(300.0, gt=0, description="time limit of the reflection session")
+
+    def session_timeouts(self) -> dict[str, float]:
+        return {"selection": self.selection_timeout_s, "diagnosis": self.diagnosis_timeout_s,
+                "reflection": self.reflection_timeout_s}
+
+
+_NO_MERGE = "the search never merges two strategies: every child comes from one parent and one edit"
+_NO_CAPABILITY = "the search has no capability phase: every round is a proposal round on the minibatch"
+# name -> (the seed's value, which is this search's only behaviour; why there is no switch)
+REMOVED_SETTINGS: dict[str, tuple[object, str]] = {
+    "train_eval_attempts": (1, "each minibatch task is evaluated once per strategy; repeated attempts would "
+                               "need a seed per attempt in the stored evaluations"),
+    "capability_phase_iterations": (0, _NO_CAPABILITY),
+    "capability_phase_epochs": (0, _NO_CAPABILITY),
+    "skip_session0": (False, "the initial strategy is always evaluated on the development split once (the root)"),
+    "monotonic_full_train_gate": (False, "children are screened on their minibatch only, never on the full "
+                                         "training split"),
+    "monotonic_train_gate": (False, "the screen is the strict-improvement, zero-regression rule on the minibatch"),
+    "use_merge": (False, _NO_MERGE),
+}
+# Older run directories store one shared optimizer timeout; it becomes each session's own limit.
+_RENAMED_TIMEOUT = "optimizer_session_timeout_s"
 
 
 PRESETS: dict[str, dict] = {
@@ -61,11 +90,32 @@ def load_config(preset: str = "paper", file: Path | None = None, overrides: dict
     if file is not None:
         data.update(_read_config_file(Path(file)))
     data.update(overrides or {})
+    return config_from_data(data)
+
+
+def config_from_data(data: dict) -> SearchConfig:
+    """Validate settings (also a run directory's stored ones), dropping removed settings that
+    hold the seed's value and refusing any other value with the reason it is not a setting."""
+    data, problems = dict(data), []
+    for name, (seed_value, note) in REMOVED_SETTINGS.items():
+        if name not in data:
+            continue
+        value = data.pop(name)
+        if value != seed_value or type(value) is not type(seed_value):
+            problems.append((name, f"not a setting of this search (only {seed_value!r}, the seed's value, is "
+                                   f"accepted): {note}"))
+    if _RENAMED_TIMEOUT in data:
+        shared = data.pop(_RENAMED_TIMEOUT)
+        for name in ("selection_timeout_s", "diagnosis_timeout_s", "reflection_timeout_s"):
+            data.setdefault(name, shared)
     try:
-        return SearchConfig.model_validate(data)
+        config = SearchConfig.model_validate(data)
     except ValidationError as err:
-        problems = [(".".join(str(p) for p in e["loc"]) or "$", e["msg"]) for e in err.errors()]
-        raise UserError("invalid search configuration", problems) from None
+        problems += [(".".join(str(p) for p in e["loc"]) or "$", e["msg"]) for e in err.errors()]
+        config = None
+    if problems:
+        raise UserError("invalid search configuration", problems)
+    return config
 
 
 def _read_config_file(path: Path) -> dict:

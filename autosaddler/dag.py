@@ -35,6 +35,18 @@ class Node:
 
 
 _JSON_COLS = ("strategy", "edit", "parent_outcomes", "child_outcomes", "optimizer_usage", "generator_usage")
+SESSION_COLUMNS = ("calls", "input_tokens", "output_tokens", "tokens", "cost_usd", "failures", "timeouts",
+                   "elapsed_s", "timeout_s")
+
+
+def session_usage_rows(node: "Node") -> dict[str, dict]:
+    """The node's per-session optimizer usage (`Node.optimizer_usage` maps a session name to its
+    calls, tokens, cost, failures, timeouts, elapsed and limit seconds) as optimizer_sessions rows."""
+    rows = {}
+    for session, usage in (node.optimizer_usage or {}).items():
+        if isinstance(usage, dict):
+            rows[session] = {c: usage.get(c) for c in SESSION_COLUMNS}
+    return rows
 
 
 class EvolutionDAG:
@@ -55,6 +67,8 @@ class EvolutionDAG:
             store.upsert("dag_nodes", {k: (json.dumps(v) if k in _JSON_COLS else v) for k, v in row.items()})
             if parent_id is not None:
                 store.upsert("dag_edges", {"parent_id": parent_id, "child_id": node.node_id})
+            for session, usage in session_usage_rows(node).items():
+                store.upsert("optimizer_sessions", {"node_id": node.node_id, "session": session, **usage})
             for key, value in (state or {}).items():
                 store.put_state(key, value)
 

@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from testhelix.strategy.model import MUTABLE_FIELDS, Strategy, validate_strategy_data
+from testhelix.strategy.model import MUTABLE_FIELDS, ROUNDS_RULE, SEARCH_MINIMUM, Strategy, validate_strategy_data
 
 
 class Edit(BaseModel):
@@ -55,6 +55,10 @@ def apply_edit(parent: Strategy, edit: Edit, known_task_ids=None) -> Strategy:
             raise RejectedEdit("lessons change one at a time through a lesson edit")
         if data[edit.field] == edit.value:
             raise RejectedEdit(f"{edit.field} already has that value")
+        floor = SEARCH_MINIMUM.get(edit.field)
+        if floor is not None and isinstance(edit.value, int) and edit.value < floor:
+            raise RejectedEdit(f"{edit.field}: {edit.value} is below the search space's lower bound {floor}"
+                               + (f" ({ROUNDS_RULE})" if edit.field == "rounds" else ""))
         data[edit.field] = edit.value
     else:
         data["lessons"] = _edit_lessons(data["lessons"], edit)

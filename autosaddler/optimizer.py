@@ -1,9 +1,13 @@
 """The optimizer's three sessions over any chat model: parent selection, diagnosis and revision,
 and reflection that writes a reusable lesson.
 
-Each session has its own prompt, its own time limit (the model's request timeout) and its own usage
-line; all of them draw on the optimizer's budget, which is separate from the generator's per-task
-cap. Sessions are stateless: they see only what the search passes in (aggregate scores, anonymised
+Each session has its own prompt, its own deadline and its own usage line; all of them draw on the
+optimizer's budget, which is separate from the generator's per-task cap. A session's deadline is
+enforced here (the call runs in a worker thread and the session gives up when its limit passes,
+recording a timeout) and also handed to the provider as its request timeout when the search builds
+one model per session. `usage()` returns, per session, the calls, tokens, cost, failures, timeouts
+and elapsed seconds since the previous `usage()`, so every DAG node records the sessions of its own
+round. Sessions are stateless: they see only what the search passes in (aggregate scores, anonymised
 minibatch traces, the history of earlier proposals). The edit protocol is the one documented in
 testhelix/llm/sim/optimizer.py.
 """
@@ -11,7 +15,10 @@ testhelix/llm/sim/optimizer.py.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+import time
+from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 
 from autosaddler.protocols import Diagnosis, ParentView
 from testhelix.agent.budget import Budget, BudgetExhausted
@@ -34,13 +41,28 @@ Give 1-8 literal triggers that occur in task text, and text of at most 1000 char
 {"id", "triggers", "text", "components", "capabilities"}"""
 
 
+SESSIONS = ("selection", "diagnosis", "reflection")
+DEFAULT_TIMEOUT_S = 300.0
+
+
+def _fresh_line(timeout_s: float) -> dict:
+    return {"calls": 0, "input_tokens": 0, "output_tokens": 0, "tokens": 0, "cost_usd": 0.0, "cost_known": True,
+            "failures": 0, "timeouts": 0, "elapsed_s": 0.0, "timeout_s": timeout_s}
+
+
 class ModelOptimizer:
-    def __init__(self, model, budget: Budget, history_limit: int = 12):
-        self.model = model
+    """`model` is one chat model for every session or a mapping session -> model (each built with
+    its session's request timeout); `timeouts` maps a session to its deadline in seconds."""
+
+    def __init__(self, model, budget: Budget, history_limit: int = 12,
+                 timeouts: Mapping[str, float] | None = None):
+        self.models = dict(model) if isinstance(model, Mapping) else {s: model for s in SESSIONS}
+        self.model = self.models["diagnosis"]
         self.budget = budget
         self.history_limit = history_limit
-        self._usage: dict[str, dict[str, int]] = {s: {"calls": 0, "tokens": 0, "failures": 0}
-                                                  for s in ("selection", "diagnosis", "reflection")}
+        self.timeouts = {s: float((timeouts or {}).get(s, DEFAULT_TIMEOUT_S)) for s in SESSIONS}
+        self._usage = {s: _fresh_line(self.timeouts[s]) for s in SESSIONS}
+        self._pool = ThreadPoolExecutor(max_workers=len(SESSIONS), thread_name_prefix="optimizer-session")
         self.skills_index = library_index(load_library())
 
     # --- session 1 ---------------------------------------------------------------------------
@@ -80,18 +102,42 @@ class ModelOptimizer:
         return {**diagnosis.edit, "lesson": lesson}
 
     def usage(self) -> dict:
-        return {k: dict(v) for k, v in self._usage.items()}
+        """Per session: what it used since the previous call of `usage()` (cost None when unknown)."""
+        out = {}
+        for session, line in self._usage.items():
+            row = {k: v for k, v in line.items() if k != "cost_known"}
+            row["cost_usd"] = round(line["cost_usd"], 6) if line["cost_known"] else None
+            row["elapsed_s"] = round(line["elapsed_s"], 3)
+            out[session] = row
+        self._usage = {s: _fresh_line(self.timeouts[s]) for s in SESSIONS}
+        return out
 
     def _call(self, session: str, messages: list[Message], max_tokens: int, role: str | None = None) -> str | None:
+        """One call of `session` within its own deadline; None when it fails or runs out of time."""
         request = ModelRequest(tuple(messages), (), max_tokens, tags=CallTags(role=role or session))
         line = self._usage[session]
+        started = time.monotonic()
+        future = self._pool.submit(self.budget.complete, self.models[session], request)
         try:
-            answer = self.budget.complete(self.model, request)
+            answer = future.result(timeout=self.timeouts[session])
+        except FutureTimeout:
+            line["timeouts"] += 1
+            line["failures"] += 1
+            return None
         except (BudgetExhausted, ModelError):
             line["failures"] += 1
             return None
+        finally:
+            line["elapsed_s"] += time.monotonic() - started
+        usage = answer.usage
         line["calls"] += 1
-        line["tokens"] += answer.usage.input_tokens + answer.usage.output_tokens
+        line["input_tokens"] += usage.input_tokens
+        line["output_tokens"] += usage.output_tokens
+        line["tokens"] += usage.input_tokens + usage.output_tokens
+        if usage.cost_usd is None or not usage.reported:
+            line["cost_known"] = False
+        else:
+            line["cost_usd"] += usage.cost_usd
         return answer.text
 
 

@@ -85,9 +85,8 @@ class Search:
             rng.setstate(_rng_from_json(state.rng))
             return EvolutionDAG.load(self.store), state, rng
         rng = random.Random(self.config.seed)
-        order = sorted(self.proposal_ids)
-        rng.shuffle(order)
-        state = SearchState(order=order)
+        state = SearchState(order=_epoch_order(self.proposal_ids, self.config.train_epochs,
+                                               self.config.train_minibatch_size, rng))
         dag = EvolutionDAG()
         root = Node(node_id="n000", iteration=0, strategy_hash=initial.content_hash(),
                     strategy=initial.model_dump(mode="json"), edit=None, status="root",
@@ -98,7 +97,7 @@ class Search:
         return dag, state, rng
 
     def _done(self, state: SearchState) -> bool:
-        out_of_tasks = state.cursor + self.config.train_minibatch_size > len(state.order) * self.config.train_epochs
+        out_of_tasks = state.cursor + self.config.train_minibatch_size > len(state.order)
         return (state.iterations >= self.config.completed_train_iterations
                 or state.proposals >= self.config.max_candidate_proposals or out_of_tasks)
 
@@ -155,6 +154,17 @@ class Search:
         state.rng = _rng_to_json(rng.getstate())
         dag.record(self.store, node, parent_id, {"search": state.to_json()})
         self.on_step(node)
+
+
+def _epoch_order(task_ids: Sequence[str], epochs: int, size: int, rng: random.Random) -> list[str]:
+    """The proposal tasks once per epoch, each epoch shuffled afresh by the seeded RNG and cut to
+    whole minibatches, so that no minibatch straddles two epochs or repeats a task."""
+    order: list[str] = []
+    for _ in range(epochs):
+        epoch = sorted(task_ids)
+        rng.shuffle(epoch)
+        order += epoch[: len(epoch) - len(epoch) % size]
+    return order
 
 
 def _scores(outcomes: dict[str, TaskEval]) -> dict[str, int]:

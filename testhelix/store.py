@@ -62,6 +62,14 @@ MIGRATIONS: tuple[str, ...] = (
         created_at TIMESTAMP DEFAULT now(), PRIMARY KEY (strategy_hash, task_id));
     CREATE TABLE spent_splits (pack TEXT, split TEXT, gate_id TEXT, PRIMARY KEY (pack, split));
     """,
+    # optimizer sessions of each search step: selection, diagnosis, reflection, each with its own
+    # deadline, tokens, cost (NULL when unknown) and elapsed time
+    """
+    CREATE TABLE optimizer_sessions (
+        node_id TEXT, session TEXT, calls INTEGER, input_tokens BIGINT, output_tokens BIGINT, tokens BIGINT,
+        cost_usd DOUBLE, failures INTEGER, timeouts INTEGER, elapsed_s DOUBLE, timeout_s DOUBLE,
+        PRIMARY KEY (node_id, session));
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -60,3 +60,9 @@ def _no_network():
         tried = ", ".join(_attempts)
         _attempts.clear()
         pytest.fail(f"test tried to reach the network: {tried}")
+
+
+@pytest.fixture(autouse=True)
+def _private_autosaddler_data(tmp_path_factory, monkeypatch):
+    """Every test gets its own user-level data directory (the release ledger): never ~."""
+    monkeypatch.setenv("AUTOSADDLER_DATA_DIR", str(tmp_path_factory.mktemp("autosaddler-data")))

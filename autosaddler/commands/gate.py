@@ -10,6 +10,7 @@ import click
 
 from autosaddler.config import load_config
 from autosaddler.gate import GateResult, PairedOutcome, decide, read_outcomes_csv, render
+from autosaddler.ledger import REUSE_NOTE, ReleaseLedger, new_entry, refuse_spent_release
 from autosaddler.session import helix_evaluator, load_pack_splits, refuse_spent
 from testhelix.cliutil import json_option, print_json
 from testhelix.errors import UserError
@@ -18,16 +19,23 @@ from testhelix.strategy.model import load_strategy
 
 
 def run_gate(challenger_file: Path, baseline_file: Path, pack: Path, split: str, model: str, run_dir: Path,
-             split_file: Path | None, preset: str) -> GateResult:
+             split_file: Path | None, preset: str, allow_reuse: bool = False) -> tuple[GateResult, bool]:
     """Evaluate both strategies with the same model on the release split, decide, record, and mark
-    the split as spent for this run."""
+    the split as spent for this run and in the machine's release ledger. Returns the result and
+    whether it is a fresh test (False when an earlier gate had spent the split: --allow-reuse)."""
     challenger, baseline = load_strategy(challenger_file), load_strategy(baseline_file)
     splits = load_pack_splits(pack, split_file)
     ids = splits.ids(split)
     cfg = load_config(preset)
+    ledger = ReleaseLedger()
+    earlier = refuse_spent_release(ledger, splits.split.pack, splits.split.pack_digest, split, allow_reuse)
+    reused = bool(earlier)
+    if reused:
+        click.echo(f"warning: {REUSE_NOTE}", err=True)
     store = RunStore(run_dir)
     try:
-        refuse_spent(store, splits.split.pack, split)
+        if not allow_reuse:
+            refuse_spent(store, splits.split.pack, split)
         with helix_evaluator(store, run_dir, splits.tasks, model, cfg, "gate") as evaluator:
             c = evaluator.evaluate(challenger, ids)
             b = evaluator.evaluate(baseline, ids)
@@ -42,6 +50,10 @@ def run_gate(challenger_file: Path, baseline_file: Path, pack: Path, split: str,
                 "p_value": result.p_value, "ci95": list(result.ci95), "ci99": list(result.ci99),
                 "promoted": result.promoted})
             store.upsert("spent_splits", {"pack": splits.split.pack, "split": split, "gate_id": gate_id})
+        ledger.record(new_entry(pack=splits.split.pack, pack_digest=splits.split.pack_digest, split=split,
+                                challenger_hash=challenger.content_hash(), baseline_hash=baseline.content_hash(),
+                                model=model, run_dir=run_dir, gate_id=gate_id, promoted=result.promoted,
+                                reused=reused))
         with (Path(run_dir) / "gate_outcomes.csv").open("w", newline="") as fh:
             writer = csv.writer(fh)
             writer.writerow(["task", "challenger", "baseline"])
@@ -50,10 +62,11 @@ def run_gate(challenger_file: Path, baseline_file: Path, pack: Path, split: str,
             f"# Release gate\n\nchallenger: {challenger_file} ({challenger.content_hash()[:12]})\n"
             f"baseline: {baseline_file} ({baseline.content_hash()[:12]})\nmodel: {model}"
             f"{' (simulated test double)' if model.startswith('sim:') else ''}\nsplit: {split} of {pack}\n\n"
-            f"```\n{render(result)}\n```\n")
+            + (f"**Not a fresh test.** {REUSE_NOTE}.\n\n" if reused else "")
+            + f"```\n{render(result)}\n```\n")
     finally:
         store.close()
-    return result
+    return result, not reused
 
 
 @click.command("gate")
@@ -68,9 +81,13 @@ def run_gate(challenger_file: Path, baseline_file: Path, pack: Path, split: str,
 @click.option("--run", "run_dir", type=click.Path(path_type=Path), help="Run folder for the gate.")
 @click.option("--preset", type=click.Choice(["paper", "demo"]), default="paper", show_default=True,
               help="Execution settings (TestHelix configuration, caps) shared with the search.")
+@click.option("--allow-reuse", is_flag=True, help="Gate on a release split an earlier gate already spent (the "
+                                                  "decision is then marked as no longer a fresh test).")
 @json_option
-def command(outcomes_csv, challenger, baseline, pack, split, split_file, model, run_dir, preset, as_json) -> None:
+def command(outcomes_csv, challenger, baseline, pack, split, split_file, model, run_dir, preset, allow_reuse,
+            as_json) -> None:
     """Promote a frozen challenger only on a positive difference with one-sided exact McNemar p <= 0.05."""
+    fresh = True
     if outcomes_csv is not None:
         result = decide(read_outcomes_csv(outcomes_csv))
     else:
@@ -78,8 +95,10 @@ def command(outcomes_csv, challenger, baseline, pack, split, split_file, model, 
                                   ("--model", model), ("--run", run_dir)) if v is None]
         if missing:
             raise UserError(f"give --outcomes FILE.csv, or all of: {', '.join(missing)} (missing)")
-        result = run_gate(challenger, baseline, pack, split, model, run_dir, split_file, preset)
+        result, fresh = run_gate(challenger, baseline, pack, split, model, run_dir, split_file, preset, allow_reuse)
     if as_json:
-        print_json(result.to_json())
+        print_json(result.to_json() | ({} if fresh else {"fresh_test": False, "note": REUSE_NOTE}))
     else:
         click.echo(render(result))
+        if not fresh:
+            click.echo(f"note: {REUSE_NOTE}")

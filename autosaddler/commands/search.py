@@ -9,8 +9,9 @@ from pathlib import Path
 import click
 from rich.console import Console
 
-from autosaddler.config import PRESETS, SearchConfig, load_config
+from autosaddler.config import PRESETS, SearchConfig, config_from_data, load_config
 from autosaddler.dag import Node
+from autosaddler.ledger import ReleaseLedger, refuse_spent_release
 from autosaddler.optimizer import ModelOptimizer
 from autosaddler.search import Search
 from autosaddler.session import helix_evaluator, load_pack_splits, refuse_spent
@@ -31,11 +32,14 @@ def _run(run_dir: Path, meta: dict, cfg: SearchConfig, as_json: bool) -> None:
     started = time.monotonic()
     try:
         refuse_spent(store, splits.split.pack, cfg.proposal_split, cfg.development_split)
+        for name in (cfg.proposal_split, cfg.development_split):  # spent by a gate anywhere on this machine
+            refuse_spent_release(ReleaseLedger(), splits.split.pack, splits.split.pack_digest, name, False, "a search")
         store.put_state("meta", meta)
-        opt_model = create_optimizer_model(meta["optimizer_model"], seed=cfg.seed,
-                                           timeout_s=cfg.optimizer_session_timeout_s)
-        optimizer = ModelOptimizer(opt_model, Budget(OPTIMIZER_TOKEN_CAP, label="optimizer", run_label="optimizer",
-                                                     sink=store))
+        timeouts = cfg.session_timeouts()
+        opt_models = {session: create_optimizer_model(meta["optimizer_model"], seed=cfg.seed, timeout_s=limit)
+                      for session, limit in timeouts.items()}
+        optimizer = ModelOptimizer(opt_models, Budget(OPTIMIZER_TOKEN_CAP, label="optimizer", run_label="optimizer",
+                                                      sink=store), timeouts=timeouts)
 
         def show(node: Node) -> None:
             dev = "" if node.dev_score is None else f" dev {100 * node.dev_score:.1f}%"
@@ -101,4 +105,4 @@ def resume(run_dir: Path, as_json: bool) -> None:
     store.close()
     if meta is None:
         raise UserError(f"{run_dir}: no search to resume here")
-    _run(run_dir, meta, SearchConfig.model_validate(meta["config"]), as_json)
+    _run(run_dir, meta, config_from_data(meta["config"]), as_json)

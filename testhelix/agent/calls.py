@@ -13,7 +13,6 @@ still charged and yields a result marked `parsed=False`, never an exception.
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,19 +20,22 @@ from testhelix.agent import prompts
 from testhelix.agent.prompts import PublicTask
 from testhelix.llm.base import CallTags, ChatModel, ModelRequest
 
-_JSON_OBJECT = re.compile(r"\{.*\}", re.S)
 FALLBACK_DIRECTIONS = ("the exact scenario of the bug report", "boundary values next to the reported case",
                        "a sequence of calls that exercises the affected state", "error handling around the fix",
                        "the smallest input that shows the defect")
 
 
 def parse_json_object(text: str) -> dict | None:
-    """The first JSON object in `text` (models sometimes wrap JSON in prose or fences)."""
-    m = _JSON_OBJECT.search(text or "")
-    if not m:
+    """The first JSON object in `text` (models sometimes wrap JSON in prose or fences).
+
+    Decoding starts at the first `{` and stops where that object ends (`raw_decode`), so prose
+    after it, or a second object, does not spoil the first one.
+    """
+    start = (text or "").find("{")
+    if start < 0:
         return None
     try:
-        value = json.loads(m.group(0))
+        value, _ = json.JSONDecoder().raw_decode(text, start)
     except json.JSONDecodeError:
         return None
     return value if isinstance(value, dict) else None

@@ -28,7 +28,7 @@ from typing import Any
 
 from testhelix.agent.budget import BudgetExhausted, Deadline, DeadlineExceeded, execution_time_limit_s
 from testhelix.agent.prompts import PublicTask, session_messages
-from testhelix.agent.tools import TOOL_SPECS, AgentWorkspace, Submitted, ToolBox, ToolError
+from testhelix.agent.tools import AgentWorkspace, Submitted, ToolBox, ToolError, loadable_skills
 from testhelix.agent.trajectory import Trajectory
 from testhelix.llm.base import CallTags, ChatModel, Message, ModelRequest, ModelUnavailable, ToolCall
 
@@ -111,7 +111,11 @@ def run_agent_session(model: ChatModel, budget, *, task: Any, strategy: Any, wor
     public = PublicTask.of(task)
     ws = AgentWorkspace.create(workspace_root, task.initial_dir)
     limits = Limits(wall_s=execution_time_limit_s(task.verifier_timeout_s))
-    box = ToolBox(ws, executor, limits, output_chars=strategy.toolOutputChars, writable=writable)
+    role = "repair" if phase == "repair" else "generation"
+    # Routed skills arrive preloaded; without a route for the context the agent loads what it picks.
+    routed = bool(strategy.skillRoutes.get(public.context))
+    box = ToolBox(ws, executor, limits, output_chars=strategy.toolOutputChars, writable=writable,
+                  skills={} if routed else loadable_skills(library, role))
     deadline = deadline or Deadline.for_agent_limit(task.agent_timeout_s)
     path = Path(trajectory_path or ws.root / f"trajectory-{phase}-r{round}.json")
     messages = session_messages(strategy, public, phase=phase, direction=direction, feedback=feedback,
@@ -122,13 +126,12 @@ def run_agent_session(model: ChatModel, budget, *, task: Any, strategy: Any, wor
                             "strategy_hash": strategy.content_hash()}, messages=messages)
     cap = strategy.repairSteps if phase == "repair" else strategy.agentSteps
     limit_tokens = max(1000, strategy.contextTokens - max_output_tokens)
-    role = "repair" if phase == "repair" else "generation"
     exit_reason, summary, errors, step = "step_limit", "", 0, 0
     try:
         for step in range(1, cap + 1):
             deadline.check()
             view, elided = fit_context(messages, n_prefix, limit_tokens)
-            request = ModelRequest(tuple(view), TOOL_SPECS, max_output_tokens,
+            request = ModelRequest(tuple(view), box.tool_specs(), max_output_tokens,
                                    tags=CallTags(role=role, pair=pair, round=round, step=step))
             try:
                 answer = budget.complete(model, request)

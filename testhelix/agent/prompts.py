@@ -6,9 +6,12 @@ A session's opening messages, in order:
    the library index (`library_index`) so the agent chooses itself. The system message is the
    stable prefix a provider caches.
 2. user: the public task (instruction, context, packages) and the pair's direction.
-3. user, only when the strategy's guidance is non-empty: the guidance.
+3. user, only when the strategy's guidance is non-empty: the guidance. Guidance is for the
+   candidate's own sessions (generation and repair) only; the planner and the independent
+   reviewer never receive it, so the fixed review protocol stays fixed.
 4. user, only when lessons are retrieved for the phase: `render_lessons(retrieve_lessons(...))`,
-   retrieval seeing only the public task text, the phase and the host's checkpoint.
+   retrieval seeing only the public task text, the phase and the host's checkpoint. A lesson
+   reaches the planner or the reviewer only through its component tags and retrieval.
 5. user, in repair/feedback rounds: the corrective feedback.
 
 Nothing here reads hidden task material: the callers pass only the public instruction.
@@ -23,6 +26,7 @@ from testhelix.llm.base import Message
 
 SKILLS_HEADER = "## Skills for this task"
 INDEX_HEADER = "## Skill library (pick what fits; none is preloaded)"
+LOAD_SKILL_NOTE = "Load a skill's full text with the load_skill tool when it fits the task."
 GUIDANCE_HEADER = "Strategy guidance for this task family:"
 FEEDBACK_HEADER = "Corrective feedback from peer validation:"
 
@@ -66,11 +70,15 @@ def skills_section(skills: list, index: str) -> str:
     return f"{INDEX_HEADER}\n{index}" if index else ""
 
 
+CANDIDATE_PHASES = ("generation", "repair")
+
+
 def strategy_messages(strategy, task: PublicTask, phase: str, checkpoint: str = "") -> list[Message]:
-    """The guidance message (only when non-empty) and the lessons message (only when retrieved)."""
+    """The guidance message (candidate phases only, and only when non-empty) and the lessons
+    message (only when retrieved for `phase`)."""
     from testhelix.strategy.lessons import render_lessons, retrieve_lessons
     out = []
-    if strategy.guidance.strip():
+    if phase in CANDIDATE_PHASES and strategy.guidance.strip():
         out.append(Message("user", f"{GUIDANCE_HEADER}\n{strategy.guidance.strip()}"))
     lessons_text = render_lessons(retrieve_lessons(strategy, task.instruction, phase, checkpoint), phase)
     if lessons_text:
@@ -101,6 +109,8 @@ def session_messages(strategy, task: PublicTask, *, phase: str, direction: str =
     skills = routed_skills_text(strategy, task, role, library)
     if skills:
         system += "\n\n" + skills
+        if skills.startswith(INDEX_HEADER):
+            system += "\n" + LOAD_SKILL_NOTE
     msgs = [Message("system", system), Message("user", task_message(task, direction))]
     msgs += strategy_messages(strategy, task, phase, checkpoint)
     if feedback.strip():

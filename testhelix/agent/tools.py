@@ -11,6 +11,10 @@ Tools (all paths are relative to <root>):
     read_file(path)             a file, cut to the strategy's toolOutputChars
     write_file(path, content)   only inside the folders the session may write (`writable`)
     run_tests(program)          the suite on "initial" or on "repair", through Executor.run
+    load_skill(name)            the text of one skill of the library this session may load
+                                (never a reviewer-only skill), cut to toolOutputChars; offered
+                                only when there is something to load (`tool_specs`): the loop
+                                gives a library only when no route is set for the task's context
     submit(summary)             ends the session
 
 A write outside the writable folders (the initial program, anything outside the workspace, a path
@@ -56,6 +60,16 @@ TOOL_SPECS: tuple[ToolSpec, ...] = (
              {"type": "object", "properties": {"summary": {"type": "string"}}, "additionalProperties": False}),
 )
 TOOL_NAMES = tuple(t.name for t in TOOL_SPECS)
+LOAD_SKILL_SPEC = ToolSpec(
+    "load_skill", "Load the full text of one skill from the skill library index in your instructions.",
+    {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"],
+     "additionalProperties": False})
+
+
+def loadable_skills(library: dict | None, role: str) -> dict:
+    """The skills a candidate session of `role` may load: never a reviewer-only one."""
+    from testhelix.skills import GENERATION_ROLES
+    return {name: s for name, s in (library or {}).items() if not (s.reviewer_only and role in GENERATION_ROLES)}
 
 
 @dataclass(frozen=True)
@@ -103,16 +117,25 @@ class ToolBox:
     limits: Any
     output_chars: int = 10000
     writable: tuple[str, ...] = ("suite", "repair")
+    skills: dict = field(default_factory=dict)       # name -> Skill this session may load
     refusals: list[dict] = field(default_factory=list)
     runs: list[dict] = field(default_factory=list)
+    loaded_skills: list[str] = field(default_factory=list)
+
+    def tool_specs(self) -> tuple[ToolSpec, ...]:
+        """The tools offered to the model: load_skill only when there is something to load."""
+        return TOOL_SPECS + ((LOAD_SKILL_SPEC,) if self.skills else ())
 
     def execute(self, call: ToolCall) -> str:
         if call.error is not None or call.arguments is None:
             raise ToolError(f"could not read the arguments of {call.name}: {call.error}")
-        if call.name not in TOOL_NAMES:
-            raise ToolError(f"unknown tool {call.name!r}; available: {', '.join(TOOL_NAMES)}")
+        names = tuple(t.name for t in self.tool_specs())
+        if call.name not in names:
+            raise ToolError(f"unknown tool {call.name!r}; available: {', '.join(names)}")
         args = call.arguments
         try:
+            if call.name == "load_skill":
+                return self.load_skill(str(args["name"]))
             if call.name == "list_files":
                 return self.list_files(str(args.get("path", ".")))
             if call.name == "read_file":
@@ -170,6 +193,14 @@ class ToolBox:
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(content)
         return f"wrote {rel} ({len(content)} characters)"
+
+    def load_skill(self, name: str) -> str:
+        skill = self.skills.get(name)
+        if skill is None:
+            raise ToolError(f"load_skill: no skill {name!r} for this session; available: "
+                            f"{', '.join(sorted(self.skills)) or 'none'}")
+        self.loaded_skills.append(name)
+        return _clip(f"# Skill: {skill.name}\n{skill.body}", self.output_chars)
 
     def run_tests(self, program: str) -> str:
         if program not in PROGRAMS:

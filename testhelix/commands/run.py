@@ -15,7 +15,7 @@ from testhelix.helix.runner import HelixRunner
 from testhelix.llm.registry import resolve
 from testhelix.prism.task import load_pack
 from testhelix.store import RunStore
-from testhelix.strategy.model import initial_strategy, load_strategy
+from testhelix.strategy.model import check_run_compatibility, initial_strategy, load_strategy
 
 
 def split_task_ids(pack: Path, split: str, split_file: Path | None) -> list[str] | None:
@@ -64,6 +64,8 @@ def command(pack_dir, split, split_file, configs, models, strategy_file, run_dir
         raise UserError("--config E needs --strategy FILE (a frozen, improved strategy)")
     improved = load_strategy(strategy_file) if strategy_file else None
     plans = [(m, c, improved if c.name == "E" else initial_strategy()) for m in models for c in cfgs]
+    for _, config, strategy in plans:  # before any work: a strategy the configuration would weaken
+        check_run_compatibility(strategy, config.challenge_steps)
     ids = split_task_ids(pack_dir, split, split_file)
     tasks = load_pack(pack_dir)
     if ids is not None:

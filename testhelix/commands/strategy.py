@@ -8,8 +8,9 @@ import click
 
 from testhelix.cliutil import json_option, print_json
 from testhelix.errors import UserError
-from testhelix.strategy.model import (FIXED_FIELDS, MUTABLE_FIELDS, Strategy, read_json, schema_json,
-                                      validate_strategy_data)
+from testhelix.helix.config import get_config
+from testhelix.strategy.model import (FIXED_FIELDS, MUTABLE_FIELDS, Strategy, read_json, run_compatibility_problems,
+                                      schema_json, validate_strategy_data)
 
 
 @click.group("strategy")
@@ -19,9 +20,13 @@ def command() -> None:
 
 @command.command("validate")
 @click.argument("file", type=click.Path(path_type=Path))
+@click.option("--config", "config_name", type=click.Choice(list("ABCDE"), case_sensitive=False), default="C",
+              show_default=True, help="Run configuration the strategy must fit (C, D, E run differential "
+                                      "challenges, which need rounds >= 2; A and B do not).")
 @json_option
-def validate(file: Path, as_json: bool) -> None:
-    """Check FILE against every bound and rule; print its content hash (exit 2 if invalid)."""
+def validate(file: Path, config_name: str, as_json: bool) -> None:
+    """Check FILE against every bound and rule, and against a run configuration; print its content
+    hash (exit 2 if invalid)."""
     try:
         data = read_json(file)
     except UserError as err:
@@ -32,13 +37,18 @@ def validate(file: Path, as_json: bool) -> None:
     if isinstance(data, dict) and "strategy" in data and "provenance" in data:
         data = data["strategy"]  # a frozen strategy file
     strategy, problems = validate_strategy_data(data)
+    if strategy is not None:
+        problems = run_compatibility_problems(strategy, get_config(config_name).challenge_steps)
+        if problems:
+            strategy = None
     if as_json:
         print_json({"valid": strategy is not None, "hash": strategy.content_hash() if strategy else None,
                     "errors": [{"path": p, "message": m} for p, m in problems]})
     elif strategy is not None:
         click.echo(f"valid  {strategy.content_hash()}")
     else:
-        click.echo(f"invalid: {len(problems)} problem(s) in {file}", err=True)
+        click.echo(f"invalid: {len(problems)} problem(s) in {file} (checked for configuration {config_name.upper()})",
+                   err=True)
         for path, message in problems:
             click.echo(f"  {path}: {message}", err=True)
     if strategy is None:

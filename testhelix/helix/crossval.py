@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from testhelix.agent.budget import BudgetExhausted
 from testhelix.agent.calls import review_suite
+from testhelix.digest import tree_sha256
 from testhelix.helix.context import HelixContext
 from testhelix.helix.pairs import Pair
 from testhelix.skills import reviewer_skills
@@ -45,6 +46,20 @@ class Evidence:
                  "failing_tests": list(self.failing_tests.get((pair.index, d), ()))}
                 for d in self.witnesses_for(pair) if self.matrix.get((pair.index, d)) != "pass"]
 
+    def reviewed_counterexamples(self, pair: Pair) -> list[dict]:
+        """The counterexamples the independent review confirmed: the reviewer asked for a revision
+        and named, among its suspect tests, a test that failed on that peer repair. Only these may
+        feed corrective feedback; the rest are as likely to show a wrong peer as a wrong test."""
+        if pair.approved is not False or not pair.suspect_tests:
+            return []
+        suspects = set(pair.suspect_tests)
+        confirmed = []
+        for c in self.counterexamples(pair):
+            tests = [t for t in c["failing_tests"] if t in suspects]
+            if tests:
+                confirmed.append({**c, "failing_tests": tests})
+        return confirmed
+
 
 def cross_execute(ctx: HelixContext, pairs: list[Pair], round: int) -> Evidence:
     ev = Evidence(round=round)
@@ -67,7 +82,12 @@ def cross_execute(ctx: HelixContext, pairs: list[Pair], round: int) -> Evidence:
 
 
 def review_pairs(ctx: HelixContext, pairs: list[Pair], ev: Evidence) -> None:
-    """Independent semantic review of every suite that exists; revised suites are reviewed afresh."""
+    """Independent semantic review of every suite not yet reviewed in its current form.
+
+    A verdict belongs to the suite it judged (`Pair.reviewed_digest`): an unchanged suite keeps
+    its verdict, so a later round cannot revoke an approval (not even by running out of budget);
+    only a revised suite is reviewed afresh, and until that review succeeds it is not approved.
+    """
     if not ctx.config.semantic_review:
         return
     original = _source(ctx.task.initial_dir)
@@ -76,16 +96,20 @@ def review_pairs(ctx: HelixContext, pairs: list[Pair], ev: Evidence) -> None:
     for p in pairs:
         if p.workspace is None or not any(p.workspace.suite.glob("test_*.py")):
             continue
+        digest = tree_sha256(p.workspace.suite)
+        if digest == p.reviewed_digest:
+            continue
         files = {f.name: f.read_text(errors="replace") for f in sorted(p.workspace.suite.glob("*.py"))}
         try:
             review = review_suite(ctx.model, ctx.budget, ctx.task, ctx.strategy, original, files,
                                   _symptoms(p, ev), skills_text, pair=p.index, round=ev.round)
         except BudgetExhausted:
-            p.approved = False
+            p.approved, p.suspect_tests = False, ()
             p.review_reasons = ("not reviewed: the inference budget is exhausted",)
             continue
         p.approved = review.verdict == "approve"
         p.review_reasons, p.suspect_tests = review.reasons, review.suspect_tests
+        p.reviewed_digest = digest
         ctx.log("review", pair=p.index, round=ev.round, verdict=review.verdict, suspects=list(review.suspect_tests))
 
 

@@ -29,6 +29,7 @@ class Pair:
     approved: bool | None = None                          # None: not reviewed
     review_reasons: tuple[str, ...] = ()
     suspect_tests: tuple[str, ...] = ()
+    reviewed_digest: str = ""                             # the suite the current verdict is about
 
     def summary(self) -> dict:
         return {"pair": self.index, "direction": self.direction, "sessions": self.sessions,

@@ -34,7 +34,7 @@ def _feedback_notes(ctx: HelixContext, pairs: list[Pair], ev: Evidence, round: i
     for p in pairs:
         if p.workspace is None:
             continue
-        counterexamples = ev.counterexamples(p)
+        counterexamples = ev.reviewed_counterexamples(p)
         if p.approved is False and p.suspect_tests:
             counterexamples.append({"peer": "independent reviewer", "status": "revise",
                                     "failing_tests": list(p.suspect_tests), "reasons": list(p.review_reasons)[:3]})

@@ -26,7 +26,7 @@ from testhelix.prism.evaluation import evaluate_task, no_submission, reference_o
 from testhelix.prism.task import Task
 from testhelix.skills import load_library
 from testhelix.store import RunStore
-from testhelix.strategy.model import Strategy
+from testhelix.strategy.model import Strategy, check_run_compatibility
 
 ModelFactory = Callable[[str, Task, int], Any]
 
@@ -58,6 +58,7 @@ class HelixRunner:
     def run_one(self, task: Task, strategy: Strategy, config: RunConfig, model_name: str, label: str,
                 record: bool = True) -> dict:
         """Run the pipeline on one task and judge its submission; store it unless `record` is off."""
+        check_run_compatibility(strategy, config.challenge_steps)
         started = time.monotonic()
         budget = Budget(config.token_cap, run_label=label, task_id=task.id, sink=self.store)
         work = self.work_root / _safe(label) / task.id

@@ -80,7 +80,7 @@ class Strategy(BaseModel):
 
     initialCandidates: int = Field(3, ge=1, le=5, json_schema_extra=_mutable(False))
     maxCandidates: int = Field(3, ge=1, le=5, json_schema_extra=_mutable(False))
-    rounds: int = Field(2, ge=1, le=4, json_schema_extra=_mutable(True))
+    rounds: int = Field(2, ge=1, le=4, json_schema_extra={**_mutable(True), "x-search-minimum": 2})
     agentSteps: int = Field(12, ge=4, le=30, json_schema_extra=_mutable(True))
     repairSteps: int = Field(5, ge=1, le=12, json_schema_extra=_mutable(True))
     contextTokens: int = Field(18000, ge=8000, le=64000, json_schema_extra=_mutable(True))
@@ -142,10 +142,30 @@ MUTABLE_FIELDS: tuple[str, ...] = tuple(
 FIXED_FIELDS: tuple[str, ...] = tuple(name for name in Strategy.model_fields if name not in MUTABLE_FIELDS)
 
 
-def check_run_compatibility(strategy: Strategy, challenge_steps: int) -> None:
-    """Differential challenges need a second round to revise the suites they challenge."""
+# The search space is narrower than the schema where a run configuration needs it: a search never
+# proposes fewer than two rounds, so the differential challenge of configurations C/D/E survives.
+SEARCH_MINIMUM: dict[str, int] = {
+    name: f.json_schema_extra["x-search-minimum"] for name, f in Strategy.model_fields.items()
+    if isinstance(f.json_schema_extra, dict) and "x-search-minimum" in f.json_schema_extra
+}
+ROUNDS_RULE = ("differential challenges need at least two rounds: the challenge is issued after round 1 and "
+               "the suites it revises are executed and reviewed again in round 2; with one round a run "
+               "silently loses corrective feedback and the challenge")
+
+
+def run_compatibility_problems(strategy: Strategy, challenge_steps: int) -> list[tuple[str, str]]:
+    """What stops `strategy` from running with a configuration that has `challenge_steps`."""
     if challenge_steps > 0 and strategy.rounds < 2:
-        raise UserError("rounds: must be >= 2 when differential challenges are on", [("rounds", str(strategy.rounds))])
+        return [("rounds", f"is {strategy.rounds}, must be >= 2 when differential challenges are on "
+                           f"(configurations C, D, E): {ROUNDS_RULE}")]
+    return []
+
+
+def check_run_compatibility(strategy: Strategy, challenge_steps: int) -> None:
+    """Refuse a strategy that the run configuration would silently weaken (see ROUNDS_RULE)."""
+    problems = run_compatibility_problems(strategy, challenge_steps)
+    if problems:
+        raise UserError("the strategy does not fit this run configuration", problems)
 
 
 def canonical_json(obj: Any) -> str:

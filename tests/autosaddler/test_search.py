@@ -79,9 +79,33 @@ def test_edits_one_at_a_time():
 
 
 def test_freeze_choice_ties(tmp_path):
-    dag = make_search(tmp_path, CountingEvaluator()).run(Strategy())
-    best = dag.best()
-    assert best.dev_score == max(n.dev_score for n in dag.developed())
+    """Equal development scores: fewer edits from the root wins, then the earliest; freeze agrees."""
+    from autosaddler.dag import Node
+    from autosaddler.freeze import frozen_document
+
+    def node(node_id, iteration, dev, steps):
+        strategy = Strategy(agentSteps=steps)
+        return Node(node_id=node_id, iteration=iteration, strategy_hash=strategy.content_hash(),
+                    strategy=strategy.model_dump(mode="json"), edit=None if iteration == 0 else {"kind": "field"},
+                    status="root" if iteration == 0 else "developed", dev_score=dev)
+
+    store = RunStore(tmp_path / "ties")
+    dag = EvolutionDAG()
+    for n, parent in ((node("n000", 0, 0.5, 12), None), (node("n001", 1, 0.75, 14), "n000"),
+                      (node("n002", 2, 0.75, 16), "n001"), (node("n003", 3, 0.75, 18), "n000"),
+                      (node("n004", 4, 0.25, 20), "n003")):
+        dag.record(store, n, parent)
+    store.close()
+    assert dag.best().node_id == "n001"        # depth 1, earlier than n003 (depth 1), beats n002 (depth 2)
+    deeper_first = EvolutionDAG()
+    for n, parent in ((node("n000", 0, 0.5, 12), None), (node("n001", 1, 0.75, 14), "n000"),
+                      (node("n002", 2, 0.75, 16), "n001"), (node("n003", 3, 0.75, 18), "n000")):
+        deeper_first.add(n, parent)
+    deeper_first.graph.remove_edge("n000", "n001")
+    deeper_first.graph.add_edge("n003", "n001")  # now n001 sits at depth 2: the shallow n003 wins
+    assert deeper_first.best().node_id == "n003"
+    doc = frozen_document(tmp_path / "ties")
+    assert doc["provenance"]["node"] == "n001" and doc["strategy"]["agentSteps"] == 14
 
 
 def test_freeze_export_and_dag_cli(tmp_path):

@@ -14,12 +14,20 @@ CONFTEST = Path(__file__).resolve().parents[1] / "conftest.py"
 
 
 def test_loopback_is_allowed():
+    """The guard is installed, lets a loopback connection carry data, and records no attempt."""
+    guard = socket.socket.connect.__globals__                # the module that patched connect
+    assert Path(guard["__file__"]).resolve() == CONFTEST     # the connection below goes through the guard
+    assert socket.socket.connect is guard["_connect"]
     server = socket.socket()
     server.bind(("127.0.0.1", 0))
     server.listen(1)
     client = socket.create_connection(server.getsockname(), timeout=2)
-    client.close()
-    server.close()
+    peer, _ = server.accept()
+    client.sendall(b"ping")
+    assert peer.recv(4) == b"ping"
+    for s in (peer, client, server):
+        s.close()
+    assert guard["_attempts"] == []
 
 
 def test_swallowed_network_attempt_still_fails_the_test(tmp_path):

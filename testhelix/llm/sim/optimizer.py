@@ -12,8 +12,8 @@ skills_index)`: a system message stating the rules, and a user message with thre
 It must answer with ONE JSON object, exactly one edit:
 
     {"kind": "field", "field": NAME, "value": VALUE, "rationale": TEXT}
-        NAME is one mutable field: rounds, agentSteps, repairSteps, contextTokens, toolOutputChars,
-        reviewOutputTokens, guidance, skillRoutes (VALUE = the whole new routes object)
+        NAME is one mutable field: rounds (2-4 in a search), agentSteps, repairSteps, contextTokens,
+        toolOutputChars, reviewOutputTokens, guidance, skillRoutes (VALUE = the whole new routes object)
     {"kind": "lesson", "lesson": {"id", "triggers", "text", "components", "capabilities"},
      "replace": LESSON_ID or null, "rationale": TEXT}
         adds a lesson, or replaces the lesson `replace`, keeping every other lesson unchanged

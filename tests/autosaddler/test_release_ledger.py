@@ -1,0 +1,89 @@
+"""The release ledger: a second gate on a spent release split is refused machine-wide (any run
+directory) unless --allow-reuse, which marks the decision as no longer a fresh test."""
+
+from __future__ import annotations
+
+import json
+from contextlib import contextmanager
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+import autosaddler.commands.gate as gate_cmd
+from autosaddler.cli import main
+from autosaddler.ledger import DATA_DIR_ENV, ReleaseLedger, data_dir, ledger_key
+from autosaddler.protocols import TaskEval
+
+ROOT = Path(__file__).resolve().parents[2]
+RELEASE = [f"r{i:02d}" for i in range(12)]
+
+
+class Evaluator:
+    """Challenger solves every task, the baseline none: a clear promotion (no models run)."""
+
+    def evaluate(self, strategy, ids):
+        return {t: TaskEval(success=int(strategy.agentSteps != 12)) for t in ids}
+
+
+@pytest.fixture
+def offline_gate(monkeypatch):
+    split = SimpleNamespace(pack="katas", pack_digest="digest-of-the-pack", ids=lambda name: list(RELEASE))
+    monkeypatch.setattr(gate_cmd, "load_pack_splits", lambda pack, split_file=None: SimpleNamespace(
+        tasks={}, split=split, ids=split.ids))
+
+    @contextmanager
+    def fake_evaluator(*args, **kwargs):
+        yield Evaluator()
+
+    monkeypatch.setattr(gate_cmd, "helix_evaluator", fake_evaluator)
+
+
+def gate(tmp_path, capsys, run, challenger, *extra):
+    with pytest.raises(SystemExit) as done:
+        main(["gate", "--challenger", str(challenger), "--baseline", str(ROOT / "strategies" / "initial.json"),
+              "--pack", "katas", "--model", "sim:strong", "--run", str(tmp_path / run), *extra])
+    out = capsys.readouterr()
+    return done.value.code, out.out, out.err
+
+
+def challenger_file(tmp_path, steps=20):
+    path = tmp_path / f"challenger{steps}.json"
+    data = json.loads((ROOT / "strategies" / "initial.json").read_text()) | {"agentSteps": steps}
+    path.write_text(json.dumps(data))
+    return path
+
+
+def test_the_ledger_lives_in_the_overridable_user_data_dir(tmp_path, monkeypatch):
+    monkeypatch.setenv(DATA_DIR_ENV, str(tmp_path / "data"))
+    assert ReleaseLedger().root == tmp_path / "data" / "release-ledger"
+    monkeypatch.delenv(DATA_DIR_ENV)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    assert data_dir() == tmp_path / "xdg" / "autosaddler"
+
+
+def test_second_gate_on_a_spent_release_split_is_refused_in_any_run(tmp_path, capsys, offline_gate):
+    challenger = challenger_file(tmp_path)
+    code, out, err = gate(tmp_path, capsys, "gate1", challenger)
+    assert code == 0 and "PROMOTED" in out and "fresh test" not in out
+    entries = ReleaseLedger().entries()
+    assert len(entries) == 1
+    e = entries[0]
+    assert (e.pack_digest, e.split, e.reused) == ("digest-of-the-pack", "release", False)
+    assert e.key == ledger_key("digest-of-the-pack", "release", e.challenger_hash)
+    assert (ReleaseLedger().root / f"{e.key}.json").is_file()
+    # a fresh run directory does not escape the ledger, nor does another challenger
+    for run, other in (("gate2", challenger), ("gate3", challenger_file(tmp_path, 24))):
+        code, out, err = gate(tmp_path, capsys, run, other)
+        assert code == 2 and "already spent by release gate" in err and "--allow-reuse" in err
+        assert not (tmp_path / run / "gate_report.md").exists()
+    assert len(ReleaseLedger().entries()) == 1
+    # --allow-reuse runs it, and says the decision is no longer a fresh test
+    code, out, err = gate(tmp_path, capsys, "gate4", challenger, "--allow-reuse")
+    assert code == 0 and "no longer a fresh test" in out and "no longer a fresh test" in err
+    assert "Not a fresh test" in (tmp_path / "gate4" / "gate_report.md").read_text()
+    entries = ReleaseLedger().entries()
+    assert [x.reused for x in entries] == [False, True] and len({x.key for x in entries}) == 1
+    code, out, _ = gate(tmp_path, capsys, "gate5", challenger, "--allow-reuse", "--json")
+    doc = json.loads(out)
+    assert code == 0 and doc["fresh_test"] is False and "no longer a fresh test" in doc["note"]

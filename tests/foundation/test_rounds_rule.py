@@ -1,0 +1,80 @@
+"""Differential challenges need at least two rounds: the rule holds in validation, in runs and in
+the search space (one round would silently drop feedback and the challenge from C, D and E)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from autosaddler.edits import Edit, RejectedEdit, apply_edit
+from testhelix.cli import cli, main
+from testhelix.errors import UserError
+from testhelix.helix.config import get_config
+from testhelix.helix.runner import HelixRunner
+from testhelix.store import RunStore
+from testhelix.strategy.model import SEARCH_MINIMUM, Strategy, check_run_compatibility, initial_strategy
+
+KATAS = Path(__file__).resolve().parents[2] / "tasks" / "katas"
+
+
+def one_round_file(tmp_path):
+    path = tmp_path / "one-round.json"
+    path.write_text(json.dumps(initial_strategy().model_dump(mode="json") | {"rounds": 1}))
+    return path
+
+
+def test_validate_refuses_one_round_and_explains_the_rule(tmp_path):
+    path = one_round_file(tmp_path)
+    r = CliRunner().invoke(cli, ["strategy", "validate", str(path)])
+    assert r.exit_code == 2 and "Traceback" not in r.output
+    assert "rounds: is 1, must be >= 2 when differential challenges are on" in r.output
+    assert "challenge is issued after round 1" in r.output
+    as_json = CliRunner().invoke(cli, ["strategy", "validate", str(path), "--json"])
+    doc = json.loads(as_json.output)
+    assert as_json.exit_code == 2 and doc["valid"] is False and doc["errors"][0]["path"] == "rounds"
+    # configurations without challenges accept one round
+    for name in ("A", "B"):
+        ok = CliRunner().invoke(cli, ["strategy", "validate", str(path), "--config", name])
+        assert ok.exit_code == 0 and ok.output.startswith("valid  "), ok.output
+
+
+@pytest.mark.parametrize("name,refused", [("A", False), ("B", False), ("C", True), ("D", True), ("E", True)])
+def test_run_compatibility_per_configuration(name, refused):
+    one = Strategy(rounds=1)
+    if refused:
+        with pytest.raises(UserError) as err:
+            check_run_compatibility(one, get_config(name).challenge_steps)
+        assert err.value.problems[0][0] == "rounds"
+    else:
+        check_run_compatibility(one, get_config(name).challenge_steps)
+
+
+def test_a_run_refuses_one_round_before_any_work(tmp_path):
+    """The runner refuses before calling the model factory (nothing runs, nothing is stored)."""
+    def factory(*_):
+        raise AssertionError("the pipeline must not start")
+
+    runner = HelixRunner(RunStore(tmp_path / "run"), executor=None, work_root=tmp_path / "work",
+                         model_factory=factory, coverage=False)
+    with pytest.raises(UserError, match="does not fit this run configuration"):
+        runner.run_one(object(), Strategy(rounds=1), get_config("C"), "sim:strong", "sim:strong/C")
+
+
+def test_testhelix_run_refuses_a_one_round_strategy_for_e(tmp_path, capsys):
+    frozen = one_round_file(tmp_path)
+    with pytest.raises(SystemExit) as exit:
+        main(["run", "--pack", str(KATAS), "--split", "test", "--config", "E", "--model", "sim:strong",
+              "--strategy", str(frozen), "--run", str(tmp_path / "r")])
+    assert exit.value.code == 2 and "rounds: is 1" in capsys.readouterr().err
+    assert not (tmp_path / "r").exists()
+
+
+def test_search_space_lower_bound_is_two():
+    assert SEARCH_MINIMUM == {"rounds": 2}
+    assert Strategy.model_json_schema()["properties"]["rounds"]["x-search-minimum"] == 2
+    with pytest.raises(RejectedEdit, match="below the search space's lower bound 2"):
+        apply_edit(Strategy(rounds=3), Edit(kind="field", field="rounds", value=1))
+    assert apply_edit(Strategy(rounds=3), Edit(kind="field", field="rounds", value=2)).rounds == 2
