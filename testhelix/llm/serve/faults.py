@@ -4,6 +4,7 @@ A script is an ordered list of faults; each request takes the first one (and cou
 `times`; `times=0` means until the script is changed). With an empty script every request is
 answered normally. Kinds:
 
+    ok         a normal answer (to script an outage that starts after some good requests)
     status     HTTP error `code` (429, 500, 503, 529, 401, ...) with an optional `retry_after` (s)
     context    HTTP 400 saying the request exceeds the context window
     stall      wait `seconds` before answering (normally), to trip client timeouts and deadlines
@@ -27,7 +28,7 @@ from dataclasses import asdict, dataclass, field
 
 from testhelix.errors import UserError
 
-KINDS = ("status", "context", "stall", "malformed", "html", "empty", "oversized", "inflated", "badargs", "nousage")
+KINDS = ("ok", "status", "context", "stall", "malformed", "html", "empty", "oversized", "inflated", "badargs", "nousage")
 
 
 @dataclass
