@@ -191,15 +191,17 @@ class Budget:
         tags = request.tags
         retries = retries or {}
         served = str((answer.metadata.get("served_model") if answer is not None else "") or "")
+        simulated = model.name.startswith("sim:") or served.startswith("sim:")
         self.sink.record_model_call({
             "run_label": self.run_label, "task_id": self.task_id, "role": tags.role, "pair": tags.pair,
             "round": tags.round, "model": model.name,
             "input_tokens": charged[0], "output_tokens": charged[1],
             "cache_read_tokens": u.cache_read_tokens if u else None,
             "cache_write_tokens": u.cache_write_tokens if u else None,
-            "cost_usd": u.cost_usd if u else None, "latency_s": round(latency, 6),
+            # a simulated model served behind a provider's protocol costs nothing real: no price
+            "cost_usd": u.cost_usd if u and not simulated else None, "latency_s": round(latency, 6),
             "cache_hit": bool(answer.cache_hit) if answer else False, "status": status, "error": error,
-            "simulated": model.name.startswith("sim:") or served.startswith("sim:"),
+            "simulated": simulated,
             "retries": retries.get("retries", 0), "retry_causes": ",".join(retries.get("causes", ())) or None,
             "retry_wait_s": retries.get("wait_s", 0.0), "usage_reported": u is not None,
             "charged_tokens": sum(charged), "anomaly": anomaly,

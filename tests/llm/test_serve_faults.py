@@ -109,7 +109,7 @@ def test_the_working_deadline_holds_during_a_stalled_call(protocol, server, task
     started = time.monotonic()
     with pytest.raises(DeadlineExceeded):
         b.complete(model_for(protocol, server, monkeypatch), generation_request(task))
-    assert time.monotonic() - started < 2.5           # not the 4 s stall, nor 3 x 4 s of retries
+    assert time.monotonic() - started < 3.5           # not the 4 s stall, nor 3 x 4 s of retries
     row = b.sink.rows[0]
     assert row["status"] == "error" and row["charged_tokens"] == b.used > 0     # unknown billing: reservation kept
 
