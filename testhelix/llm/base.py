@@ -268,6 +268,11 @@ class ModelUnavailable(ModelError):
     retryable = True
     default_cause = "unavailable"
 
+    def __init__(self, message: str, *, billed: bool | None = False, status: int | None = None,
+                 cause: str | None = None):
+        super().__init__(message, billed=billed, status=status,
+                         cause=cause or (unavailable_cause(status) if status else None))
+
 
 class ModelOutputError(ModelError):
     """The provider answered with something the adapter cannot read."""
