@@ -9,16 +9,25 @@ is the only way the pipeline calls a model:
    allowance is shrunk (down to `min_output_tokens`); if even that does not fit, no call is made
    and `BudgetExhausted` is raised -- the pipeline catches it and submits what it has;
 2. call the model;
-3. charge the provider-reported usage and release the rest of the reservation. A call whose
-   answer fails to parse is still charged. A failed call is charged 0 when the provider refused it
-   with an HTTP error (not billed) and the whole reservation when that is unknown (timeouts);
-4. write one ledger row (`LedgerSink.record_model_call`, a Protocol that RunStore satisfies).
+3. validate the answer at the boundary (`check_completion`): a reply longer than its max_tokens
+   worth is cut (tool calls whose arguments were cut are dropped, never acted on) and usage above
+   what the request allowed is clamped; both are recorded as anomalies;
+4. charge the (clamped) provider-reported usage and release the rest of the reservation. A call
+   whose answer fails to parse is still charged. A failed call is charged 0 when the provider
+   refused it with an HTTP error (not billed) and the whole reservation when that is unknown
+   (timeouts); a provider that reports no usage is charged the reservation;
+5. write one ledger row (`LedgerSink.record_model_call`, a Protocol that RunStore satisfies) whose
+   token columns are what was charged, so sums over the ledger equal the budget's `used`.
+
+Time: a Budget given the task's `deadline` refuses to start a call after it (DeadlineExceeded) and
+gives every call a client timeout of what is left (capped by `call_timeout_s`); a call the
+deadline cuts short raises DeadlineExceeded too. Calls draw on the model's shared rate limiter.
 
 Why the cap cannot be exceeded: reservations and charges happen under one lock, a call starts only
 when `used + reserved + bound <= cap`, and the charge of a call is at most its reservation because
 the input bound is a true upper bound (byte-level BPE tokenizers emit at most one token per byte,
-plus a fixed per-message overhead). A provider that still reports more is charged what it reports
-and counted in `overruns`; the budget is then treated as exhausted.
+plus a fixed per-message overhead). A provider that reports more is clamped to the reservation and
+the anomaly recorded, so even a lying server cannot make the budget overspend.
 
 Optimizer calls (AutoSaddler) use their own `Budget(label="optimizer", ...)`: accounting is per
 instance, so the generator's cap never pays for them.

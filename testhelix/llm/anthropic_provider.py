@@ -108,7 +108,7 @@ class AnthropicModel:
         key = api_key or os.environ.get("ANTHROPIC_API_KEY")
         if not key:
             raise ModelAuthError("ANTHROPIC_API_KEY is not set: export it to use " + info.name)
-        self.rate_limiter = limiter_for(info.name)
+        self.rate_limiter = limiter_for(info.name, info.requests_per_minute, info.tokens_per_minute)
         self.watch = CallWatch(lambda request: anthropic.APITimeoutError(request=request),
                                max_retry_wait_s=max_retry_wait_s, limiter=self.rate_limiter)
         client = self.watch.install(http_client if http_client is not None else anthropic.DefaultHttpxClient())

@@ -48,6 +48,8 @@ class ModelInfo:
     max_output_tokens: int
     prices: Prices | None
     base_url: str | None = None
+    requests_per_minute: float | None = None   # the shared limiter's defaults (see ratelimit.py)
+    tokens_per_minute: float | None = None
 
 
 @lru_cache(maxsize=1)
@@ -88,7 +90,9 @@ def resolve(name: str) -> ModelInfo:
     provider, _, model = name.partition(":")
     return ModelInfo(name=name, provider=provider, model=model, api=entry["api"],
                      context_window=int(entry["context_window"]),
-                     max_output_tokens=int(entry["max_output_tokens"]), prices=_prices(entry))
+                     max_output_tokens=int(entry["max_output_tokens"]), prices=_prices(entry),
+                     requests_per_minute=entry.get("requests_per_minute"),
+                     tokens_per_minute=entry.get("tokens_per_minute"))
 
 
 def model_label(name: str) -> str:
