@@ -8,6 +8,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from autosaddler.protocols import TaskEval
+from testhelix.errors import EvaluationIncomplete
 from testhelix.helix.config import RunConfig
 from testhelix.helix.runner import HelixRunner
 from testhelix.prism.task import Task
@@ -29,10 +30,21 @@ class HelixStrategyEvaluator:
         label = f"{self.scope}/{strategy.content_hash()[:12]}"
         for task_id in task_ids:
             task = self.tasks[task_id]
-            result = self.runner.run_one(task, strategy, self.config, self.model, label, record=False)
+            try:
+                result = self.runner.run_one(task, strategy, self.config, self.model, label, record=False)
+            except EvaluationIncomplete as inc:
+                self.record_incomplete(strategy, task_id, inc)
+                raise
             out[task_id] = TaskEval(success=int(result["F"]), trace=public_trace(task, result),
                                     usage={"tokens": result["row"]["tokens"], "calls": result["row"]["calls"]})
         return out
+
+
+    def record_incomplete(self, strategy: Strategy, task_id: str, inc: EvaluationIncomplete) -> None:
+        """The named step for an evaluation the provider prevented: stored (as `search:<hash>`, so
+        `testhelix report` and the DAG count it until the evaluation finishes), never scored."""
+        if self.scope == "search":
+            self.runner.store.record_incomplete(f"search:{strategy.content_hash()}", task_id, inc.cause, inc.detail, 0, 0)
 
 
 def public_trace(task: Task, result: dict) -> dict:

@@ -124,8 +124,16 @@ class ModelOptimizer:
             line["timeouts"] += 1
             line["failures"] += 1
             return None
-        except (BudgetExhausted, ModelError):
+        except BudgetExhausted:
             line["failures"] += 1
+            return None
+        except ModelError as err:
+            line["failures"] += 1
+            # A revoked key or unknown model stops the search (exit 2). Otherwise parent selection
+            # degrades to the best development score; diagnosis and reflection cannot, and an
+            # outage must never become a rejected proposal in the DAG, so the search stops the round.
+            if err.fatal or session != "selection":
+                raise
             return None
         finally:
             line["elapsed_s"] += time.monotonic() - started

@@ -5,6 +5,11 @@ edit, validate it, evaluate the child on the same tasks, screen it, and develop 
 the development split. Every step is recorded in the DAG and the store together with the search
 state (RNG, minibatch cursor, counters), and every task evaluation is stored as soon as it finishes,
 so `autosaddler resume` continues where a killed run stopped and ends with the same DAG.
+
+Provider failures never become scores or rejections: an evaluation the provider prevented raises
+`EvaluationIncomplete` (recorded by the evaluator) and a failed optimizer session stops the search
+(`optimizer_unavailable`) before anything of the round is recorded, so no parent or child is
+screened or ranked on it and `autosaddler resume` redoes the round once the provider recovers.
 """
 
 from __future__ import annotations
@@ -20,7 +25,8 @@ from autosaddler.dag import EvolutionDAG, Node
 from autosaddler.edits import RejectedEdit, apply_edit, parse_edit
 from autosaddler.protocols import AcceptanceRule, Optimizer, ParentView, StrategyEvaluator, TaskEval
 from autosaddler.screen import StrictImprovementNoRegression
-from testhelix.errors import UserError
+from testhelix.errors import EvaluationIncomplete, UserError
+from testhelix.llm.base import ModelError
 from testhelix.store import RunStore
 from testhelix.strategy.model import Strategy
 
@@ -62,6 +68,8 @@ class Search:
             state.proposals += 1
             try:
                 edit, child = self._propose(parent, parent_out, _history(dag))
+            except ModelError as err:
+                raise optimizer_unavailable(err) from err
             except RejectedEdit as rejected:
                 # A rejected node keeps the parent's strategy and the raw proposal.
                 self._record(dag, state, rng, parent_id, parent, getattr(rejected, "edit", None), "rejected",
@@ -165,6 +173,11 @@ def _epoch_order(task_ids: Sequence[str], epochs: int, size: int, rng: random.Ra
         rng.shuffle(epoch)
         order += epoch[: len(epoch) - len(epoch) % size]
     return order
+def optimizer_unavailable(err: ModelError) -> Exception:
+    """A failed diagnosis or reflection session: stop the search (exit 2 for auth/config errors)."""
+    if err.fatal:
+        return err
+    return EvaluationIncomplete("the optimizer session", err.cause, str(err))
 
 
 def _scores(outcomes: dict[str, TaskEval]) -> dict[str, int]:

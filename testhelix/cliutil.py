@@ -1,7 +1,9 @@
 """Shared command-line plumbing for the testhelix, autosaddler and gtdd commands.
 
 Every command is a click command; `entry_point(group)` wraps a group so that a `UserError` (or a
-click usage error) prints one clear message and exits 2, never a traceback.
+click usage error) prints one clear message and exits 2, never a traceback. A `ModelError` that
+reaches the top (rejected credentials, an unknown model, a provider failure outside any task
+evaluation) prints one line and exits 2; incomplete evaluations (`EvaluationIncomplete`) exit 3.
 """
 
 from __future__ import annotations
@@ -13,12 +15,17 @@ from typing import Any, Callable
 import click
 
 from testhelix.errors import UserError
+from testhelix.llm.base import ModelError
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 
 
 def print_json(obj: Any) -> None:
     click.echo(json.dumps(obj, indent=2, sort_keys=False, default=str))
+
+
+def _one_line(err: Exception) -> str:
+    return " ".join(str(err).split())[:400]
 
 
 def entry_point(group: click.Group) -> Callable[[], None]:
@@ -36,6 +43,9 @@ def entry_point(group: click.Group) -> Callable[[], None]:
             sys.exit(2 if err.exit_code == 2 else err.exit_code)
         except click.exceptions.Exit as err:
             sys.exit(err.exit_code)
+        except ModelError as err:            # auth, configuration or a provider failure nothing caught
+            click.echo(f"error: {_one_line(err)}", err=True)
+            sys.exit(2)
         except json.JSONDecodeError as err:  # a file the user named does not parse
             click.echo(f"error: JSON does not parse: {err}", err=True)
             sys.exit(2)

@@ -62,13 +62,29 @@ MIGRATIONS: tuple[str, ...] = (
         created_at TIMESTAMP DEFAULT now(), PRIMARY KEY (strategy_hash, task_id));
     CREATE TABLE spent_splits (pack TEXT, split TEXT, gate_id TEXT, PRIMARY KEY (pack, split));
     """,
-    # optimizer sessions of each search step: selection, diagnosis, reflection, each with its own
+    # 3: optimizer sessions of each search step: selection, diagnosis, reflection, each with its own
     # deadline, tokens, cost (NULL when unknown) and elapsed time
     """
     CREATE TABLE optimizer_sessions (
         node_id TEXT, session TEXT, calls INTEGER, input_tokens BIGINT, output_tokens BIGINT, tokens BIGINT,
         cost_usd DOUBLE, failures INTEGER, timeouts INTEGER, elapsed_s DOUBLE, timeout_s DOUBLE,
         PRIMARY KEY (node_id, session));
+    """,
+    # 4: provider failures as a state. model_calls gains the SDK retries behind each call (count,
+    # causes, seconds waited), whether the provider reported usage, the tokens charged to the budget
+    # (reported usage, clamped; or the kept reservation) and any anomaly found at the boundary.
+    # incomplete_evals holds every task evaluation the provider prevented; it never gets a metric
+    # row, and an evaluation is unresolved while no task_results row exists for it.
+    """
+    ALTER TABLE model_calls ADD COLUMN retries INTEGER;
+    ALTER TABLE model_calls ADD COLUMN retry_causes TEXT;
+    ALTER TABLE model_calls ADD COLUMN retry_wait_s DOUBLE;
+    ALTER TABLE model_calls ADD COLUMN usage_reported BOOLEAN;
+    ALTER TABLE model_calls ADD COLUMN charged_tokens BIGINT;
+    ALTER TABLE model_calls ADD COLUMN anomaly TEXT;
+    CREATE TABLE incomplete_evals (
+        run_label TEXT, task_id TEXT, cause TEXT, error TEXT, tokens BIGINT, calls INTEGER,
+        created_at TIMESTAMP DEFAULT now());
     """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -208,6 +224,22 @@ class RunStore:
     def run_labels(self) -> list[str]:
         cols, rows = self.query("SELECT DISTINCT run_label FROM task_results ORDER BY run_label")
         return [r[0] for r in rows]
+
+    # --- incomplete evaluations (the provider prevented them) ----------------------------------
+    def record_incomplete(self, run_label: str, task_id: str, cause: str, error: str, tokens: int, calls: int) -> None:
+        with self._lock:
+            self.conn.execute("INSERT INTO incomplete_evals (run_label, task_id, cause, error, tokens, calls) "
+                              "VALUES (?, ?, ?, ?, ?, ?)", [run_label, task_id, cause, error[:1000], tokens, calls])
+
+    def unresolved_incomplete(self, run_label: str | None = None) -> list[dict]:
+        """The latest incomplete record of every evaluation that has not finished since."""
+        where, params = ("AND i.run_label = ?", [run_label]) if run_label else ("", [])
+        return self._dicts(
+            "SELECT i.run_label, i.task_id, arg_max(i.cause, i.created_at) AS cause, "
+            "arg_max(i.error, i.created_at) AS error, count(*) AS attempts FROM incomplete_evals i "
+            "WHERE NOT EXISTS (SELECT 1 FROM task_results r WHERE r.run_label = i.run_label AND r.task_id = i.task_id) "
+            "AND NOT EXISTS (SELECT 1 FROM search_evals s WHERE i.run_label = 'search:' || s.strategy_hash "
+            f"AND s.task_id = i.task_id) {where} GROUP BY 1, 2 ORDER BY 1, 2", params)
 
     # --- strategy search -----------------------------------------------------------------------
     def get_search_eval(self, strategy_hash: str, task_id: str) -> dict | None:

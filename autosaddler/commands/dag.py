@@ -33,6 +33,11 @@ def command(run_dir: Path, json_out: Path | None, graphml: Path | None, png: Pat
     s = dag.summary()
     click.echo(f"{s['nodes']} nodes, {s['edges']} edges; " + ", ".join(f"{k} {v}" for k, v in s["status"].items())
                + (f"; best {s['best']['node']} dev {100 * s['best']['dev_score']:.1f}%" if s["best"] else ""))
+    pending = _incomplete(run_dir)
+    if pending:
+        causes = sorted({e["cause"] for e in pending})
+        click.echo(f"incomplete: {len(pending)} evaluation(s) prevented by the provider ({', '.join(causes)}), not "
+                   f"in the DAG and never ranked; `autosaddler resume {run_dir}` retries them")
     models = [meta.get("model", ""), meta.get("optimizer_model", "")]
     if any(m.startswith("sim:") for m in models):
         click.echo(f"models: {models[0]} (execution), {models[1]} (optimizer): simulated test doubles")
@@ -42,3 +47,16 @@ def command(run_dir: Path, json_out: Path | None, graphml: Path | None, png: Pat
         dag.write_graphml(graphml)
     if png:
         dag.write_png(png)
+
+
+def _incomplete(run_dir: Path) -> list[dict]:
+    from testhelix.errors import UserError
+    from testhelix.store import RunStore
+
+    store = RunStore(run_dir, read_only=True)
+    try:
+        return store.unresolved_incomplete()
+    except UserError:           # a store from before incomplete evaluations were recorded
+        return []
+    finally:
+        store.close()

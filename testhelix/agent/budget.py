@@ -9,16 +9,25 @@ is the only way the pipeline calls a model:
    allowance is shrunk (down to `min_output_tokens`); if even that does not fit, no call is made
    and `BudgetExhausted` is raised -- the pipeline catches it and submits what it has;
 2. call the model;
-3. charge the provider-reported usage and release the rest of the reservation. A call whose
-   answer fails to parse is still charged. A failed call is charged 0 when the provider refused it
-   with an HTTP error (not billed) and the whole reservation when that is unknown (timeouts);
-4. write one ledger row (`LedgerSink.record_model_call`, a Protocol that RunStore satisfies).
+3. validate the answer at the boundary (`check_completion`): a reply longer than its max_tokens
+   worth is cut (tool calls whose arguments were cut are dropped, never acted on) and usage above
+   what the request allowed is clamped; both are recorded as anomalies;
+4. charge the (clamped) provider-reported usage and release the rest of the reservation. A call
+   whose answer fails to parse is still charged. A failed call is charged 0 when the provider
+   refused it with an HTTP error (not billed) and the whole reservation when that is unknown
+   (timeouts); a provider that reports no usage is charged the reservation;
+5. write one ledger row (`LedgerSink.record_model_call`, a Protocol that RunStore satisfies) whose
+   token columns are what was charged, so sums over the ledger equal the budget's `used`.
+
+Time: a Budget given the task's `deadline` refuses to start a call after it (DeadlineExceeded) and
+gives every call a client timeout of what is left (capped by `call_timeout_s`); a call the
+deadline cuts short raises DeadlineExceeded too. Calls draw on the model's shared rate limiter.
 
 Why the cap cannot be exceeded: reservations and charges happen under one lock, a call starts only
 when `used + reserved + bound <= cap`, and the charge of a call is at most its reservation because
 the input bound is a true upper bound (byte-level BPE tokenizers emit at most one token per byte,
-plus a fixed per-message overhead). A provider that still reports more is charged what it reports
-and counted in `overruns`; the budget is then treated as exhausted.
+plus a fixed per-message overhead). A provider that reports more is clamped to the reservation and
+the anomaly recorded, so even a lying server cannot make the budget overspend.
 
 Optimizer calls (AutoSaddler) use their own `Budget(label="optimizer", ...)`: accounting is per
 instance, so the generator's cap never pays for them.
@@ -34,12 +43,15 @@ import threading
 import time
 from collections import Counter
 from dataclasses import dataclass, field, replace
-from typing import Callable, Protocol
+from typing import Any, Callable, Protocol
 
-from testhelix.llm.base import ChatModel, Completion, ModelError, ModelRequest
+from testhelix.llm.base import ChatModel, Completion, ModelError, ModelRequest, ModelUnavailable, ToolCall, Usage
 
 PER_MESSAGE_OVERHEAD = 16       # role markers and separators a chat template adds, generously
 REQUEST_OVERHEAD = 64
+# A reply longer than this many characters per allowed output token cannot be what the request
+# allowed (real tokens average about 4 characters): it is cut and recorded as an anomaly.
+MAX_CHARS_PER_OUTPUT_TOKEN = 8
 
 
 class BudgetExhausted(Exception):
@@ -94,6 +106,9 @@ class Budget:
     calls: int = 0
     refused: int = 0
     overruns: int = 0
+    anomalies: int = 0
+    deadline: Any = None                  # a Deadline: calls get a client timeout from what is left of it
+    call_timeout_s: float | None = None   # an upper bound on any one call's timeout (the --call-timeout option)
     statuses: Counter = field(default_factory=Counter)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
@@ -127,45 +142,126 @@ class Budget:
             if charge > reservation:
                 self.overruns += 1
 
+    def _timeout(self) -> float | None:
+        """This call's client timeout: what is left of the working time, capped by the option."""
+        if self.deadline is not None:
+            self.deadline.check()                   # raises DeadlineExceeded: no call after the deadline
+            left = self.deadline.remaining()
+            return min(left, self.call_timeout_s) if self.call_timeout_s else left
+        return self.call_timeout_s
+
     def complete(self, model: ChatModel, request: ModelRequest) -> Completion:
-        """Reserve, call, charge, record. Raises BudgetExhausted (no call made) or ModelError."""
+        """Reserve, call, validate, charge, record. Raises BudgetExhausted or DeadlineExceeded (no call
+        made, or the working deadline cut the call) or ModelError (the provider failed)."""
+        timeout = self._timeout()
         request, reservation = self._reserve(request)
+        bound_in = reservation - request.max_output_tokens
+        request = replace(request, timeout_s=timeout)
         start = time.monotonic()
         try:
+            _wait_for_rate_limit(model, reservation, timeout)
             answer = model.complete(request)
         except BaseException as err:
             billed = err.billed if isinstance(err, ModelError) else None
-            self._settle(reservation, 0 if billed is False else reservation)
+            charge = 0 if billed is False else reservation
+            self._settle(reservation, charge)
             kept = "" if billed is False else f" (reservation of {reservation} tokens kept)"
+            split = (bound_in, request.max_output_tokens) if charge else (0, 0)
             self._record(model, request, None, time.monotonic() - start, "error",
-                         f"{type(err).__name__}: {err}"[:1000] + kept)
+                         f"{type(err).__name__}: {err}"[:1000] + kept, charged=split,
+                         retries=getattr(err, "retries", None) or {})
+            if (isinstance(err, ModelUnavailable) and self.deadline is not None and self.deadline.expired()):
+                raise DeadlineExceeded(self.deadline.label, self.deadline.seconds) from err
             raise
-        charge = answer.usage.total_tokens if answer.usage.reported else reservation
-        self._settle(reservation, charge)
+        answer, anomalies = check_completion(request, answer, bound_in)
+        u = answer.usage
+        charged = (u.input_tokens, u.output_tokens) if u.reported else (bound_in, request.max_output_tokens)
+        self._settle(reservation, sum(charged))
         malformed = [c for c in answer.tool_calls if c.error]
         status = "malformed" if malformed else "ok"
+        with self._lock:
+            self.anomalies += len(anomalies)
         self._record(model, request, answer, time.monotonic() - start, status,
-                     "; ".join(f"{c.name}: {c.error}" for c in malformed) or None)
+                     "; ".join(f"{c.name}: {c.error}" for c in malformed) or None, charged=charged,
+                     retries=answer.metadata.get("retries") or {}, anomaly="; ".join(anomalies) or None)
         return answer
 
     def _record(self, model: ChatModel, request: ModelRequest, answer: Completion | None,
-                latency: float, status: str, error: str | None) -> None:
+                latency: float, status: str, error: str | None, *, charged: tuple[int, int] = (0, 0),
+                retries: dict | None = None, anomaly: str | None = None) -> None:
+        """One ledger row. Token columns hold what was CHARGED: the provider's usage (clamped to what
+        the request allowed) or, when the provider reported none, the kept reservation -- so sums
+        over model_calls equal the budget's `used`; `usage_reported` tells them apart."""
         with self._lock:
             self.statuses[status] += 1
         if self.sink is None:
             return
         u = answer.usage if answer is not None and answer.usage.reported else None
         tags = request.tags
+        retries = retries or {}
+        served = str((answer.metadata.get("served_model") if answer is not None else "") or "")
+        simulated = model.name.startswith("sim:") or served.startswith("sim:")
         self.sink.record_model_call({
             "run_label": self.run_label, "task_id": self.task_id, "role": tags.role, "pair": tags.pair,
             "round": tags.round, "model": model.name,
-            "input_tokens": u.input_tokens if u else None, "output_tokens": u.output_tokens if u else None,
+            "input_tokens": charged[0], "output_tokens": charged[1],
             "cache_read_tokens": u.cache_read_tokens if u else None,
             "cache_write_tokens": u.cache_write_tokens if u else None,
-            "cost_usd": u.cost_usd if u else None, "latency_s": round(latency, 6),
+            # a simulated model served behind a provider's protocol costs nothing real: no price
+            "cost_usd": u.cost_usd if u and not simulated else None, "latency_s": round(latency, 6),
             "cache_hit": bool(answer.cache_hit) if answer else False, "status": status, "error": error,
-            "simulated": model.name.startswith("sim:"),
+            "simulated": simulated,
+            "retries": retries.get("retries", 0), "retry_causes": ",".join(retries.get("causes", ())) or None,
+            "retry_wait_s": retries.get("wait_s", 0.0), "usage_reported": u is not None,
+            "charged_tokens": sum(charged), "anomaly": anomaly,
         })
+
+
+def _wait_for_rate_limit(model: ChatModel, tokens: int, timeout: float | None) -> None:
+    """Draw on the model's process-wide limiter (providers have one; simulated models do not)."""
+    limiter = getattr(model, "rate_limiter", None)
+    if limiter is None:
+        return
+    from testhelix.llm.ratelimit import RateLimitWait
+    try:
+        limiter.acquire(tokens, timeout)
+    except RateLimitWait as err:
+        raise ModelUnavailable(f"{model.name}: {err}", billed=False, cause="rate_limited") from None
+
+
+def check_completion(request: ModelRequest, answer: Completion, bound_in: int) -> tuple[Completion, list[str]]:
+    """Validate a reply against what the request allowed: cut an oversized reply to its
+    max_tokens worth, clamp usage above the request's bounds. Returns the reply and the anomalies."""
+    anomalies: list[str] = []
+    allowed = request.max_output_tokens * MAX_CHARS_PER_OUTPUT_TOKEN
+    sizes = [len(c.raw_arguments or json.dumps(c.arguments or {})) for c in answer.tool_calls]
+    total = len(answer.text) + sum(sizes)
+    if total > allowed:
+        text = answer.text[:allowed]
+        room = allowed - len(text)
+        calls = []
+        for call, size in zip(answer.tool_calls, sizes):
+            if size <= room:
+                calls.append(call)
+                room -= size
+            else:   # the call's arguments were cut: never act on a partial file
+                calls.append(ToolCall(call.id, call.name, None, raw_arguments="",
+                                      error=f"arguments dropped: the reply exceeded its max_tokens allowance "
+                                            f"({size} characters)"))
+                room = 0
+        anomalies.append(f"oversized reply: {total} characters for max_tokens {request.max_output_tokens}; "
+                         f"cut to {allowed}")
+        answer = replace(answer, text=text, tool_calls=tuple(calls), stop_reason="max_tokens")
+    u = answer.usage
+    if u.reported and (u.output_tokens > request.max_output_tokens or u.input_tokens > bound_in):
+        inp, out = min(u.input_tokens, bound_in), min(u.output_tokens, request.max_output_tokens)
+        anomalies.append(f"usage above what the request allowed: reported {u.input_tokens} in / {u.output_tokens} "
+                         f"out, charged {inp} / {out}")
+        answer = replace(answer, usage=Usage(inp, out, min(u.cache_read_tokens, inp), min(u.cache_write_tokens, inp),
+                                             u.cost_usd, True))
+    if anomalies:
+        answer = replace(answer, metadata={**answer.metadata, "anomalies": anomalies})
+    return answer, anomalies
 
 
 # --- time -------------------------------------------------------------------------------------

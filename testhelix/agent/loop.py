@@ -8,11 +8,15 @@ Each step: check the deadline, fit the history into the strategy's `contextToken
 metered call (`Budget.complete`), execute the tool calls, append the observations, save the
 trajectory. The session ends when the model submits, or by an exception that names the reason:
 the step cap (`agentSteps` for generation, `repairSteps` for repair), `BudgetExhausted`,
-`DeadlineExceeded`, too many consecutive malformed replies, or a model that stays unavailable.
-Authentication errors and bad requests propagate: they fail fast.
+`DeadlineExceeded` or too many consecutive malformed replies. A provider failure that outlasted the
+SDK's retries (`ModelError`) is not a way for a session to end: it propagates, with the trajectory
+saved and its exit set to `model_error:<cause>`, and the host marks the evaluation incomplete
+(authentication and configuration errors stop the job). There is no second retry layer here; the
+one exception is a context-length refusal, answered by trimming the history harder (twice at most).
 
-Context: tokens are estimated as characters / 4 (a deliberate approximation; the budget uses a
-true upper bound instead). When the history does not fit, the opening messages are kept, the
+Context: the limit is the strategy's `contextTokens`, clamped to the model's context window (a
+clamp is noted in the trajectory). Tokens are estimated as characters / 4 (a deliberate
+approximation; the budget uses a true upper bound instead). When the history does not fit, the opening messages are kept, the
 oldest observations and written file contents are replaced by short placeholders, and if that is
 not enough the oldest steps are dropped. The saved trajectory always keeps the full history.
 
@@ -30,7 +34,7 @@ from testhelix.agent.budget import BudgetExhausted, Deadline, DeadlineExceeded, 
 from testhelix.agent.prompts import PublicTask, session_messages
 from testhelix.agent.tools import AgentWorkspace, Submitted, ToolBox, ToolError, loadable_skills
 from testhelix.agent.trajectory import Trajectory
-from testhelix.llm.base import CallTags, ChatModel, Message, ModelRequest, ModelUnavailable, ToolCall
+from testhelix.llm.base import CallTags, ChatModel, ContextOverflowError, Message, ModelError, ModelRequest, ToolCall
 
 CHARS_PER_TOKEN = 4
 ELIDED = "[elided to fit the context window]"
@@ -82,7 +86,7 @@ def fit_context(messages: list[Message], n_prefix: int, limit_tokens: int) -> tu
 
 @dataclass(frozen=True)
 class SessionResult:
-    exit: str                 # submitted | step_limit | budget | deadline | format_errors | model_unavailable
+    exit: str                 # submitted | step_limit | budget | deadline | format_errors
     steps: int
     workspace: AgentWorkspace
     trajectory_path: Path
@@ -125,7 +129,12 @@ def run_agent_session(model: ChatModel, budget, *, task: Any, strategy: Any, wor
                             "phase": phase, "pair": pair, "round": round, "writable": list(writable),
                             "strategy_hash": strategy.content_hash()}, messages=messages)
     cap = strategy.repairSteps if phase == "repair" else strategy.agentSteps
-    limit_tokens = max(1000, strategy.contextTokens - max_output_tokens)
+    context_tokens, note = context_limit(strategy.contextTokens, getattr(model, "context_window", None))
+    if note:
+        traj.meta["context_note"] = note
+    limit_tokens = max(1000, context_tokens - max_output_tokens)
+    overflows = 0
+    role = "repair" if phase == "repair" else "generation"
     exit_reason, summary, errors, step = "step_limit", "", 0, 0
     try:
         for step in range(1, cap + 1):
@@ -135,13 +144,15 @@ def run_agent_session(model: ChatModel, budget, *, task: Any, strategy: Any, wor
                                    tags=CallTags(role=role, pair=pair, round=round, step=step))
             try:
                 answer = budget.complete(model, request)
-            except ModelUnavailable as err:
-                errors += 1
-                traj.steps.append({"step": step, "error": str(err)})
-                if errors >= max_consecutive_errors:
-                    exit_reason = "model_unavailable"
-                    break
-                continue
+            except ContextOverflowError as err:
+                traj.steps.append({"step": step, "error": str(err)[:500]})
+                overflows += 1
+                if overflows > 2:
+                    raise
+                limit_tokens = max(1000, limit_tokens // 2)   # the estimate was too generous: trim harder
+                view, elided = fit_context(messages, n_prefix, limit_tokens)
+                request = replace(request, messages=tuple(view))
+                answer = budget.complete(model, request)
             messages.append(answer.as_message())
             traj.steps.append({"step": step, "stop_reason": answer.stop_reason, "usage": answer.usage.to_dict(),
                                "cache_hit": answer.cache_hit, "simulated": answer.simulated, "elided": elided})
@@ -161,11 +172,23 @@ def run_agent_session(model: ChatModel, budget, *, task: Any, strategy: Any, wor
         exit_reason = "budget"
     except DeadlineExceeded:
         exit_reason = "deadline"
+    except ModelError as err:
+        exit_reason = f"model_error:{err.cause}"
+        traj.steps.append({"step": step, "error": str(err)[:500], "cause": err.cause})
+        raise
     finally:
         traj.exit = exit_reason
         traj.save(path)
     return SessionResult(exit=exit_reason, steps=step, workspace=ws, trajectory_path=path,
                          refusals=tuple(box.refusals), runs=tuple(box.runs), summary=summary)
+
+
+def context_limit(context_tokens: int, window: int | None) -> tuple[int, str]:
+    """The strategy's context budget, clamped to the model's window (with a note saying so)."""
+    if window and context_tokens > window:
+        return window, (f"strategy contextTokens {context_tokens} exceeds the model's context window {window}: "
+                        f"clamped to {window}")
+    return context_tokens, ""
 
 
 def _act(calls: tuple[ToolCall, ...], box: ToolBox, messages: list[Message], deadline: Deadline) -> None:

@@ -126,6 +126,7 @@ def collect(store: RunStore) -> dict[str, Any]:
         })
     return {
         "runs": runs,
+        "incomplete": _incomplete(store),
         "paired": _paired(per_task),
         "correlations": _correlations(runs),
         "curves": _curves(records),
@@ -245,6 +246,34 @@ def _n_cell(r: dict) -> str:
     """N, or finished/planned while a run is incomplete (its rates still divide by planned)."""
     finished, planned = r.get("finished", r["n"]), r.get("planned", r["n"])
     return str(planned) if finished >= planned else f"{finished}/{planned}"
+def _incomplete(store: RunStore) -> dict[str, Any]:
+    """Evaluations the provider prevented and not finished since (never scored), and the ledger's
+    provider errors and SDK retries per run label."""
+    try:
+        pending = store.unresolved_incomplete()
+        _, rows = store.query("SELECT run_label, count(*) FILTER (WHERE status = 'error'), sum(coalesce(retries, 0)), "
+                              "count(*) FILTER (WHERE anomaly IS NOT NULL) FROM model_calls GROUP BY 1 ORDER BY 1")
+    except UserError:            # a store from before these columns existed (opened read-only)
+        return {"evaluations": [], "calls": []}
+    calls = [{"run_label": r[0], "errors": int(r[1]), "retries": int(r[2] or 0), "anomalies": int(r[3])}
+             for r in rows if r[1] or r[2] or r[3]]
+    return {"evaluations": pending, "calls": calls}
+
+
+def render_incomplete(inc: dict[str, Any]) -> list[str]:
+    lines: list[str] = []
+    if inc["evaluations"]:
+        lines += [f"## Incomplete evaluations: {len(inc['evaluations'])} (not scored; rerun or resume to retry)", "",
+                  "| run | task | cause | attempts | last error |", "|---|---|---|---:|---|"]
+        lines += [f"| {e['run_label']} | {e['task_id']} | {e['cause']} | {e['attempts']} | "
+                  f"{' '.join(str(e['error']).split())[:120].replace('|', '/')} |" for e in inc["evaluations"]]
+        lines.append("")
+    if inc["calls"]:
+        lines += ["## Provider errors in the ledger", "", "| run | failed calls | SDK retries | anomalies |",
+                  "|---|---:|---:|---:|"]
+        lines += [f"| {c['run_label']} | {c['errors']} | {c['retries']} | {c['anomalies']} |" for c in inc["calls"]]
+        lines.append("")
+    return lines
 
 
 def render_markdown(data: dict[str, Any]) -> str:
@@ -264,6 +293,7 @@ def render_markdown(data: dict[str, Any]) -> str:
     if any(r["run_label"].startswith("sim:") for r in data["runs"]):
         lines += ["Runs labelled `sim:*` used simulated models: deterministic test doubles, not real models. "
                   "Their numbers measure the simulation and the harness, not any model's ability.", ""]
+    lines += render_incomplete(data.get("incomplete") or {"evaluations": [], "calls": []})
     div = data.get("panel_diversity")
     if div:
         summary = ("no task of the run is in the pack" if div["mean"] is None else
@@ -309,7 +339,7 @@ def command(run_dir: Path, as_json: bool, curves_png: Path | None, pack: Path | 
         run_tasks = {row[0] for row in store.query(sql)[1]}
     finally:
         store.close()
-    if not data["runs"]:
+    if not data["runs"] and not data["incomplete"]["evaluations"]:
         raise UserError(f"{run_dir}: the run store has no evaluated tasks (task_results / task_outcomes are empty)")
     if pack is not None:
         data["panel_diversity"] = panel_diversity(pack, run_tasks)

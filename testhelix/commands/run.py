@@ -50,15 +50,28 @@ def split_task_ids(pack: Path, split: str, split_file: Path | None) -> list[str]
 @click.option("--limit", type=click.IntRange(1), help="Only the first N tasks of the split.")
 @click.option("--seed", type=int, default=42, show_default=True)
 @click.option("--coverage/--no-coverage", default=True, show_default=True, help="Measure ΔC and Entry Coverage.")
+@click.option("--call-timeout", type=click.FloatRange(1), help="Upper bound (s) on one model call; the task's "
+              "remaining working time bounds every call anyway.")
+@click.option("--context-window", type=click.IntRange(1024), help="The model's context window in tokens (for "
+              "openai-compatible servers; models.toml knows the others).")
+@click.option("--rpm", type=click.FloatRange(0.1), help="Requests per minute allowed per model (shared by all work).")
+@click.option("--tpm", type=click.FloatRange(1), help="Tokens per minute allowed per model (shared by all work).")
 @json_option
 def command(pack_dir, split, split_file, configs, models, strategy_file, run_dir, workers, token_cap, limit, seed,
-            coverage, as_json) -> None:
+            coverage, call_timeout, context_window, rpm, tpm, as_json) -> None:
     """Run TestHelix configurations on a split and evaluate every submitted suite (resumable)."""
     from testhelix.prism.cache import StoreOutcomeCache
     from testhelix.prism.executor import default_executor
 
+    from testhelix.llm import ratelimit
+    from testhelix.llm.registry import set_context_window
+
     for m in models:
         resolve(m)  # unknown model names fail before any work
+        if context_window:
+            set_context_window(m, context_window)
+        if rpm or tpm:
+            ratelimit.configure(m, rpm, tpm)
     cfgs = [get_config(c, token_cap=token_cap, seed=seed) for c in configs]
     if any(c.name == "E" for c in cfgs) and strategy_file is None:
         raise UserError("--config E needs --strategy FILE (a frozen, improved strategy)")
@@ -79,7 +92,8 @@ def command(pack_dir, split, split_file, configs, models, strategy_file, run_dir
         with default_executor(workers, cache=StoreOutcomeCache(store)) as executor, \
                 Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                          disable=as_json) as bar:
-            runner = HelixRunner(store, executor, Path(run_dir) / "work", coverage=coverage)
+            runner = HelixRunner(store, executor, Path(run_dir) / "work", coverage=coverage,
+                                 call_timeout_s=call_timeout)
             job = bar.add_task("testhelix", total=len(tasks) * len(plans))
 
             def on_task(label, result):
@@ -90,14 +104,29 @@ def command(pack_dir, split, split_file, configs, models, strategy_file, run_dir
             runner.run(tasks, plans, on_task)
     finally:
         store.close()
-    summary = {"run": str(run_dir), "tasks": len(tasks), "runs": [f"{m}/{c.name}" for m, c, _ in plans],
-               "new_results": len(results), "wall_s": round(time.monotonic() - started, 1),
+    incomplete = [r for r in results if r.get("incomplete")]
+    finished = [r for r in results if not r.get("incomplete")]
+    summary = {"run": str(run_dir), "tasks": len(tasks), "runs": [runner.run_label(m, c) for m, c, _ in plans],
+               "new_results": len(finished), "incomplete": len(incomplete),
+               "incomplete_causes": _causes(incomplete), "wall_s": round(time.monotonic() - started, 1),
                "simulated": any(m.startswith("sim:") for m in models)}
     if as_json:
         print_json(summary)
-        return
-    click.echo(f"ran {len(results)} task evaluation(s) ({len(tasks)} tasks x {len(plans)} runs; finished ones "
+        return 3 if incomplete else 0
+    click.echo(f"ran {len(finished)} task evaluation(s) ({len(tasks)} tasks x {len(plans)} runs; finished ones "
                f"skipped) in {summary['wall_s']} s into {run_dir}")
+    if incomplete:
+        causes = ", ".join(f"{k} {v}" for k, v in summary["incomplete_causes"].items())
+        click.echo(f"incomplete: {len(incomplete)} task evaluation(s) prevented by the provider ({causes}); "
+                   f"not scored; run the same command again to retry them", err=True)
+        return 3
     if summary["simulated"]:
         click.echo("note: sim:* models are simulated test doubles, not real models")
     click.echo(f"next: testhelix report {run_dir}")
+
+
+def _causes(incomplete: list[dict]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for r in incomplete:
+        out[r["incomplete"]] = out.get(r["incomplete"], 0) + 1
+    return out

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from testhelix.agent.budget import BudgetExhausted
+from testhelix.agent.budget import BudgetExhausted, DeadlineExceeded
 from testhelix.agent.calls import review_suite
 from testhelix.digest import tree_sha256
 from testhelix.helix.context import HelixContext
@@ -103,9 +103,10 @@ def review_pairs(ctx: HelixContext, pairs: list[Pair], ev: Evidence) -> None:
         try:
             review = review_suite(ctx.model, ctx.budget, ctx.task, ctx.strategy, original, files,
                                   _symptoms(p, ev), skills_text, pair=p.index, round=ev.round)
-        except BudgetExhausted:
+        except (BudgetExhausted, DeadlineExceeded) as stop:   # provider failures propagate: task incomplete
             p.approved, p.suspect_tests = False, ()
-            p.review_reasons = ("not reviewed: the inference budget is exhausted",)
+            p.review_reasons = ("not reviewed: " + ("the inference budget is exhausted"
+                                                    if isinstance(stop, BudgetExhausted) else "the time is up"),)
             continue
         p.approved = review.verdict == "approve"
         p.review_reasons, p.suspect_tests = review.reasons, review.suspect_tests

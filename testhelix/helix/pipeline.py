@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from testhelix.agent.budget import BudgetExhausted
+from testhelix.agent.budget import BudgetExhausted, DeadlineExceeded
 from testhelix.agent.calls import FALLBACK_DIRECTIONS, plan_directions
 from testhelix.helix.context import HelixContext
 from testhelix.helix.crossval import Evidence, cross_execute, review_pairs
@@ -52,7 +52,7 @@ def plan(ctx: HelixContext) -> list[str]:
         return ["reproduce the reported behaviour directly"]
     try:
         directions = list(plan_directions(ctx.model, ctx.budget, ctx.task, ctx.strategy, k, ctx.library).directions)
-    except BudgetExhausted:
+    except (BudgetExhausted, DeadlineExceeded):   # provider failures propagate: the task is incomplete
         directions = list(FALLBACK_DIRECTIONS[:k])
     ctx.log("plan", directions=directions)
     return directions

@@ -7,7 +7,7 @@ next round executes and reviews it afresh. Disabled features never reach a promp
 
 from __future__ import annotations
 
-from testhelix.agent.budget import BudgetExhausted
+from testhelix.agent.budget import BudgetExhausted, DeadlineExceeded
 from testhelix.agent.calls import corrective_feedback, differential_challenge
 from testhelix.helix.context import HelixContext
 from testhelix.helix.crossval import Evidence
@@ -46,7 +46,7 @@ def _feedback_notes(ctx: HelixContext, pairs: list[Pair], ev: Evidence, round: i
         try:
             notes[p.index] = corrective_feedback(ctx.model, ctx.budget, ctx.task, counterexamples,
                                                  pair=p.index, round=round)
-        except BudgetExhausted:
+        except (BudgetExhausted, DeadlineExceeded):   # provider failures propagate: task incomplete
             break
     ctx.log("feedback", round=round, pairs=sorted(notes))
     return notes
@@ -67,7 +67,7 @@ def _challenge(ctx: HelixContext, pairs: list[Pair], round: int) -> str:
         sorted(f.stem for f in p.workspace.suite.glob("test_*.py"))) for p in pairs if p.workspace is not None)
     try:
         text = differential_challenge(ctx.model, ctx.budget, ctx.task, summary, round=round)
-    except BudgetExhausted:
+    except (BudgetExhausted, DeadlineExceeded):
         return ""
     ctx.log("challenge", round=round)
     return text

@@ -1,8 +1,14 @@
 """Running TestHelix over a split: every (model, configuration) on every task, each submitted suite
 judged on the hidden panel by TestPrism, everything stored; finished tasks are never redone.
 
-Labels are `<model>/<config>` (e.g. `sim:strong/C`). A task's row in `task_results` is written
-last, after its outcomes, so a task whose row exists is complete and a resumed run skips it.
+Labels are `<model>/<config>` (e.g. `sim:strong/C`; a compatible server is named without its URL,
+so a restarted server on another port resumes the same run). A task's row in `task_results` is
+written last, after its outcomes, so a task whose row exists is complete and a resumed run skips it.
+
+When the provider prevents an evaluation (a `ModelError` after the SDK's retries), the task gets no
+result row and no outcomes: `record_incomplete` stores the cause, `EvaluationIncomplete` is raised
+to the caller, and a resumed run tries the task again. Authentication and configuration errors are
+raised as they are: they stop the whole job.
 """
 
 from __future__ import annotations
@@ -17,10 +23,12 @@ from typing import Any
 
 from testhelix.agent.budget import Budget
 from testhelix.digest import tree_sha256
+from testhelix.errors import EvaluationIncomplete
 from testhelix.helix.config import RunConfig
 from testhelix.helix.context import HelixContext
 from testhelix.helix.pipeline import run_task
-from testhelix.llm.registry import create_model
+from testhelix.llm.base import ModelError
+from testhelix.llm.registry import create_model, model_label
 from testhelix.prism.coverage import MISSING, CoverageMeter
 from testhelix.prism.evaluation import evaluate_task, no_submission, reference_only
 from testhelix.prism.task import Task
@@ -43,13 +51,14 @@ class HelixRunner:
     model_factory: ModelFactory = default_model_factory
     coverage: bool = True
     panel: bool = True                 # False: single-reference mode (initial + reference only)
+    call_timeout_s: float | None = None  # upper bound on one model call (the deadline bounds it anyway)
 
     def __post_init__(self) -> None:
         self.library = load_library()
         self.meter = CoverageMeter(self.executor)
 
     def run_label(self, model: str, config: RunConfig) -> str:
-        return f"{model}/{config.name}"
+        return f"{model_label(model)}/{config.name}"
 
     def done(self, label: str, task_id: str) -> bool:
         _, rows = self.store.query("SELECT 1 FROM task_results WHERE run_label = ? AND task_id = ?", [label, task_id])
@@ -60,12 +69,19 @@ class HelixRunner:
         """Run the pipeline on one task and judge its submission; store it unless `record` is off."""
         check_run_compatibility(strategy, config.challenge_steps)
         started = time.monotonic()
-        budget = Budget(config.token_cap, run_label=label, task_id=task.id, sink=self.store)
+        budget = Budget(config.token_cap, run_label=label, task_id=task.id, sink=self.store,
+                        call_timeout_s=self.call_timeout_s)
         work = self.work_root / _safe(label) / task.id
         ctx = HelixContext(task=task, strategy=strategy, config=config,
                            model=self.model_factory(model_name, task, config.seed), budget=budget,
                            executor=self.executor, work_dir=work, library=self.library)
-        result = run_task(ctx)
+        budget.deadline = ctx.deadline
+        try:
+            result = run_task(ctx)
+        except ModelError as err:
+            if err.fatal:
+                raise
+            self.record_incomplete(label, task, err, budget, record)
         suite = result.submission.suite_dir
         if suite is None:
             rows, scores = no_submission(task)  # an error on every program: it stays in every denominator
@@ -89,6 +105,12 @@ class HelixRunner:
                 self.store.record_task_result(row)
         return {"task": task.id, **scores, "rule": result.submission.rule, "detail": detail, "row": row}
 
+    def record_incomplete(self, label: str, task: Task, err: ModelError, budget: Budget, record: bool = True):
+        """The named step for "evaluation incomplete": store the cause (no metric row), then raise."""
+        if record:
+            self.store.record_incomplete(label, task.id, err.cause, str(err), budget.used, budget.calls)
+        raise EvaluationIncomplete(task.id, err.cause, str(err)) from err
+
     def run(self, tasks: Sequence[Task], plans: Sequence[tuple[str, RunConfig, Strategy]],
             on_task: Callable[[str, dict | None], None] = lambda label, r: None) -> None:
         for model_name, config, strategy in plans:
@@ -100,7 +122,11 @@ class HelixRunner:
                 if self.done(label, task.id):
                     on_task(label, None)
                     continue
-                result = self.run_one(task, strategy, config, model_name, label)
+                try:
+                    result = self.run_one(task, strategy, config, model_name, label)
+                except EvaluationIncomplete as inc:
+                    on_task(label, {"task": task.id, "incomplete": inc.cause, "error": inc.detail})
+                    continue
                 on_task(label, {k: v for k, v in result.items() if k not in ("detail", "row")})
 
 

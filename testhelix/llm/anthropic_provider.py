@@ -9,6 +9,7 @@ Translation rules:
 - Usage: Anthropic's `input_tokens` EXCLUDES `cache_read_input_tokens` and
   `cache_creation_input_tokens`; the neutral `input_tokens` adds them back.
 - Retries: the SDK's own `max_retries` (408/409/429/5xx, connection errors); nothing here retries.
+  `CallWatch` (callwatch.py) bounds them by the call's deadline and records them.
 
 The API key comes from ANTHROPIC_API_KEY (or the `api_key` argument) and is held by the SDK client
 only.
@@ -22,7 +23,10 @@ from typing import Any
 import anthropic
 
 from testhelix.llm.base import (Completion, ContextOverflowError, Message, ModelAuthError, ModelBadRequest,
-                                ModelError, ModelOutputError, ModelRequest, ModelUnavailable, ToolCall, Usage)
+                                ModelConfigError, ModelError, ModelOutputError, ModelRequest, ModelUnavailable,
+                                ToolCall, Usage, unavailable_cause)
+from testhelix.llm.callwatch import CallWatch
+from testhelix.llm.ratelimit import limiter_for
 from testhelix.llm.registry import ModelInfo, price_usage
 
 _EPHEMERAL = {"type": "ephemeral"}
@@ -40,7 +44,8 @@ def to_anthropic(messages: tuple[Message, ...]) -> tuple[list[dict], list[dict]]
         if m.role == "assistant":
             blocks: list[dict] = [{"type": "text", "text": m.content}] if m.content else []
             for c in m.tool_calls:
-                args = c.arguments if c.arguments is not None else {"unparsed_arguments": c.raw_arguments}
+                # invalid arguments are never echoed verbatim (strict servers refuse them): a short note
+                args = c.arguments if c.arguments is not None else {"invalid_arguments": (c.error or "not JSON")[:200]}
                 blocks.append({"type": "tool_use", "id": c.id, "name": c.name, "input": args})
             turns.append({"role": "assistant", "content": blocks or [{"type": "text", "text": "(no output)"}]})
             continue
@@ -71,16 +76,20 @@ def map_error(err: Exception) -> ModelError:
     if isinstance(err, (anthropic.AuthenticationError, anthropic.PermissionDeniedError)):
         return ModelAuthError(f"anthropic rejected the credentials (HTTP {status}): check ANTHROPIC_API_KEY",
                               status=status)
+    if isinstance(err, anthropic.NotFoundError):
+        return ModelConfigError(f"anthropic does not know the model or endpoint (HTTP 404): check the model name "
+                                f"and ANTHROPIC_BASE_URL: {text[:200]}", status=status)
     if isinstance(err, anthropic.APITimeoutError):
-        return ModelUnavailable(f"anthropic request timed out after retries: {text}", billed=None)
+        return ModelUnavailable(f"anthropic request timed out after retries: {text}", billed=None, cause="timeout")
     if isinstance(err, anthropic.APIConnectionError):
-        return ModelUnavailable(f"anthropic connection failed after retries: {text}", billed=None)
+        return ModelUnavailable(f"anthropic connection failed after retries: {text}", billed=None, cause="connection")
     if isinstance(err, anthropic.APIStatusError):
         lowered = text.lower()
         if status == 413 or (status == 400 and ("too long" in lowered or "context" in lowered)):
             return ContextOverflowError(f"anthropic: the request exceeds the context window: {text}", status=status)
         if status in (408, 409, 429) or (status or 0) >= 500:
-            return ModelUnavailable(f"anthropic still failing after retries (HTTP {status}): {text}", status=status)
+            return ModelUnavailable(f"anthropic still failing after retries (HTTP {status}): {text[:300]}",
+                                    status=status, cause=unavailable_cause(status))
         return ModelBadRequest(f"anthropic rejected the request (HTTP {status}): {text}", status=status)
     if isinstance(err, anthropic.APIResponseValidationError):
         return ModelOutputError(f"anthropic returned an unreadable response: {text}", billed=None)
@@ -91,16 +100,19 @@ class AnthropicModel:
     """ChatModel over the Anthropic Messages API."""
 
     def __init__(self, info: ModelInfo, *, api_key: str | None = None, http_client: Any = None,
-                 max_retries: int = 2, timeout_s: float | None = None):
+                 max_retries: int = 2, timeout_s: float | None = None, max_retry_wait_s: float = 30.0):
         self.info = info
         self.name = info.name
         self.context_window = info.context_window
+        self.timeout_s = timeout_s
         key = api_key or os.environ.get("ANTHROPIC_API_KEY")
         if not key:
             raise ModelAuthError("ANTHROPIC_API_KEY is not set: export it to use " + info.name)
-        kwargs: dict[str, Any] = {"api_key": key, "max_retries": max_retries}
-        if http_client is not None:
-            kwargs["http_client"] = http_client
+        self.rate_limiter = limiter_for(info.name, info.requests_per_minute, info.tokens_per_minute)
+        self.watch = CallWatch(lambda request: anthropic.APITimeoutError(request=request),
+                               max_retry_wait_s=max_retry_wait_s, limiter=self.rate_limiter)
+        client = self.watch.install(http_client if http_client is not None else anthropic.DefaultHttpxClient())
+        kwargs: dict[str, Any] = {"api_key": key, "max_retries": max_retries, "http_client": client}
         if timeout_s is not None:
             kwargs["timeout"] = timeout_s
         self._client = anthropic.Anthropic(**kwargs)
@@ -116,11 +128,27 @@ class AnthropicModel:
         temperature = request.setting("temperature")
         if temperature is not None:
             params["temperature"] = temperature
-        try:
-            reply = self._client.messages.create(**params)
-        except anthropic.AnthropicError as err:
-            raise map_error(err) from err
-        return self._parse(reply)
+        timeout = request.timeout_s or self.timeout_s
+        if timeout:
+            params["timeout"] = timeout
+        with self.watch.call(timeout) as rec:
+            try:
+                reply = self._client.messages.create(**params)
+            except anthropic.AnthropicError as err:
+                failure = map_error(err)
+                failure.retries = rec.summary()
+                if rec.stopped_by_deadline and isinstance(failure, ModelUnavailable):
+                    failure.cause = "deadline"
+                raise failure from err
+            except ValueError as err:       # a 200 whose body is not valid JSON
+                raise ModelOutputError(f"{self.name} returned a body that is not valid JSON: {err}",
+                                       billed=None) from err
+        if not hasattr(reply, "content") or not isinstance(reply.content, list):
+            raise ModelOutputError(f"{self.name} returned something that is not a Messages response: "
+                                   f"{str(reply)[:120]!r}", billed=None)
+        answer = self._parse(reply)
+        answer.metadata["retries"] = rec.summary()
+        return answer
 
     def _parse(self, reply: Any) -> Completion:
         texts, calls = [], []
@@ -135,12 +163,16 @@ class AnthropicModel:
                                           raw_arguments=repr(block.input),
                                           error=f"tool input must be a JSON object, got {type(block.input).__name__}"))
         u = reply.usage
-        read = u.cache_read_input_tokens or 0
-        write = u.cache_creation_input_tokens or 0
-        total_in = u.input_tokens + read + write
-        usage = Usage(input_tokens=total_in, output_tokens=u.output_tokens, cache_read_tokens=read,
-                      cache_write_tokens=write,
-                      cost_usd=price_usage(self.info, total_in, u.output_tokens, read, write))
+        if u is None or u.input_tokens is None or u.output_tokens is None:
+            usage = Usage(reported=False)
+        else:
+            read = u.cache_read_input_tokens or 0
+            write = u.cache_creation_input_tokens or 0
+            total_in = u.input_tokens + read + write
+            usage = Usage(input_tokens=total_in, output_tokens=u.output_tokens, cache_read_tokens=read,
+                          cache_write_tokens=write,
+                          cost_usd=price_usage(self.info, total_in, u.output_tokens, read, write))
         return Completion(text="".join(texts), tool_calls=tuple(calls),
                           stop_reason=_STOP.get(reply.stop_reason or "", "other"), usage=usage, model=self.name,
-                          metadata={"provider_stop_reason": reply.stop_reason, "response_id": reply.id})
+                          metadata={"provider_stop_reason": reply.stop_reason, "response_id": reply.id,
+                                    "served_model": getattr(reply, "model", None)})

@@ -94,6 +94,9 @@ class Message:
     content: str
     tool_calls: tuple[ToolCall, ...] = ()
     tool_call_id: str | None = None
+    # Provider items an assistant turn must carry back on the next request (OpenAI Responses
+    # reasoning items, which reasoning models need between tool steps); other providers ignore them.
+    reasoning_items: tuple[dict, ...] = ()
 
     def to_dict(self) -> dict:
         d: dict[str, Any] = {"role": self.role, "content": self.content}
@@ -101,13 +104,15 @@ class Message:
             d["tool_calls"] = [c.to_dict() for c in self.tool_calls]
         if self.tool_call_id is not None:
             d["tool_call_id"] = self.tool_call_id
+        if self.reasoning_items:
+            d["reasoning_items"] = list(self.reasoning_items)
         return d
 
     @classmethod
     def from_dict(cls, d: dict) -> "Message":
         return cls(role=d["role"], content=d.get("content", ""),
                    tool_calls=tuple(ToolCall.from_dict(c) for c in d.get("tool_calls", ())),
-                   tool_call_id=d.get("tool_call_id"))
+                   tool_call_id=d.get("tool_call_id"), reasoning_items=tuple(d.get("reasoning_items", ())))
 
 
 @dataclass(frozen=True)
@@ -158,7 +163,8 @@ class Completion:
         return bool(self.metadata.get("simulated"))
 
     def as_message(self) -> Message:
-        return Message(role="assistant", content=self.text, tool_calls=self.tool_calls)
+        return Message(role="assistant", content=self.text, tool_calls=self.tool_calls,
+                       reasoning_items=tuple(self.metadata.get("reasoning_items", ())))
 
     def to_dict(self) -> dict:
         return {"text": self.text, "tool_calls": [c.to_dict() for c in self.tool_calls],
@@ -191,6 +197,7 @@ class ModelRequest:
     max_output_tokens: int = 4096
     settings: tuple[tuple[str, Any], ...] = ()
     tags: CallTags = CallTags()
+    timeout_s: float | None = None     # this call's client timeout, set by the Budget from the deadline
 
     def setting(self, name: str, default: Any = None) -> Any:
         return dict(self.settings).get(name, default)
@@ -217,30 +224,63 @@ class ModelError(Exception):
     """
 
     retryable = False
+    fatal = False             # True: the job must stop at once (exit 2); nothing later can succeed
+    default_cause = "error"
 
-    def __init__(self, message: str, *, billed: bool | None = False, status: int | None = None):
+    def __init__(self, message: str, *, billed: bool | None = False, status: int | None = None,
+                 cause: str | None = None):
         super().__init__(message)
         self.billed = billed
         self.status = status
+        self.cause = cause or self.default_cause
+        self.retries: dict = {}   # the SDK's retries behind this failure (count, causes, wait_s)
 
 
 class ModelAuthError(ModelError):
     """Missing or rejected credentials: fail fast, retrying cannot help."""
 
+    fatal = True
+    default_cause = "auth"
+
+
+class ModelConfigError(ModelError):
+    """The model or endpoint is misconfigured (unknown model, 404): fail fast."""
+
+    fatal = True
+    default_cause = "config"
+
 
 class ContextOverflowError(ModelError):
     """The request does not fit the model's context window."""
 
+    default_cause = "context"
+
 
 class ModelBadRequest(ModelError):
     """The provider rejected the request as malformed (4xx other than auth/limits)."""
+
+    default_cause = "bad_request"
 
 
 class ModelUnavailable(ModelError):
     """Rate limits, server errors or timeouts that outlasted the SDK's retries."""
 
     retryable = True
+    default_cause = "unavailable"
+
+    def __init__(self, message: str, *, billed: bool | None = False, status: int | None = None,
+                 cause: str | None = None):
+        super().__init__(message, billed=billed, status=status,
+                         cause=cause or (unavailable_cause(status) if status else None))
 
 
 class ModelOutputError(ModelError):
     """The provider answered with something the adapter cannot read."""
+
+    default_cause = "malformed_response"
+
+
+def unavailable_cause(status: int | None) -> str:
+    """A short cause name for an HTTP status that outlasted the retries."""
+    return {408: "timeout", 409: "conflict", 429: "rate_limited", 529: "overloaded"}.get(
+        status or 0, "server_error" if (status or 0) >= 500 else "unavailable")

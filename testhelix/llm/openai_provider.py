@@ -25,7 +25,10 @@ from typing import Any
 import openai
 
 from testhelix.llm.base import (Completion, ContextOverflowError, Message, ModelAuthError, ModelBadRequest,
-                                ModelError, ModelOutputError, ModelRequest, ModelUnavailable, ToolCall, Usage)
+                                ModelConfigError, ModelError, ModelOutputError, ModelRequest, ModelUnavailable,
+                                ToolCall, Usage, unavailable_cause)
+from testhelix.llm.callwatch import CallWatch
+from testhelix.llm.ratelimit import limiter_for
 from testhelix.llm.registry import ModelInfo, price_usage
 
 _CHAT_STOP = {"stop": "end_turn", "tool_calls": "tool_use", "function_call": "tool_use",
@@ -33,7 +36,10 @@ _CHAT_STOP = {"stop": "end_turn", "tool_calls": "tool_use", "function_call": "to
 
 
 def _arguments_text(call: ToolCall) -> str:
-    return call.raw_arguments if call.arguments is None else json.dumps(call.arguments)
+    # Invalid arguments are never echoed verbatim (strict servers answer 400): a short JSON note.
+    if call.arguments is None:
+        return json.dumps({"invalid_arguments": (call.error or "not a JSON object")[:200]})
+    return json.dumps(call.arguments)
 
 
 def to_chat(messages: tuple[Message, ...]) -> list[dict]:
@@ -61,6 +67,7 @@ def to_responses_input(messages: tuple[Message, ...]) -> tuple[str, list[dict]]:
         if m.role == "user":
             items.append({"role": "user", "content": m.content})
         elif m.role == "assistant":
+            items += [dict(r) for r in m.reasoning_items]     # reasoning carried between tool steps
             if m.content:
                 items.append({"role": "assistant", "content": m.content})
             items += [{"type": "function_call", "call_id": c.id, "name": c.name, "arguments": _arguments_text(c)}
@@ -70,23 +77,27 @@ def to_responses_input(messages: tuple[Message, ...]) -> tuple[str, list[dict]]:
     return instructions, items
 
 
-def map_error(err: Exception, who: str) -> ModelError:
+def map_error(err: Exception, who: str, key_var: str = "OPENAI_API_KEY") -> ModelError:
     status = getattr(err, "status_code", None)
     code = getattr(err, "code", None)
     text = str(err)
     if isinstance(err, (openai.AuthenticationError, openai.PermissionDeniedError)):
-        return ModelAuthError(f"{who} rejected the credentials (HTTP {status}): check the API key", status=status)
+        return ModelAuthError(f"{who} rejected the credentials (HTTP {status}): check {key_var}", status=status)
+    if isinstance(err, openai.NotFoundError):
+        return ModelConfigError(f"{who}: the server does not know this model or endpoint (HTTP 404): check the "
+                                f"model name and base URL: {text[:200]}", status=status)
     if isinstance(err, openai.APITimeoutError):
-        return ModelUnavailable(f"{who} request timed out after retries: {text}", billed=None)
+        return ModelUnavailable(f"{who} request timed out after retries: {text}", billed=None, cause="timeout")
     if isinstance(err, openai.APIConnectionError):
-        return ModelUnavailable(f"{who} connection failed after retries: {text}", billed=None)
+        return ModelUnavailable(f"{who} connection failed after retries: {text}", billed=None, cause="connection")
     if isinstance(err, openai.APIStatusError):
         lowered = text.lower()
         if code == "context_length_exceeded" or status == 413 or (
                 status == 400 and ("context length" in lowered or "context window" in lowered)):
             return ContextOverflowError(f"{who}: the request exceeds the context window: {text}", status=status)
         if status in (408, 409, 429) or (status or 0) >= 500:
-            return ModelUnavailable(f"{who} still failing after retries (HTTP {status}): {text}", status=status)
+            return ModelUnavailable(f"{who} still failing after retries (HTTP {status}): {text[:300]}", status=status,
+                                    cause=unavailable_cause(status))
         return ModelBadRequest(f"{who} rejected the request (HTTP {status}): {text}", status=status)
     if isinstance(err, openai.APIResponseValidationError):
         return ModelOutputError(f"{who} returned an unreadable response: {text}", billed=None)
@@ -97,11 +108,13 @@ class OpenAIModel:
     """ChatModel over OpenAI (Chat Completions or Responses) or an OpenAI-compatible server."""
 
     def __init__(self, info: ModelInfo, *, api_key: str | None = None, http_client: Any = None,
-                 max_retries: int = 2, timeout_s: float | None = None):
+                 max_retries: int = 2, timeout_s: float | None = None, max_retry_wait_s: float = 30.0):
         self.info = info
         self.name = info.name
         self.context_window = info.context_window
+        self.timeout_s = timeout_s
         self._compatible = info.provider == "openai-compatible"
+        self._key_var = "OPENAI_COMPATIBLE_API_KEY" if self._compatible else "OPENAI_API_KEY"
         if self._compatible:
             # Local servers usually accept any key; the SDK insists on a non-empty one.
             key = api_key or os.environ.get("OPENAI_COMPATIBLE_API_KEY") or "no-key"
@@ -109,26 +122,43 @@ class OpenAIModel:
             key = api_key or os.environ.get("OPENAI_API_KEY")
             if not key:
                 raise ModelAuthError("OPENAI_API_KEY is not set: export it to use " + info.name)
-        kwargs: dict[str, Any] = {"api_key": key, "max_retries": max_retries}
+        self.rate_limiter = limiter_for(info.name, info.requests_per_minute, info.tokens_per_minute)
+        self.watch = CallWatch(lambda request: openai.APITimeoutError(request=request),
+                               max_retry_wait_s=max_retry_wait_s, limiter=self.rate_limiter)
+        client = self.watch.install(http_client if http_client is not None else openai.DefaultHttpxClient())
+        kwargs: dict[str, Any] = {"api_key": key, "max_retries": max_retries, "http_client": client}
         if info.base_url:
             kwargs["base_url"] = info.base_url
-        if http_client is not None:
-            kwargs["http_client"] = http_client
         if timeout_s is not None:
             kwargs["timeout"] = timeout_s
         self._client = openai.OpenAI(**kwargs)
 
     def complete(self, request: ModelRequest) -> Completion:
         max_out = min(request.max_output_tokens, self.info.max_output_tokens)
-        try:
-            if self.info.api == "responses":
-                return self._responses(request, max_out)
-            return self._chat(request, max_out)
-        except openai.OpenAIError as err:
-            raise map_error(err, self.name) from err
+        timeout = request.timeout_s or self.timeout_s
+        with self.watch.call(timeout) as rec:
+            try:
+                answer = (self._responses if self.info.api == "responses" else self._chat)(request, max_out, timeout)
+            except openai.OpenAIError as err:
+                failure = map_error(err, self.name, self._key_var)
+                failure.retries = rec.summary()
+                if rec.stopped_by_deadline and isinstance(failure, ModelUnavailable):
+                    failure.cause = "deadline"
+                raise failure from err
+            except ValueError as err:       # a 200 whose body is not valid JSON
+                raise ModelOutputError(f"{self.name} returned a body that is not valid JSON: {err}",
+                                       billed=None) from err
+        answer.metadata["retries"] = rec.summary()
+        return answer
+
+    def _expect(self, reply: Any, attribute: str, what: str) -> None:
+        """An HTML page or other text answered with HTTP 200 reaches us as a str, not a response."""
+        if isinstance(reply, (str, bytes)) or not hasattr(reply, attribute):
+            raise ModelOutputError(f"{self.name} returned something that is not a {what} response: "
+                                   f"{str(reply)[:120]!r}", billed=None)
 
     # --- Chat Completions --------------------------------------------------------------------
-    def _chat(self, request: ModelRequest, max_out: int) -> Completion:
+    def _chat(self, request: ModelRequest, max_out: int, timeout: float | None) -> Completion:
         params: dict[str, Any] = {"model": self.info.model, "messages": to_chat(request.messages)}
         params["max_tokens" if self._compatible else "max_completion_tokens"] = max_out
         if request.tools:
@@ -136,34 +166,43 @@ class OpenAIModel:
         temperature = request.setting("temperature")
         if temperature is not None:
             params["temperature"] = temperature
+        if timeout:
+            params["timeout"] = timeout
         reply = self._client.chat.completions.create(**params)
-        if not reply.choices:
+        self._expect(reply, "choices", "Chat Completions")
+        if not reply.choices or reply.choices[0].message is None:
             raise ModelOutputError(f"{self.name} returned no choices", billed=None)
         choice = reply.choices[0]
         calls = tuple(ToolCall.from_json_text(c.id, c.function.name, c.function.arguments)
                       for c in (choice.message.tool_calls or ()) if getattr(c, "function", None) is not None)
         u = reply.usage
         usage = (self._usage(u.prompt_tokens, u.completion_tokens, u.prompt_tokens_details)
-                 if u is not None else Usage(reported=False))
+                 if u is not None and u.prompt_tokens is not None else Usage(reported=False))
         return Completion(text=choice.message.content or "", tool_calls=calls,
                           stop_reason=_CHAT_STOP.get(choice.finish_reason or "", "other"), usage=usage,
                           model=self.name, metadata={"provider_stop_reason": choice.finish_reason,
-                                                     "response_id": reply.id})
+                                                     "response_id": reply.id, "served_model": reply.model})
 
     # --- Responses API -------------------------------------------------------------------------
-    def _responses(self, request: ModelRequest, max_out: int) -> Completion:
+    def _responses(self, request: ModelRequest, max_out: int, timeout: float | None) -> Completion:
         instructions, items = to_responses_input(request.messages)
+        # stateless (no store): reasoning comes back encrypted so the next step can carry it
         params: dict[str, Any] = {"model": self.info.model, "input": items, "max_output_tokens": max_out,
-                                  "store": False}
+                                  "store": False, "include": ["reasoning.encrypted_content"]}
+        if timeout:
+            params["timeout"] = timeout
         if instructions:
             params["instructions"] = instructions
         if request.tools:
             params["tools"] = [{"type": "function", "name": t.name, "description": t.description,
                                 "parameters": t.parameters, "strict": False} for t in request.tools]
         reply = self._client.responses.create(**params)
-        texts, calls = [], []
+        self._expect(reply, "output", "Responses")
+        texts, calls, reasoning = [], [], []
         for item in reply.output or ():
-            if item.type == "message":
+            if item.type == "reasoning":
+                reasoning.append(item.to_dict(exclude_none=True) if hasattr(item, "to_dict") else dict(item))
+            elif item.type == "message":
                 texts += [part.text for part in item.content if getattr(part, "type", "") == "output_text"]
             elif item.type == "function_call":
                 calls.append(ToolCall.from_json_text(item.call_id, item.name, item.arguments))
@@ -172,10 +211,13 @@ class OpenAIModel:
                 else "tool_use" if calls else "end_turn" if reply.status in (None, "completed") else "other")
         u = reply.usage
         usage = (self._usage(u.input_tokens, u.output_tokens, u.input_tokens_details)
-                 if u is not None else Usage(reported=False))
+                 if u is not None and u.input_tokens is not None else Usage(reported=False))
+        meta = {"provider_stop_reason": reply.status or incomplete, "response_id": reply.id,
+                "served_model": reply.model}
+        if reasoning:
+            meta["reasoning_items"] = reasoning
         return Completion(text="".join(texts), tool_calls=tuple(calls), stop_reason=stop, usage=usage,
-                          model=self.name, metadata={"provider_stop_reason": reply.status or incomplete,
-                                                     "response_id": reply.id})
+                          model=self.name, metadata=meta)
 
     def _usage(self, input_tokens: int, output_tokens: int, details: Any) -> Usage:
         read = (getattr(details, "cached_tokens", None) or 0) if details is not None else 0

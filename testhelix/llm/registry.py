@@ -48,6 +48,8 @@ class ModelInfo:
     max_output_tokens: int
     prices: Prices | None
     base_url: str | None = None
+    requests_per_minute: float | None = None   # the shared limiter's defaults (see ratelimit.py)
+    tokens_per_minute: float | None = None
 
 
 @lru_cache(maxsize=1)
@@ -88,7 +90,15 @@ def resolve(name: str) -> ModelInfo:
     provider, _, model = name.partition(":")
     return ModelInfo(name=name, provider=provider, model=model, api=entry["api"],
                      context_window=int(entry["context_window"]),
-                     max_output_tokens=int(entry["max_output_tokens"]), prices=_prices(entry))
+                     max_output_tokens=int(entry["max_output_tokens"]), prices=_prices(entry),
+                     requests_per_minute=entry.get("requests_per_minute"),
+                     tokens_per_minute=entry.get("tokens_per_minute"))
+
+
+def model_label(name: str) -> str:
+    """The name a run label uses: a compatible server without its URL (the port may change)."""
+    m = _COMPATIBLE.match(name)
+    return f"openai-compatible:{m['model']}" if m else name
 
 
 def price_usage(info: ModelInfo, input_tokens: int, output_tokens: int,
@@ -106,7 +116,7 @@ def price_usage(info: ModelInfo, input_tokens: int, output_tokens: int,
 
 def create_model(name: str, *, task: Any = None, seed: int = 0, http_client: Any = None,
                  max_retries: int = 2, timeout_s: float | None = None,
-                 context_window: int | None = None) -> ChatModel:
+                 context_window: int | None = None, max_retry_wait_s: float = 30.0) -> ChatModel:
     """Build the model for `name`.
 
     `task` (a testhelix.prism.task.Task) is required by simulated models only: they are test
@@ -115,6 +125,7 @@ def create_model(name: str, *, task: Any = None, seed: int = 0, http_client: Any
     is the single place where transient failures are retried.
     """
     info = resolve(name)
+    context_window = context_window or _CONTEXT_OVERRIDES.get(name)
     if context_window is not None:
         info = ModelInfo(**{**info.__dict__, "context_window": int(context_window)})
     if info.provider == "sim":
@@ -124,9 +135,22 @@ def create_model(name: str, *, task: Any = None, seed: int = 0, http_client: Any
         return SimulatedModel(info, task=task, seed=seed)
     if info.provider == "anthropic":
         from testhelix.llm.anthropic_provider import AnthropicModel
-        return AnthropicModel(info, http_client=http_client, max_retries=max_retries, timeout_s=timeout_s)
+        return AnthropicModel(info, http_client=http_client, max_retries=max_retries, timeout_s=timeout_s,
+                              max_retry_wait_s=max_retry_wait_s)
     from testhelix.llm.openai_provider import OpenAIModel
-    return OpenAIModel(info, http_client=http_client, max_retries=max_retries, timeout_s=timeout_s)
+    return OpenAIModel(info, http_client=http_client, max_retries=max_retries, timeout_s=timeout_s,
+                       max_retry_wait_s=max_retry_wait_s)
+
+
+# `--context-window` for compatible servers whose window models.toml cannot know: set once per
+# process by the command, read by every create_model for that name.
+_CONTEXT_OVERRIDES: dict[str, int] = {}
+
+
+def set_context_window(name: str, tokens: int) -> None:
+    if tokens < 1024:
+        raise UserError(f"--context-window must be at least 1024 tokens, got {tokens}")
+    _CONTEXT_OVERRIDES[name] = int(tokens)
 
 
 def create_optimizer_model(name: str, *, seed: int = 0, timeout_s: float | None = None) -> ChatModel:

@@ -114,7 +114,7 @@ def test_failed_calls_charged_by_billing_knowledge():
         budget.complete(model, request(100, 100))
     assert budget.used == input_token_bound(request(100, 100)) + 100    # unknown: the reservation is kept
     assert [r["status"] for r in ledger.rows] == ["error", "error"] and "kept" in ledger.rows[1]["error"]
-    assert ledger.rows[0]["input_tokens"] is None and ledger.rows[0]["cost_usd"] is None
+    assert ledger.rows[0]["input_tokens"] == 0 and ledger.rows[0]["charged_tokens"] == 0 and ledger.rows[0]["cost_usd"] is None
 
 
 def test_unreported_usage_keeps_the_reservation_and_parse_failures_are_charged():

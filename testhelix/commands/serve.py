@@ -1,0 +1,46 @@
+"""`testhelix serve`: a model behind the OpenAI and Anthropic wire protocols on 127.0.0.1."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from testhelix.llm.registry import resolve
+
+
+@click.command("serve")
+@click.option("--model", "model_name", required=True, help="Any model name, e.g. sim:weak.")
+@click.option("--port", type=click.IntRange(0, 65535), default=0, show_default=True,
+              help="Port on 127.0.0.1 (0: any free port, printed at start).")
+@click.option("--pack", "pack_dir", type=click.Path(path_type=Path),
+              help="Task pack a simulated model plays (default: the bundled katas pack).")
+@click.option("--seed", type=int, default=42, show_default=True, help="Seed of a simulated model.")
+@click.option("--fault", "faults", multiple=True,
+              help="Scripted fault, in order (repeatable): KIND[:key=value,...], e.g. 429:retry_after=1,times=3.")
+@click.option("--api-key", help="Require this key (Authorization: Bearer or x-api-key); others get 401.")
+def command(model_name, port, pack_dir, seed, faults, api_key) -> None:
+    """Serve MODEL over OpenAI Chat Completions, OpenAI Responses and Anthropic Messages (loopback only)."""
+    from testhelix.llm.serve.faults import parse_fault
+    from testhelix.llm.serve.server import ModelServer
+    from testhelix.paths import tasks_dir
+    from testhelix.prism.task import load_pack
+
+    info = resolve(model_name)
+    tasks = []
+    if info.provider == "sim":
+        tasks = load_pack(pack_dir or tasks_dir() / "katas")
+    server = ModelServer(model_name, tasks=tasks, port=port, seed=seed, faults=[parse_fault(f) for f in faults],
+                         api_key=api_key)
+    click.echo(f"serving {model_name} on {server.url} ({len(tasks)} tasks)")
+    click.echo(f"  OpenAI-compatible: --model openai-compatible:{info.model}@{server.url}/v1")
+    click.echo(f"  Anthropic SDK:     ANTHROPIC_BASE_URL={server.url}")
+    click.echo(f"  OpenAI SDK:        OPENAI_BASE_URL={server.url}/v1")
+    if info.provider == "sim":
+        click.echo("note: sim:* models are simulated test doubles, not real models")
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.close()

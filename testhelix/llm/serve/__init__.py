@@ -1,0 +1,14 @@
+"""`testhelix serve`: any ChatModel behind three real wire protocols, on 127.0.0.1 only.
+
+- `wire.py`   request JSON -> neutral `ModelRequest`, `Completion` -> response JSON, error bodies,
+              for OpenAI Chat Completions, OpenAI Responses and Anthropic Messages;
+- `roles.py`  what the served model is told about the caller (role, step, task), read from the
+              request text only -- the tags a host passes in-process never cross the wire;
+- `faults.py` scripted faults (429 with retry-after, 5xx, 529, stalls, malformed bodies, HTML,
+              empty choices, oversized replies, inflated usage, wrong tool arguments);
+- `server.py` the threaded HTTP server that ties them together.
+
+Tests point the real `anthropic` and `openai` SDKs at it by base URL, so the whole provider path
+(SDK retries, timeouts, parsing, usage) runs offline. A simulated model served this way is still a
+test double: every reply it gives says so in its model id (`sim:...`).
+"""

@@ -1,0 +1,239 @@
+"""The loopback HTTP server behind `testhelix serve` (standard library only, one thread per request).
+
+    with ModelServer("sim:weak", tasks=load_pack(pack)) as server:
+        server.url            # http://127.0.0.1:PORT
+        # OpenAI SDK:    base_url=server.url + "/v1"   (chat.completions, responses)
+        # Anthropic SDK: base_url=server.url           (messages)
+        server.faults.replace([Fault("status", code=529, times=3)])
+
+Routes: POST /v1/chat/completions, /v1/responses, /v1/messages; GET /_testhelix/stats (requests per
+protocol, faults served, reasoning items carried back); POST /_testhelix/faults (replace the fault
+script with a JSON list). It binds 127.0.0.1 only, whatever it is asked.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from dataclasses import replace
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Callable
+
+from testhelix.errors import UserError
+from testhelix.llm.base import ChatModel, Completion, ModelError, ToolCall, Usage
+from testhelix.llm.serve import wire
+from testhelix.llm.serve.faults import Fault, FaultScript, fault_from_dict
+from testhelix.llm.serve.roles import TaskIndex, infer_tags
+
+HOST = "127.0.0.1"
+_ROUTES = {"/chat/completions": "chat", "/responses": "responses", "/messages": "messages"}
+HTML_PAGE = "<html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad Gateway</h1></body></html>"
+
+
+def default_factory(model_name: str, seed: int) -> Callable[[Any], ChatModel]:
+    """Models per task: simulated models play the task the request names (or the optimizer when
+    none is named); any other model is built once and serves every request."""
+    from testhelix.llm.registry import create_model, create_optimizer_model, resolve
+
+    if resolve(model_name).provider != "sim":
+        shared = create_model(model_name)
+        return lambda task: shared
+    cache: dict[str, ChatModel] = {}
+    lock = threading.Lock()
+
+    def build(task):
+        key = task.id if task is not None else ""
+        with lock:
+            if key not in cache:
+                cache[key] = (create_model(model_name, task=task, seed=seed) if task is not None
+                              else create_optimizer_model(model_name, seed=seed))
+            return cache[key]
+    return build
+
+
+class ModelServer:
+    def __init__(self, model_name: str, *, tasks=(), port: int = 0, seed: int = 0,
+                 faults: list[Fault] | None = None, api_key: str | None = None,
+                 factory: Callable[[Any], ChatModel] | None = None):
+        self.model_name = model_name
+        self.index = TaskIndex(tasks)
+        self.factory = factory or default_factory(model_name, seed)
+        self.faults = FaultScript(list(faults or ()))
+        self.api_key = api_key
+        self.stats: dict[str, Any] = {"requests": {p: 0 for p in wire.PROTOCOLS}, "reasoning_items_in": 0,
+                                      "bad_requests": 0, "max_tokens_seen": []}
+        self._lock = threading.Lock()
+        self._httpd = ThreadingHTTPServer((HOST, port), _handler(self))
+        self._httpd.daemon_threads = True
+        self._thread: threading.Thread | None = None
+
+    @property
+    def port(self) -> int:
+        return self._httpd.server_address[1]
+
+    @property
+    def url(self) -> str:
+        return f"http://{HOST}:{self.port}"
+
+    def start(self) -> "ModelServer":
+        self._thread = threading.Thread(target=self._httpd.serve_forever, name="testhelix-serve", daemon=True)
+        self._thread.start()
+        return self
+
+    def serve_forever(self) -> None:
+        self._httpd.serve_forever()
+
+    def stop(self) -> None:
+        self._httpd.shutdown()
+        self.close()
+
+    def close(self) -> None:
+        self._httpd.server_close()
+
+    def __enter__(self) -> "ModelServer":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+    def snapshot(self) -> dict:
+        with self._lock:
+            return {**json.loads(json.dumps(self.stats)), "faults": self.faults.snapshot()}
+
+    # --- one request -----------------------------------------------------------------------------
+    def answer(self, protocol: str, headers: Any, raw: bytes) -> tuple[int, dict[str, str], bytes]:
+        """(status, headers, body) for one protocol request."""
+        if self.api_key is not None and self.api_key not in (headers.get("x-api-key"),
+                                                             (headers.get("authorization") or "")[7:]):
+            return _json(401, wire.render_error(protocol, 401, "invalid API key"))
+        try:
+            parsed = wire.PARSERS[protocol](json.loads(raw or b"{}"))
+        except (ValueError, KeyError, TypeError, AttributeError) as err:
+            with self._lock:
+                self.stats["bad_requests"] += 1
+            return _json(400, wire.render_error(protocol, 400, f"bad request: {err}"))
+        with self._lock:
+            self.stats["requests"][protocol] += 1
+            self.stats["reasoning_items_in"] += parsed.reasoning_items_in
+            self.stats["max_tokens_seen"] = (self.stats["max_tokens_seen"] + [parsed.request.max_output_tokens])[-50:]
+        fault = self.faults.next()
+        early = _early_fault(protocol, fault)
+        if early is not None:
+            return early
+        request = replace(parsed.request, tags=infer_tags(parsed.request.messages))
+        try:
+            completion = self.factory(self.index.find(request.messages)).complete(request)
+        except (ModelError, UserError) as err:
+            status = getattr(err, "status", None) or 500
+            return _json(status, wire.render_error(protocol, status, f"served model failed: {err}"))
+        completion, usage = _late_fault(fault, completion)
+        model = completion.model
+        if protocol == "chat":
+            body = wire.render_chat(completion, model, usage, empty_choices=fault is not None and fault.kind == "empty")
+        elif protocol == "responses":
+            body = wire.render_responses(completion, model, usage)
+            if fault is not None and fault.kind == "empty":
+                body["output"] = []
+        else:
+            body = wire.render_messages(completion, model, usage)
+            if fault is not None and fault.kind == "empty":
+                body["content"] = []
+            if usage is None:
+                del body["usage"]
+        data = json.dumps(body).encode()
+        if fault is not None and fault.kind == "malformed":
+            data = data[: max(1, len(data) // 2)]
+        return 200, {"content-type": "application/json"}, data
+
+
+def _json(status: int, body: dict, headers: dict[str, str] | None = None) -> tuple[int, dict[str, str], bytes]:
+    return status, {"content-type": "application/json", **(headers or {})}, json.dumps(body).encode()
+
+
+def _early_fault(protocol: str, fault: Fault | None):
+    """Faults that replace the answer before the model is asked."""
+    if fault is None:
+        return None
+    if fault.kind == "status":
+        headers = {"retry-after": f"{fault.retry_after:g}"} if fault.retry_after is not None else {}
+        return _json(fault.code, wire.render_error(protocol, fault.code, f"scripted fault: HTTP {fault.code}"), headers)
+    if fault.kind == "context":
+        return _json(400, wire.render_error(protocol, 400, "scripted fault: this model's maximum context length "
+                                                           "is exceeded (prompt is too long)",
+                                            code="context_length_exceeded"))
+    if fault.kind == "html":
+        return 200, {"content-type": "text/html"}, HTML_PAGE.encode()
+    if fault.kind == "stall":
+        time.sleep(fault.seconds)
+    return None
+
+
+def _late_fault(fault: Fault | None, c: Completion) -> tuple[Completion, dict | None]:
+    """Faults that distort a real answer; returns it with the usage to report (None: none)."""
+    u = c.usage
+    usage = {"input": u.input_tokens, "output": u.output_tokens, "cache_read": u.cache_read_tokens}
+    if not u.reported:
+        usage = None
+    if fault is None:
+        return c, usage
+    if fault.kind == "nousage":
+        return c, None
+    if fault.kind == "badargs":
+        calls = tuple(ToolCall(t.id, t.name, None, raw_arguments='{"path": "unterminated', error="scripted")
+                      for t in c.tool_calls)
+        return replace(c, tool_calls=calls), usage
+    if fault.kind == "inflated" and usage is not None:
+        return c, {k: int(v * fault.factor) for k, v in usage.items()}
+    if fault.kind == "oversized":
+        pad = "x" * fault.size
+        calls = tuple(replace(t, arguments={**t.arguments, "content": str(t.arguments.get("content", "")) + pad})
+                      if t.arguments and "content" in t.arguments else t for t in c.tool_calls)
+        text = c.text if any(a is not b for a, b in zip(calls, c.tool_calls)) else c.text + pad
+        grown = replace(c, text=text, tool_calls=calls, usage=Usage(u.input_tokens, u.output_tokens + fault.size // 4))
+        return grown, {**(usage or {"input": u.input_tokens, "cache_read": 0}), "output": u.output_tokens + fault.size // 4}
+    return c, usage
+
+
+def _handler(server: ModelServer):
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, fmt, *args) -> None:   # quiet: the command prints its own lines
+            pass
+
+        def _send(self, status: int, headers: dict[str, str], body: bytes) -> None:
+            try:
+                self.send_response(status)
+                for k, v in headers.items():
+                    self.send_header(k, v)
+                self.send_header("content-length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+            except (BrokenPipeError, ConnectionResetError):
+                pass                                # the client gave up (timeout): nothing to do
+
+        def do_GET(self) -> None:
+            if self.path.rstrip("/") == "/_testhelix/stats":
+                self._send(*_json(200, server.snapshot()))
+            else:
+                self._send(*_json(404, {"error": {"message": f"no route {self.path}"}}))
+
+        def do_POST(self) -> None:
+            raw = self.rfile.read(int(self.headers.get("content-length") or 0))
+            path = self.path.split("?", 1)[0].rstrip("/")
+            if path == "/_testhelix/faults":
+                try:
+                    server.faults.replace([fault_from_dict(d) for d in json.loads(raw or b"[]")])
+                except (ValueError, UserError) as err:
+                    self._send(*_json(400, {"error": {"message": str(err)}}))
+                    return
+                self._send(*_json(200, server.faults.snapshot()))
+                return
+            protocol = next((p for suffix, p in _ROUTES.items() if path.endswith(suffix)), None)
+            if protocol is None:
+                self._send(*_json(404, {"error": {"message": f"no route {self.path}"}}))
+                return
+            self._send(*server.answer(protocol, self.headers, raw))
+
+    return Handler
