@@ -5,7 +5,7 @@ passes the reference). The trace handed to the optimizer holds public informatio
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from autosaddler.protocols import TaskEval
 from testhelix.helix.config import RunConfig
@@ -25,14 +25,18 @@ class HelixStrategyEvaluator:
         self.scope = scope              # ledger label prefix, e.g. "search" or "gate"
 
     def evaluate(self, strategy: Strategy, task_ids: Sequence[str]) -> dict[str, TaskEval]:
-        out = {}
+        out = dict(self.evaluate_each(strategy, task_ids))
+        return {t: out[t] for t in task_ids}
+
+    def evaluate_each(self, strategy: Strategy, task_ids: Sequence[str]) -> Iterator[tuple[str, TaskEval]]:
+        """Up to the runner's `jobs` tasks at once; each (task id, evaluation) as soon as it finishes."""
         label = f"{self.scope}/{strategy.content_hash()[:12]}"
-        for task_id in task_ids:
-            task = self.tasks[task_id]
-            result = self.runner.run_one(task, strategy, self.config, self.model, label, record=False)
-            out[task_id] = TaskEval(success=int(result["F"]), trace=public_trace(task, result),
-                                    usage={"tokens": result["row"]["tokens"], "calls": result["row"]["calls"]})
-        return out
+        jobs = [self.runner.job(self.tasks[t], strategy, self.config, self.model, label) for t in task_ids]
+        for job, result in self.runner.evaluate_jobs(jobs):
+            self.runner.absorb(result)          # a remote worker's ledger rows and executions
+            task = self.tasks[job.task_id]
+            yield job.task_id, TaskEval(success=int(result["F"]), trace=public_trace(task, result),
+                                        usage={"tokens": result["row"]["tokens"], "calls": result["row"]["calls"]})
 
 
 def public_trace(task: Task, result: dict) -> dict:

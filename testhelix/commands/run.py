@@ -6,13 +6,15 @@ import time
 from pathlib import Path
 
 import click
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from testhelix.cliutil import json_option, print_json
 from testhelix.errors import UserError
 from testhelix.helix.config import get_config
 from testhelix.helix.runner import HelixRunner
 from testhelix.llm.registry import resolve
+from testhelix.parallel import WorkerSettings, default_jobs, make_backend
+from testhelix.parallel.options import concurrency_options
+from testhelix.parallel.progress import TaskProgress
 from testhelix.prism.task import load_pack
 from testhelix.store import RunStore
 from testhelix.strategy.model import initial_strategy, load_strategy
@@ -50,9 +52,10 @@ def split_task_ids(pack: Path, split: str, split_file: Path | None) -> list[str]
 @click.option("--limit", type=click.IntRange(1), help="Only the first N tasks of the split.")
 @click.option("--seed", type=int, default=42, show_default=True)
 @click.option("--coverage/--no-coverage", default=True, show_default=True, help="Measure ΔC and Entry Coverage.")
+@concurrency_options
 @json_option
 def command(pack_dir, split, split_file, configs, models, strategy_file, run_dir, workers, token_cap, limit, seed,
-            coverage, as_json) -> None:
+            coverage, jobs, backend, ray_address, as_json) -> None:
     """Run TestHelix configurations on a split and evaluate every submitted suite (resumable)."""
     from testhelix.prism.cache import StoreOutcomeCache
     from testhelix.prism.executor import default_executor
@@ -70,25 +73,34 @@ def command(pack_dir, split, split_file, configs, models, strategy_file, run_dir
         by_id = {t.id: t for t in tasks}
         tasks = [by_id[i] for i in ids]
     tasks = tasks[:limit] if limit else tasks
+    jobs = jobs or default_jobs(models)
     store = RunStore(run_dir)
     started = time.monotonic()
     results: list[dict] = []
     try:
         with default_executor(workers, cache=StoreOutcomeCache(store)) as executor, \
-                Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                         disable=as_json) as bar:
-            runner = HelixRunner(store, executor, Path(run_dir) / "work", coverage=coverage)
-            job = bar.add_task("testhelix", total=len(tasks) * len(plans))
+                TaskProgress("testhelix", total=len(tasks) * len(plans), enabled=not as_json) as progress:
+            runner = HelixRunner(store, executor, Path(run_dir).resolve() / "work", coverage=coverage, jobs=jobs,
+                                 on_start=progress.started, on_call=progress.call)
+            settings = WorkerSettings(executor_workers=executor.workers, coverage=coverage, panel=True,
+                                      work_root=str(Path(run_dir).resolve() / "work"), concurrent_pairs=jobs > 1)
+            runner.backend = make_backend(backend, jobs, runner.evaluate_job, settings, ray_address)
 
             def on_task(label, result):
-                bar.update(job, advance=1, description=label)
-                if result is not None:
-                    results.append({"label": label, **result})
+                if result is None:
+                    progress.skipped()
+                    return
+                progress.finished(result)
+                results.append({"label": label, **result})
 
-            runner.run(tasks, plans, on_task)
+            try:
+                runner.run(tasks, plans, on_task)
+            finally:
+                runner.backend.close()
     finally:
         store.close()
     summary = {"run": str(run_dir), "tasks": len(tasks), "runs": [f"{m}/{c.name}" for m, c, _ in plans],
+               "jobs": jobs, "backend": backend,
                "new_results": len(results), "wall_s": round(time.monotonic() - started, 1),
                "simulated": any(m.startswith("sim:") for m in models)}
     if as_json:

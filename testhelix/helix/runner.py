@@ -3,6 +3,11 @@ judged on the hidden panel by TestPrism, everything stored; finished tasks are n
 
 Labels are `<model>/<config>` (e.g. `sim:strong/C`). A task's row in `task_results` is written
 last, after its outcomes, so a task whose row exists is complete and a resumed run skips it.
+
+Up to `jobs` tasks run at once through a work backend (testhelix/parallel/): `evaluate_one` judges
+a task without writing any result, and the driver thread records each result as it arrives
+(`record`), so a run killed at any point keeps every finished task. With `jobs > 1` the pairs of a
+task run concurrently too (`HelixContext.concurrent`); results are the same for every `jobs`.
 """
 
 from __future__ import annotations
@@ -10,20 +15,22 @@ from __future__ import annotations
 import json
 import re
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from testhelix.agent.budget import Budget
 from testhelix.digest import tree_sha256
+from testhelix.errors import UserError
 from testhelix.helix.config import RunConfig
 from testhelix.helix.context import HelixContext
 from testhelix.helix.pipeline import run_task
 from testhelix.llm.registry import create_model
+from testhelix.parallel.jobs import TaskJob
 from testhelix.prism.coverage import MISSING, CoverageMeter
 from testhelix.prism.evaluation import evaluate_task, missing_rows, reference_only
-from testhelix.prism.task import Task
+from testhelix.prism.task import Task, load_task
 from testhelix.skills import load_library
 from testhelix.store import RunStore
 from testhelix.strategy.model import Strategy
@@ -43,10 +50,15 @@ class HelixRunner:
     model_factory: ModelFactory = default_model_factory
     coverage: bool = True
     panel: bool = True                 # False: single-reference mode (initial + reference only)
+    jobs: int = 1                      # tasks at once (and, above 1, concurrent pairs)
+    backend: Any = None                # a testhelix.parallel backend; None: local threads with `jobs`
+    on_start: Callable[[TaskJob], None] = lambda job: None
+    on_call: Callable[[dict], None] | None = None   # every model-call ledger row, from any thread (progress)
 
     def __post_init__(self) -> None:
         self.library = load_library()
         self.meter = CoverageMeter(self.executor)
+        self.tasks: dict[str, Task] = {}
 
     def run_label(self, model: str, config: RunConfig) -> str:
         return f"{model}/{config.name}"
@@ -58,12 +70,21 @@ class HelixRunner:
     def run_one(self, task: Task, strategy: Strategy, config: RunConfig, model_name: str, label: str,
                 record: bool = True) -> dict:
         """Run the pipeline on one task and judge its submission; store it unless `record` is off."""
+        result = self.evaluate_one(task, strategy, config, model_name, label)
+        if record:
+            self.record(task, label, result)
+        return result
+
+    def evaluate_one(self, task: Task, strategy: Strategy, config: RunConfig, model_name: str, label: str,
+                     sink: Any = None) -> dict:
+        """Pipeline + judgement of one task; writes no result (model calls go to `sink`, default the store)."""
         started = time.monotonic()
-        budget = Budget(config.token_cap, run_label=label, task_id=task.id, sink=self.store)
+        budget = Budget(config.token_cap, run_label=label, task_id=task.id,
+                        sink=_Tee(sink or self.store, self.on_call))
         work = self.work_root / _safe(label) / task.id
         ctx = HelixContext(task=task, strategy=strategy, config=config,
                            model=self.model_factory(model_name, task, config.seed), budget=budget,
-                           executor=self.executor, work_dir=work, library=self.library)
+                           executor=self.executor, work_dir=work, library=self.library, concurrent=self.jobs > 1)
         result = run_task(ctx)
         suite = result.submission.suite_dir
         if suite is None:
@@ -81,15 +102,54 @@ class HelixRunner:
                "delta_c": cov.delta_c, "entry_coverage": cov.entry, "coverage_status": cov.status,
                "tokens": budget.used, "calls": budget.calls, "wall_s": round(time.monotonic() - started, 3),
                "detail": json.dumps(detail, default=str)}
-        if record:
-            with self.store.transaction():
-                self.store.record_task(task.id, task.source, task.context, task.difficulty, task.reference.sha256)
-                self.store.record_task_outcomes(label, task.id, rows)
-                self.store.record_task_result(row)
-        return {"task": task.id, **scores, "rule": result.submission.rule, "detail": detail, "row": row}
+        return {"task": task.id, **scores, "rule": result.submission.rule, "detail": detail, "row": row,
+                "outcome_rows": rows}
+
+    def record(self, task: Task, label: str, result: dict) -> None:
+        """Store one finished task (driver thread): its outcomes, then its result row, in one transaction."""
+        with self.store.transaction():
+            self.absorb(result)
+            self.store.record_task(task.id, task.source, task.context, task.difficulty, task.reference.sha256)
+            self.store.record_task_outcomes(label, task.id, result["outcome_rows"])
+            self.store.record_task_result(result["row"])
+
+    def absorb(self, result: dict) -> None:
+        """Store what a remote worker could not: its model-call ledger rows and fresh executions."""
+        for row in result.pop("ledger", ()):
+            self.store.record_model_call(row)
+            if self.on_call is not None:
+                self.on_call(row)
+        for key, row in result.pop("executions", ()):
+            self.store.put_execution(key, row)
+
+    # --- many tasks -------------------------------------------------------------------------
+    def job(self, task: Task, strategy: Strategy, config: RunConfig, model_name: str, label: str) -> TaskJob:
+        self.tasks.setdefault(task.id, task)
+        remote = getattr(self.backend, "remote", False)
+        return TaskJob(task.id, str(task.root), tree_sha256(task.root) if remote else "",
+                       strategy.model_dump(mode="json"), config, model_name, label)
+
+    def evaluate_job(self, job: TaskJob, sink: Any = None) -> dict:
+        """A job on this process: the task by id when known here, else from its path, digest-checked."""
+        task = self.tasks.get(job.task_id)
+        if task is None:
+            task = load_task(Path(job.task_path))
+            if job.task_digest and tree_sha256(task.root) != job.task_digest:
+                raise UserError(f"{job.task_path}: task {job.task_id} differs from the driver's copy (digest mismatch)")
+            self.tasks[job.task_id] = task
+        return self.evaluate_one(task, Strategy.model_validate(job.strategy), job.config, job.model, job.label, sink)
+
+    def evaluate_jobs(self, jobs: Sequence[TaskJob]) -> Iterator[tuple[TaskJob, dict]]:
+        """Results in completion order, handed to the calling (driver) thread."""
+        from testhelix.parallel.local import LocalBackend
+
+        backend = self.backend or LocalBackend(self.evaluate_job, self.jobs)
+        backend.on_start = self.on_start
+        yield from backend.run(jobs)
 
     def run(self, tasks: Sequence[Task], plans: Sequence[tuple[str, RunConfig, Strategy]],
             on_task: Callable[[str, dict | None], None] = lambda label, r: None) -> None:
+        jobs = []
         for model_name, config, strategy in plans:
             label = self.run_label(model_name, config)
             self.store.record_run(label, "helix", {"model": model_name, "config": config.name,
@@ -98,9 +158,24 @@ class HelixRunner:
             for task in tasks:
                 if self.done(label, task.id):
                     on_task(label, None)
-                    continue
-                result = self.run_one(task, strategy, config, model_name, label)
-                on_task(label, {k: v for k, v in result.items() if k not in ("detail", "row")})
+                else:
+                    jobs.append(self.job(task, strategy, config, model_name, label))
+        for job, result in self.evaluate_jobs(jobs):
+            self.record(self.tasks[job.task_id], job.label, result)
+            on_task(job.label, {k: v for k, v in result.items() if k not in ("detail", "row", "outcome_rows")})
+
+
+class _Tee:
+    """A LedgerSink that forwards each row and shows it to a watcher (the progress display)."""
+
+    def __init__(self, inner: Any, watch: Callable[[dict], None] | None):
+        self.inner, self.watch = inner, watch
+
+    def record_model_call(self, row: dict) -> None:
+        if self.inner is not None:
+            self.inner.record_model_call(row)
+        if self.watch is not None:
+            self.watch(row)
 
 
 def _elided(work: Path) -> int:
