@@ -13,12 +13,15 @@ from autosaddler.gate import GateResult, PairedOutcome, decide, read_outcomes_cs
 from autosaddler.session import helix_evaluator, load_pack_splits, refuse_spent
 from testhelix.cliutil import json_option, print_json
 from testhelix.errors import UserError
+from testhelix.parallel.options import concurrency_options
+from testhelix.parallel.progress import TaskProgress
 from testhelix.store import RunStore
 from testhelix.strategy.model import load_strategy
 
 
 def run_gate(challenger_file: Path, baseline_file: Path, pack: Path, split: str, model: str, run_dir: Path,
-             split_file: Path | None, preset: str) -> GateResult:
+             split_file: Path | None, preset: str, jobs: int | None = None, backend: str = "local",
+             ray_address: str | None = None, progress: bool = False) -> GateResult:
     """Evaluate both strategies with the same model on the release split, decide, record, and mark
     the split as spent for this run."""
     challenger, baseline = load_strategy(challenger_file), load_strategy(baseline_file)
@@ -28,8 +31,10 @@ def run_gate(challenger_file: Path, baseline_file: Path, pack: Path, split: str,
     store = RunStore(run_dir)
     try:
         refuse_spent(store, splits.split.pack, split)
-        with helix_evaluator(store, run_dir, splits.tasks, model, cfg, "gate") as evaluator:
-            c = evaluator.evaluate(challenger, ids)
+        with helix_evaluator(store, run_dir, splits.tasks, model, cfg, "gate", jobs, backend, ray_address) as evaluator, \
+                TaskProgress("release gate", enabled=progress) as bar:
+            evaluator.runner.progress = bar
+            c = evaluator.evaluate(challenger, ids)      # up to `jobs` tasks at once, same results for any `jobs`
             b = evaluator.evaluate(baseline, ids)
         outcomes = [PairedOutcome(t, c[t].success, b[t].success) for t in ids]
         result = decide(outcomes)
@@ -68,8 +73,10 @@ def run_gate(challenger_file: Path, baseline_file: Path, pack: Path, split: str,
 @click.option("--run", "run_dir", type=click.Path(path_type=Path), help="Run folder for the gate.")
 @click.option("--preset", type=click.Choice(["paper", "demo"]), default="paper", show_default=True,
               help="Execution settings (TestHelix configuration, caps) shared with the search.")
+@concurrency_options
 @json_option
-def command(outcomes_csv, challenger, baseline, pack, split, split_file, model, run_dir, preset, as_json) -> None:
+def command(outcomes_csv, challenger, baseline, pack, split, split_file, model, run_dir, preset, jobs, backend,
+            ray_address, as_json) -> None:
     """Promote a frozen challenger only on a positive difference with one-sided exact McNemar p <= 0.05."""
     if outcomes_csv is not None:
         result = decide(read_outcomes_csv(outcomes_csv))
@@ -78,7 +85,8 @@ def command(outcomes_csv, challenger, baseline, pack, split, split_file, model, 
                                   ("--model", model), ("--run", run_dir)) if v is None]
         if missing:
             raise UserError(f"give --outcomes FILE.csv, or all of: {', '.join(missing)} (missing)")
-        result = run_gate(challenger, baseline, pack, split, model, run_dir, split_file, preset)
+        result = run_gate(challenger, baseline, pack, split, model, run_dir, split_file, preset, jobs, backend,
+                          ray_address, progress=not as_json)
     if as_json:
         print_json(result.to_json())
     else:

@@ -81,7 +81,7 @@ def command(pack_dir, split, split_file, configs, models, strategy_file, run_dir
         with default_executor(workers, cache=StoreOutcomeCache(store)) as executor, \
                 TaskProgress("testhelix", total=len(tasks) * len(plans), enabled=not as_json) as progress:
             runner = HelixRunner(store, executor, Path(run_dir).resolve() / "work", coverage=coverage, jobs=jobs,
-                                 on_start=progress.started, on_call=progress.call)
+                                 progress=progress)
             settings = WorkerSettings(executor_workers=executor.workers, coverage=coverage, panel=True,
                                       work_root=str(Path(run_dir).resolve() / "work"), concurrent_pairs=jobs > 1)
             runner.backend = make_backend(backend, jobs, runner.evaluate_job, settings, ray_address)
@@ -90,7 +90,6 @@ def command(pack_dir, split, split_file, configs, models, strategy_file, run_dir
                 if result is None:
                     progress.skipped()
                     return
-                progress.finished(result)
                 results.append({"label": label, **result})
 
             try:

@@ -52,8 +52,7 @@ class HelixRunner:
     panel: bool = True                 # False: single-reference mode (initial + reference only)
     jobs: int = 1                      # tasks at once (and, above 1, concurrent pairs)
     backend: Any = None                # a testhelix.parallel backend; None: local threads with `jobs`
-    on_start: Callable[[TaskJob], None] = lambda job: None
-    on_call: Callable[[dict], None] | None = None   # every model-call ledger row, from any thread (progress)
+    progress: Any = None               # a testhelix.parallel.progress.TaskProgress (live display), or None
 
     def __post_init__(self) -> None:
         self.library = load_library()
@@ -80,7 +79,7 @@ class HelixRunner:
         """Pipeline + judgement of one task; writes no result (model calls go to `sink`, default the store)."""
         started = time.monotonic()
         budget = Budget(config.token_cap, run_label=label, task_id=task.id,
-                        sink=_Tee(sink or self.store, self.on_call))
+                        sink=_Tee(sink or self.store, self.progress.call if self.progress else None))
         work = self.work_root / _safe(label) / task.id
         ctx = HelixContext(task=task, strategy=strategy, config=config,
                            model=self.model_factory(model_name, task, config.seed), budget=budget,
@@ -117,8 +116,8 @@ class HelixRunner:
         """Store what a remote worker could not: its model-call ledger rows and fresh executions."""
         for row in result.pop("ledger", ()):
             self.store.record_model_call(row)
-            if self.on_call is not None:
-                self.on_call(row)
+            if self.progress is not None:
+                self.progress.call(row)
         for key, row in result.pop("executions", ()):
             self.store.put_execution(key, row)
 
@@ -144,8 +143,14 @@ class HelixRunner:
         from testhelix.parallel.local import LocalBackend
 
         backend = self.backend or LocalBackend(self.evaluate_job, self.jobs)
-        backend.on_start = self.on_start
-        yield from backend.run(jobs)
+        progress = self.progress
+        if progress is not None:
+            progress.add_total(len(jobs))
+            backend.on_start = progress.started
+        for job, result in backend.run(jobs):
+            if progress is not None:
+                progress.finished(result)
+            yield job, result
 
     def run(self, tasks: Sequence[Task], plans: Sequence[tuple[str, RunConfig, Strategy]],
             on_task: Callable[[str, dict | None], None] = lambda label, r: None) -> None:

@@ -19,7 +19,7 @@ class TaskProgress:
         self.console = console or Console(stderr=True)
         self.enabled = enabled and self.console.is_terminal
         self._lock = threading.Lock()
-        self.done = self.running = self.incomplete = self.calls = self.tokens = 0
+        self.done = self.running = self.incomplete = self.calls = self.tokens = self.queued = 0
         self.cost = 0.0
         self.unpriced = 0
         self._progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
@@ -38,9 +38,13 @@ class TaskProgress:
 
     # --- events ---------------------------------------------------------------------------
     def add_total(self, n: int) -> None:
+        """More tasks to do (a search learns its work batch by batch; a run knows it up front and
+        passes `total` instead, so this adds only what is beyond it)."""
         with self._lock:
+            self.queued += n
             task = self._progress.tasks[0]
-            self._progress.update(self._job, total=(task.total or 0) + n)
+            if task.total is None or self.queued + task.completed > task.total:
+                self._progress.update(self._job, total=self.queued + task.completed)
 
     def skipped(self, n: int = 1) -> None:
         self._progress.advance(self._job, n)
@@ -53,6 +57,7 @@ class TaskProgress:
     def finished(self, result: dict | None = None) -> None:
         with self._lock:
             self.running = max(0, self.running - 1)
+            self.queued = max(0, self.queued - 1)
             self.done += 1
             if result and result.get("incomplete"):
                 self.incomplete += 1
