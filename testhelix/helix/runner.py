@@ -58,6 +58,7 @@ class HelixRunner:
         self.library = load_library()
         self.meter = CoverageMeter(self.executor)
         self.tasks: dict[str, Task] = {}
+        self._digests: dict[str, str] = {}
 
     def run_label(self, model: str, config: RunConfig) -> str:
         return f"{model}/{config.name}"
@@ -124,9 +125,10 @@ class HelixRunner:
     # --- many tasks -------------------------------------------------------------------------
     def job(self, task: Task, strategy: Strategy, config: RunConfig, model_name: str, label: str) -> TaskJob:
         self.tasks.setdefault(task.id, task)
-        remote = getattr(self.backend, "remote", False)
-        return TaskJob(task.id, str(task.root), tree_sha256(task.root) if remote else "",
-                       strategy.model_dump(mode="json"), config, model_name, label)
+        digest = ""
+        if getattr(self.backend, "remote", False):     # only a job that leaves this process needs the digest
+            digest = self._digests.get(task.id) or self._digests.setdefault(task.id, tree_sha256(task.root))
+        return TaskJob(task.id, str(task.root), digest, strategy.model_dump(mode="json"), config, model_name, label)
 
     def evaluate_job(self, job: TaskJob, sink: Any = None) -> dict:
         """A job on this process: the task by id when known here, else from its path, digest-checked."""
