@@ -17,7 +17,7 @@ import pytest
 from click.testing import CliRunner
 
 from autosaddler.cli import cli as autosaddler_cli
-from testhelix.cli import cli as testhelix_cli
+from testhelix.cli import cli as helix_cli
 from testhelix.paths import tasks_dir
 from testhelix.store import RunStore
 
@@ -63,8 +63,8 @@ def search_snapshot(run: Path) -> list[dict]:
     return [dict(zip(DAG_FIELDS, r)) for r in rows] + [{"edges": edges, "evals": evals}]
 
 
-def testhelix_run(run: Path, jobs: int, *extra: str) -> dict:
-    invoke(testhelix_cli, "run", "--pack", str(PACK), "--split", "test", "--config", "C", "--model", RUN_MODEL,
+def helix_run(run: Path, jobs: int, *extra: str) -> dict:
+    invoke(helix_cli, "run", "--pack", str(PACK), "--split", "test", "--config", "C", "--model", RUN_MODEL,
            "--limit", "3", "--no-coverage", "--workers", "2", "--jobs", str(jobs), "--run", str(run), "--json", *extra)
     return run_snapshot(run)
 
@@ -73,7 +73,7 @@ def testhelix_run(run: Path, jobs: int, *extra: str) -> dict:
 def search_setup(tmp_path_factory):
     root = tmp_path_factory.mktemp("search")
     split = root / "splits.json"
-    invoke(testhelix_cli, "splits", "make", "--pack", str(PACK), "--out", str(split), "--proposal", "6",
+    invoke(helix_cli, "splits", "make", "--pack", str(PACK), "--out", str(split), "--proposal", "6",
            "--development", "2", "--release", "2", "--test", "2")
     config = root / "mini.json"
     config.write_text(json.dumps(SEARCH_CONFIG))
@@ -90,7 +90,7 @@ def search(run: Path, setup, jobs: int, *extra: str) -> list[dict]:
 
 @pytest.fixture(scope="module")
 def reference_run(tmp_path_factory):
-    return testhelix_run(tmp_path_factory.mktemp("run") / "jobs1", 1)
+    return helix_run(tmp_path_factory.mktemp("run") / "jobs1", 1)
 
 
 @pytest.fixture(scope="module")
@@ -101,7 +101,7 @@ def reference_search(tmp_path_factory, search_setup):
 def test_run_jobs_8_equals_jobs_1(tmp_path, reference_run):
     assert reference_run["results"] and len(reference_run["outcomes"]) >= 3
     assert any(r["detail"]["events"] for r in reference_run["results"])
-    assert testhelix_run(tmp_path / "jobs8", 8) == reference_run
+    assert helix_run(tmp_path / "jobs8", 8) == reference_run
 
 
 def test_search_jobs_8_equals_jobs_1(tmp_path, search_setup, reference_search):
@@ -124,7 +124,7 @@ def ray_cluster():
 
 
 def test_ray_backend_run_equals_local(tmp_path, ray_cluster, reference_run):
-    assert testhelix_run(tmp_path / "ray", 4, "--backend", "ray") == reference_run
+    assert helix_run(tmp_path / "ray", 4, "--backend", "ray") == reference_run
     assert ray_cluster.is_initialized()          # the backend left the test's cluster running
 
 
