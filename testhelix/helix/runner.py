@@ -6,8 +6,10 @@ last, after its outcomes, so a task whose row exists is complete and a resumed r
 
 Up to `jobs` tasks run at once through a work backend (testhelix/parallel/): `evaluate_one` judges
 a task without writing any result, and the driver thread records each result as it arrives
-(`record`), so a run killed at any point keeps every finished task. With `jobs > 1` the pairs of a
-task run concurrently too (`HelixContext.concurrent`); results are the same for every `jobs`.
+(`record`), so a run killed at any point keeps every finished task. Model-call ledger rows and
+cached executions are written as they happen (through the store's lock) by local threads, and come
+back with the result from a remote worker (`absorb`). With `jobs > 1` the pairs of a task run
+concurrently too (`HelixContext.concurrent`); results are the same for every `jobs`.
 """
 
 from __future__ import annotations
