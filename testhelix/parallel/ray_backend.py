@@ -105,7 +105,7 @@ class RayBackend:
                     ray.init(address=address, include_dashboard=False, log_to_driver=False)
                 else:
                     ray.init(include_dashboard=False, log_to_driver=False)
-            except (ConnectionError, RuntimeError, ValueError) as err:
+            except Exception as err:  # noqa: BLE001 - Ray reports a failed start with a bare Exception
                 raise UserError(f"--ray-address {address or '(local cluster)'}: cannot start or join Ray: {err}") from None
         cpus = int(ray.cluster_resources().get("CPU", 1)) or 1
         count = max(1, min(self.jobs, cpus))
