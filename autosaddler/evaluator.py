@@ -5,7 +5,7 @@ passes the reference). The trace handed to the optimizer holds public informatio
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from autosaddler.protocols import TaskEval
 from testhelix.errors import EvaluationIncomplete
@@ -26,19 +26,22 @@ class HelixStrategyEvaluator:
         self.scope = scope              # ledger label prefix, e.g. "search" or "gate"
 
     def evaluate(self, strategy: Strategy, task_ids: Sequence[str]) -> dict[str, TaskEval]:
-        out = {}
-        label = f"{self.scope}/{strategy.content_hash()[:12]}"
-        for task_id in task_ids:
-            task = self.tasks[task_id]
-            try:
-                result = self.runner.run_one(task, strategy, self.config, self.model, label, record=False)
-            except EvaluationIncomplete as inc:
-                self.record_incomplete(strategy, task_id, inc)
-                raise
-            out[task_id] = TaskEval(success=int(result["F"]), trace=public_trace(task, result),
-                                    usage={"tokens": result["row"]["tokens"], "calls": result["row"]["calls"]})
-        return out
+        out = dict(self.evaluate_each(strategy, task_ids))
+        return {t: out[t] for t in task_ids}
 
+    def evaluate_each(self, strategy: Strategy, task_ids: Sequence[str]) -> Iterator[tuple[str, TaskEval]]:
+        """Up to the runner's `jobs` tasks at once; each (task id, evaluation) as soon as it finishes."""
+        label = f"{self.scope}/{strategy.content_hash()[:12]}"
+        jobs = [self.runner.job(self.tasks[t], strategy, self.config, self.model, label) for t in task_ids]
+        for job, result in self.runner.evaluate_jobs(jobs):
+            self.runner.absorb(result)          # a remote worker's ledger rows and executions
+            if "incomplete" in result:
+                inc = EvaluationIncomplete(job.task_id, result["incomplete"], result["error"])
+                self.record_incomplete(strategy, job.task_id, inc)
+                raise inc
+            task = self.tasks[job.task_id]
+            yield job.task_id, TaskEval(success=int(result["F"]), trace=public_trace(task, result),
+                                        usage={"tokens": result["row"]["tokens"], "calls": result["row"]["calls"]})
 
     def record_incomplete(self, strategy: Strategy, task_id: str, inc: EvaluationIncomplete) -> None:
         """The named step for an evaluation the provider prevented: stored (as `search:<hash>`, so

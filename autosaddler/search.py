@@ -129,8 +129,7 @@ class Search:
                 todo.append(task_id)
             else:
                 out[task_id] = TaskEval(success=int(row["success"]), trace=_loads(row["trace"]))
-        for task_id in todo:
-            result = self.evaluator.evaluate(strategy, [task_id])[task_id]
+        for task_id, result in _each(self.evaluator, strategy, todo):   # concurrent; stored here, one by one
             self.store.put_search_eval(key, task_id, split, result.success, {**result.trace, "usage": result.usage})
             out[task_id] = result
         return {t: out[t] for t in task_ids}
@@ -173,11 +172,24 @@ def _epoch_order(task_ids: Sequence[str], epochs: int, size: int, rng: random.Ra
         rng.shuffle(epoch)
         order += epoch[: len(epoch) - len(epoch) % size]
     return order
+
+
 def optimizer_unavailable(err: ModelError) -> Exception:
     """A failed diagnosis or reflection session: stop the search (exit 2 for auth/config errors)."""
     if err.fatal:
         return err
     return EvaluationIncomplete("the optimizer session", err.cause, str(err))
+
+
+def _each(evaluator: StrategyEvaluator, strategy: Strategy, task_ids: Sequence[str]):
+    """(task id, evaluation) as each finishes: from `evaluate_each` when the evaluator runs tasks
+    concurrently, else one `evaluate` call per task."""
+    each = getattr(evaluator, "evaluate_each", None)
+    if each is not None:
+        yield from each(strategy, task_ids)
+        return
+    for task_id in task_ids:
+        yield task_id, evaluator.evaluate(strategy, [task_id])[task_id]
 
 
 def _scores(outcomes: dict[str, TaskEval]) -> dict[str, int]:

@@ -14,12 +14,16 @@ from autosaddler.ledger import REUSE_NOTE, ReleaseLedger, new_entry, refuse_spen
 from autosaddler.session import helix_evaluator, load_pack_splits, refuse_spent
 from testhelix.cliutil import json_option, print_json
 from testhelix.errors import UserError
+from testhelix.parallel.options import concurrency_options
+from testhelix.parallel.progress import TaskProgress
 from testhelix.store import RunStore
 from testhelix.strategy.model import load_strategy
 
 
 def run_gate(challenger_file: Path, baseline_file: Path, pack: Path, split: str, model: str, run_dir: Path,
-             split_file: Path | None, preset: str, allow_reuse: bool = False) -> tuple[GateResult, bool]:
+             split_file: Path | None, preset: str, allow_reuse: bool = False, jobs: int | None = None,
+             backend: str = "local", ray_address: str | None = None,
+             progress: bool = False) -> tuple[GateResult, bool]:
     """Evaluate both strategies with the same model on the release split, decide, record, and mark
     the split as spent for this run and in the machine's release ledger. Returns the result and
     whether it is a fresh test (False when an earlier gate had spent the split: --allow-reuse)."""
@@ -36,8 +40,10 @@ def run_gate(challenger_file: Path, baseline_file: Path, pack: Path, split: str,
     try:
         if not allow_reuse:
             refuse_spent(store, splits.split.pack, split)
-        with helix_evaluator(store, run_dir, splits.tasks, model, cfg, "gate") as evaluator:
-            c = evaluator.evaluate(challenger, ids)
+        with helix_evaluator(store, run_dir, splits.tasks, model, cfg, "gate", jobs, backend, ray_address) as evaluator, \
+                TaskProgress("release gate", enabled=progress) as bar:
+            evaluator.runner.progress = bar
+            c = evaluator.evaluate(challenger, ids)      # up to `jobs` tasks at once, same results for any `jobs`
             b = evaluator.evaluate(baseline, ids)
         outcomes = [PairedOutcome(t, c[t].success, b[t].success) for t in ids]
         result = decide(outcomes)
@@ -83,9 +89,10 @@ def run_gate(challenger_file: Path, baseline_file: Path, pack: Path, split: str,
               help="Execution settings (TestHelix configuration, caps) shared with the search.")
 @click.option("--allow-reuse", is_flag=True, help="Gate on a release split an earlier gate already spent (the "
                                                   "decision is then marked as no longer a fresh test).")
+@concurrency_options
 @json_option
 def command(outcomes_csv, challenger, baseline, pack, split, split_file, model, run_dir, preset, allow_reuse,
-            as_json) -> None:
+            jobs, backend, ray_address, as_json) -> None:
     """Promote a frozen challenger only on a positive difference with one-sided exact McNemar p <= 0.05."""
     fresh = True
     if outcomes_csv is not None:
@@ -95,7 +102,8 @@ def command(outcomes_csv, challenger, baseline, pack, split, split_file, model, 
                                   ("--model", model), ("--run", run_dir)) if v is None]
         if missing:
             raise UserError(f"give --outcomes FILE.csv, or all of: {', '.join(missing)} (missing)")
-        result, fresh = run_gate(challenger, baseline, pack, split, model, run_dir, split_file, preset, allow_reuse)
+        result, fresh = run_gate(challenger, baseline, pack, split, model, run_dir, split_file, preset, allow_reuse,
+                                 jobs, backend, ray_address, progress=not as_json)
     if as_json:
         print_json(result.to_json() | ({} if fresh else {"fresh_test": False, "note": REUSE_NOTE}))
     else:

@@ -19,13 +19,16 @@ from testhelix.agent.budget import Budget
 from testhelix.cliutil import json_option, print_json
 from testhelix.errors import UserError
 from testhelix.llm.registry import create_optimizer_model, resolve
+from testhelix.parallel.options import concurrency_options
+from testhelix.parallel.progress import TaskProgress
 from testhelix.store import RunStore
 from testhelix.strategy.model import initial_strategy
 
 OPTIMIZER_TOKEN_CAP = 5_000_000  # the optimizer's own accounting scope, separate from the generator's
 
 
-def _run(run_dir: Path, meta: dict, cfg: SearchConfig, as_json: bool) -> None:
+def _run(run_dir: Path, meta: dict, cfg: SearchConfig, as_json: bool, jobs: int | None = None,
+         backend: str = "local", ray_address: str | None = None) -> None:
     console = Console(quiet=as_json)
     splits = load_pack_splits(Path(meta["pack"]), Path(meta["split_file"]) if meta.get("split_file") else None)
     store = RunStore(run_dir)
@@ -49,7 +52,10 @@ def _run(run_dir: Path, meta: dict, cfg: SearchConfig, as_json: bool) -> None:
             console.print(f"[{time.monotonic() - started:6.1f}s] {node.node_id} {node.status}{mb}{dev}{edit}"
                           + (f" ({node.reason[:60]})" if node.reason else ""))
 
-        with helix_evaluator(store, run_dir, splits.tasks, meta["model"], cfg, "search") as evaluator:
+        with helix_evaluator(store, run_dir, splits.tasks, meta["model"], cfg, "search", jobs, backend,
+                             ray_address) as evaluator, \
+                TaskProgress("task evaluations", enabled=not as_json, console=console) as progress:
+            evaluator.runner.progress = progress
             search = Search(cfg, store, evaluator, optimizer, splits.ids(cfg.proposal_split),
                             splits.ids(cfg.development_split), known_task_ids=list(splits.tasks), on_step=show)
             dag = search.run(initial_strategy())
@@ -78,9 +84,10 @@ def _run(run_dir: Path, meta: dict, cfg: SearchConfig, as_json: bool) -> None:
 @click.option("--preset", type=click.Choice(sorted(PRESETS)), default="paper", show_default=True)
 @click.option("--config", "config_file", type=click.Path(path_type=Path), help="JSON or TOML overrides.")
 @click.option("--split-file", type=click.Path(path_type=Path), help="Split file (default: splits/<pack>.json).")
+@concurrency_options
 @json_option
 def search(pack: Path, model: str, optimizer_model: str, run_dir: Path, preset: str, config_file, split_file,
-           as_json: bool) -> None:
+           jobs, backend, ray_address, as_json: bool) -> None:
     """Evolve a TestHelix strategy on the proposal split, ranking children on the development split."""
     resolve(model), resolve(optimizer_model)
     cfg = load_config(preset, config_file)
@@ -92,17 +99,18 @@ def search(pack: Path, model: str, optimizer_model: str, run_dir: Path, preset: 
             raise UserError(f"{run_dir}: a search already ran here; use `autosaddler resume {run_dir}` or a new --run")
     meta = {"pack": str(pack), "model": model, "optimizer_model": optimizer_model, "preset": preset,
             "config": cfg.model_dump(), "split_file": str(split_file) if split_file else None}
-    _run(run_dir, meta, cfg, as_json)
+    _run(run_dir, meta, cfg, as_json, jobs, backend, ray_address)
 
 
 @click.command("resume")
 @click.argument("run_dir", type=click.Path(path_type=Path))
+@concurrency_options
 @json_option
-def resume(run_dir: Path, as_json: bool) -> None:
+def resume(run_dir: Path, jobs, backend, ray_address, as_json: bool) -> None:
     """Continue a stopped search exactly where it stopped (same DAG as an uninterrupted run)."""
     store = RunStore(run_dir, read_only=True)
     meta = store.get_state("meta")
     store.close()
     if meta is None:
         raise UserError(f"{run_dir}: no search to resume here")
-    _run(run_dir, meta, config_from_data(meta["config"]), as_json)
+    _run(run_dir, meta, config_from_data(meta["config"]), as_json, jobs, backend, ray_address)

@@ -29,6 +29,12 @@ the input bound is a true upper bound (byte-level BPE tokenizers emit at most on
 plus a fixed per-message overhead). A provider that reports more is clamped to the reservation and
 the anomaly recorded, so even a lying server cannot make the budget overspend.
 
+Concurrent pairs (`Budget.shares(n)`): what is left is split into n equal sub-budgets, each
+reserved from this one as a whole, so the n pairs together can never spend more than was left and
+no pair can starve another. A share is fixed when it is handed out and what a pair leaves unused
+returns only when all n are done: a pair's spending then depends on nothing but its own calls, so
+results are the same in any completion order and for sequential and concurrent runs alike.
+
 Optimizer calls (AutoSaddler) use their own `Budget(label="optimizer", ...)`: accounting is per
 instance, so the generator's cap never pays for them.
 
@@ -42,6 +48,8 @@ import json
 import threading
 import time
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Protocol
 
@@ -120,6 +128,31 @@ class Budget:
     def remaining(self) -> int:
         with self._lock:
             return max(0, self.cap_tokens - self.used - self.reserved)
+
+    @contextmanager
+    def shares(self, n: int) -> Iterator[list["Budget"]]:
+        """n equal sub-budgets of what is left (see the module docstring); on exit their spending is
+        charged here and the unused rest of the shares is free again."""
+        if n < 1:
+            raise ValueError(f"shares needs n >= 1, got {n}")
+        with self._lock:
+            free = 0 if self.overruns else max(0, self.cap_tokens - self.used - self.reserved)
+            each = free // n
+            self.reserved += each * n
+        parts = [Budget(each, label=self.label, run_label=self.run_label, task_id=self.task_id, sink=self.sink,
+                        min_output_tokens=self.min_output_tokens) for _ in range(n)]
+        try:
+            yield parts
+        finally:
+            with self._lock:
+                self.reserved -= each * n
+                for part in parts:
+                    with part._lock:
+                        self.used += part.used + part.reserved   # a share still reserving is kept (never happens on exit)
+                        self.calls += part.calls
+                        self.refused += part.refused
+                        self.overruns += part.overruns
+                        self.statuses.update(part.statuses)
 
     def _reserve(self, request: ModelRequest) -> tuple[ModelRequest, int]:
         bound_in = input_token_bound(request)

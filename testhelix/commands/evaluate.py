@@ -10,6 +10,7 @@ Two modes:
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 
@@ -61,39 +62,46 @@ def _split_ids(pack: Path, split: str, split_file: Path | None, tasks: list[Task
 
 
 def evaluate_split(executor, store, pack: Path, ids: list[str], tasks: list[Task], suites: Path,
-                   progress: bool, coverage: bool = True) -> dict:
-    from rich.progress import Progress
+                   progress: bool, coverage: bool = True, jobs: int = 1) -> dict:
+    """Judge every task's suite, up to `jobs` tasks at once; the calling thread stores each task as it
+    finishes (a killed run keeps what it stored)."""
+    from testhelix.parallel.local import LocalBackend
+    from testhelix.parallel.progress import TaskProgress
 
     by_id = {t.id: t for t in tasks}
     meter = CoverageMeter(executor)
     for_metrics: dict[str, dict | None] = {}
     submitted = 0
     store.record_run(RUN_LABEL, "evaluate", {"pack": str(pack), "suites": str(suites), "tasks": len(ids)})
-    with Progress(disable=not progress, transient=True) as bar:
-        job = bar.add_task("evaluating", total=len(ids))
-        for task_id in ids:
-            task = by_id[task_id]
-            store.record_task(task.id, task.source, task.context, task.difficulty, task.reference.sha256)
-            suite = suites / task_id
-            started = time.monotonic()
-            if suite.is_dir():
-                res = evaluate_task(executor, task, suite)
-                rows, digest = res["_rows"], tree_sha256(suite)
-                for_metrics[task_id] = {r["program_id"]: (r["role"], r["status"]) for r in rows}
-                fa = {k: res[k] for k in ("F", "A", "R", "S")}
-                cov = meter.measure(task, suite) if coverage else meter.measure(task, None)
-            else:  # no submission: an error on every program, in every denominator
-                rows, fa = no_submission(task)
-                digest, for_metrics[task_id] = None, {r["program_id"]: (r["role"], r["status"]) for r in rows}
-                cov = meter.measure(task, None)
+
+    def judge(task_id: str) -> dict:
+        task, suite, started = by_id[task_id], suites / task_id, time.monotonic()
+        if suite.is_dir():
+            res = evaluate_task(executor, task, suite)
+            rows, digest = res["_rows"], tree_sha256(suite)
+            fa = {k: res[k] for k in ("F", "A", "R", "S")}
+            cov = meter.measure(task, suite) if coverage else meter.measure(task, None)
+        else:  # no submission: an error on every program, in every denominator
+            (rows, fa), digest = no_submission(task), None
+            cov = meter.measure(task, None)
+        return {"rows": rows, "digest": digest, "fa": fa, "cov": cov, "wall_s": round(time.monotonic() - started, 3)}
+
+    backend = LocalBackend(judge, jobs)
+    with TaskProgress("evaluating", total=len(ids), enabled=progress) as bar:
+        backend.on_start = bar.started
+        for task_id, done in backend.run(ids):
+            task, rows, digest, cov = by_id[task_id], done["rows"], done["digest"], done["cov"]
+            for_metrics[task_id] = {r["program_id"]: (r["role"], r["status"]) for r in rows}
             submitted += digest is not None
-            store.record_task_outcomes(RUN_LABEL, task_id, rows)
-            store.record_task_result({"run_label": RUN_LABEL, "task_id": task_id, "submitted": digest is not None,
-                                      "suite_digest": digest, **fa, "delta_c": cov.delta_c,
-                                      "entry_coverage": cov.entry, "coverage_status": cov.status,
-                                      "tokens": None, "calls": None,
-                                      "wall_s": round(time.monotonic() - started, 3)})
-            bar.advance(job)
+            with store.transaction():
+                store.record_task(task.id, task.source, task.context, task.difficulty, task.reference.sha256)
+                store.record_task_outcomes(RUN_LABEL, task_id, rows)
+                store.record_task_result({"run_label": RUN_LABEL, "task_id": task_id, "submitted": digest is not None,
+                                          "suite_digest": digest, **done["fa"], "delta_c": cov.delta_c,
+                                          "entry_coverage": cov.entry, "coverage_status": cov.status,
+                                          "tokens": None, "calls": None, "wall_s": done["wall_s"]})
+            bar.finished()
+    for_metrics = {t: for_metrics[t] for t in ids}           # metrics in split order, whatever finished first
     metrics = split_metrics(for_metrics).as_dict()
     store.record_metrics(RUN_LABEL, {k: (float(v) if v is not None else None) for k, v in metrics.items()})
     return {"tasks": len(ids), "missing": len(ids) - submitted, "metrics": metrics}
@@ -110,8 +118,11 @@ def evaluate_split(executor, store, pack: Path, ids: list[str], tasks: list[Task
 @click.option("--workers", type=click.IntRange(1, 256), help="Parallel executions (default: cores).")
 @click.option("--coverage/--no-coverage", default=True, show_default=True,
               help="Measure ΔC and Entry Coverage (split mode; skipped coverage is stored as missing).")
+@click.option("--jobs", type=click.IntRange(1, 256), default=None,
+              help="Tasks judged at once in split mode (default: cores); results are the same for any value.")
 @json_option
-def command(task_dir, suite_dir, pack_dir, split, split_file, suites_dir, run_dir, workers, coverage, as_json) -> None:
+def command(task_dir, suite_dir, pack_dir, split, split_file, suites_dir, run_dir, workers, coverage, jobs,
+            as_json) -> None:
     """Run a submitted suite on the initial program, the reference and every panel candidate."""
     from testhelix.prism.cache import StoreOutcomeCache
     from testhelix.prism.executor import default_executor
@@ -138,7 +149,7 @@ def command(task_dir, suite_dir, pack_dir, split, split_file, suites_dir, run_di
     try:
         with default_executor(workers, cache=StoreOutcomeCache(store)) as executor:
             summary = evaluate_split(executor, store, pack_dir, ids, tasks, suites_dir, progress=not as_json,
-                                     coverage=coverage)
+                                     coverage=coverage, jobs=jobs or os.cpu_count() or 1)
     finally:
         store.close()
     summary = {"run": str(run_dir), "split": split, **summary}

@@ -6,13 +6,15 @@ import time
 from pathlib import Path
 
 import click
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from testhelix.cliutil import json_option, print_json
 from testhelix.errors import UserError
 from testhelix.helix.config import get_config
 from testhelix.helix.runner import HelixRunner
 from testhelix.llm.registry import resolve
+from testhelix.parallel import WorkerSettings, default_jobs, make_backend
+from testhelix.parallel.options import concurrency_options
+from testhelix.parallel.progress import TaskProgress
 from testhelix.prism.task import load_pack
 from testhelix.store import RunStore
 from testhelix.strategy.model import check_run_compatibility, initial_strategy, load_strategy
@@ -56,9 +58,10 @@ def split_task_ids(pack: Path, split: str, split_file: Path | None) -> list[str]
               "openai-compatible servers; models.toml knows the others).")
 @click.option("--rpm", type=click.FloatRange(0.1), help="Requests per minute allowed per model (shared by all work).")
 @click.option("--tpm", type=click.FloatRange(1), help="Tokens per minute allowed per model (shared by all work).")
+@concurrency_options
 @json_option
 def command(pack_dir, split, split_file, configs, models, strategy_file, run_dir, workers, token_cap, limit, seed,
-            coverage, call_timeout, context_window, rpm, tpm, as_json) -> None:
+            coverage, call_timeout, context_window, rpm, tpm, jobs, backend, ray_address, as_json) -> None:
     """Run TestHelix configurations on a split and evaluate every submitted suite (resumable)."""
     from testhelix.prism.cache import StoreOutcomeCache
     from testhelix.prism.executor import default_executor
@@ -85,28 +88,35 @@ def command(pack_dir, split, split_file, configs, models, strategy_file, run_dir
         by_id = {t.id: t for t in tasks}
         tasks = [by_id[i] for i in ids]
     tasks = tasks[:limit] if limit else tasks
+    jobs = jobs or default_jobs(models)
     store = RunStore(run_dir)
     started = time.monotonic()
     results: list[dict] = []
     try:
         with default_executor(workers, cache=StoreOutcomeCache(store)) as executor, \
-                Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                         disable=as_json) as bar:
-            runner = HelixRunner(store, executor, Path(run_dir) / "work", coverage=coverage,
-                                 call_timeout_s=call_timeout)
-            job = bar.add_task("testhelix", total=len(tasks) * len(plans))
+                TaskProgress("testhelix", total=len(tasks) * len(plans), enabled=not as_json) as progress:
+            runner = HelixRunner(store, executor, Path(run_dir).resolve() / "work", coverage=coverage, jobs=jobs,
+                                 progress=progress, call_timeout_s=call_timeout)
+            settings = WorkerSettings(executor_workers=executor.workers, coverage=coverage, panel=True,
+                                      work_root=str(Path(run_dir).resolve() / "work"), concurrent_pairs=jobs > 1)
+            runner.backend = make_backend(backend, jobs, runner.evaluate_job, settings, ray_address)
 
             def on_task(label, result):
-                bar.update(job, advance=1, description=label)
-                if result is not None:
-                    results.append({"label": label, **result})
+                if result is None:
+                    progress.skipped()
+                    return
+                results.append({"label": label, **result})
 
-            runner.run(tasks, plans, on_task)
+            try:
+                runner.run(tasks, plans, on_task)
+            finally:
+                runner.backend.close()
     finally:
         store.close()
     incomplete = [r for r in results if r.get("incomplete")]
     finished = [r for r in results if not r.get("incomplete")]
     summary = {"run": str(run_dir), "tasks": len(tasks), "runs": [runner.run_label(m, c) for m, c, _ in plans],
+               "jobs": jobs, "backend": backend,
                "new_results": len(finished), "incomplete": len(incomplete),
                "incomplete_causes": _causes(incomplete), "wall_s": round(time.monotonic() - started, 1),
                "simulated": any(m.startswith("sim:") for m in models)}

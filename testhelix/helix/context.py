@@ -25,6 +25,7 @@ class HelixContext:
     library: dict | None = None
     deadline: Deadline | None = None
     events: list[dict] = field(default_factory=list)
+    concurrent: bool = False  # pairs (and reviews) run in threads; results are the same either way
 
     def __post_init__(self) -> None:
         if self.deadline is None:
@@ -40,6 +41,10 @@ class HelixContext:
         if repetition:
             return self.executor.run_repeat(suite, program, self.limits, repetition)
         return self.executor.run(suite, program, self.limits)
+
+    def execute_many(self, jobs: list[tuple[Path, Path]]) -> list[Outcome]:
+        """Several (suite, program) executions in one executor call (the pool runs them in parallel)."""
+        return self.executor.run_many(jobs, self.limits) if jobs else []
 
     def log(self, step: str, **data) -> None:
         self.events.append({"step": step, **data})

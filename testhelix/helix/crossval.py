@@ -16,7 +16,7 @@ from testhelix.agent.budget import BudgetExhausted, DeadlineExceeded
 from testhelix.agent.calls import review_suite
 from testhelix.digest import tree_sha256
 from testhelix.helix.context import HelixContext
-from testhelix.helix.pairs import Pair
+from testhelix.helix.pairs import Pair, for_each_pair
 from testhelix.skills import reviewer_skills
 
 MAX_SYMPTOM_CHARS = 1500
@@ -68,14 +68,14 @@ def cross_execute(ctx: HelixContext, pairs: list[Pair], round: int) -> Evidence:
             ev.witnesses[p.repair_digest] = p.index
     if not ctx.config.cross_execution:
         return ev
-    for p in pairs:
-        if p.workspace is None:
-            continue
-        for digest in ev.witnesses_for(p):
-            owner = next(q for q in pairs if q.index == ev.witnesses[digest])
-            out = ctx.execute(p.workspace.suite, owner.workspace.repair)
-            ev.matrix[(p.index, digest)] = out.status
-            ev.failing_tests[(p.index, digest)] = tuple(dict.fromkeys(_FAILED.findall(out.output)))
+    cells = [(p, digest) for p in pairs if p.workspace is not None for digest in ev.witnesses_for(p)]
+    owners = {q.index: q for q in pairs}
+    # one batched executor call: the pool runs every cell of the matrix in parallel
+    outcomes = ctx.execute_many([(p.workspace.suite, owners[ev.witnesses[digest]].workspace.repair)
+                                 for p, digest in cells])
+    for (p, digest), out in zip(cells, outcomes):
+        ev.matrix[(p.index, digest)] = out.status
+        ev.failing_tests[(p.index, digest)] = tuple(dict.fromkeys(_FAILED.findall(out.output)))
     ctx.log("cross_execute", round=round, cells=len(ev.matrix),
             passing=sum(1 for s in ev.matrix.values() if s == "pass"))
     return ev
@@ -93,25 +93,28 @@ def review_pairs(ctx: HelixContext, pairs: list[Pair], ev: Evidence) -> None:
     original = _source(ctx.task.initial_dir)
     skills = reviewer_skills(ctx.library or {}, ctx.task.context)
     skills_text = "\n\n".join(f"## Skill: {s.name}\n{s.body}" for s in skills)
-    for p in pairs:
-        if p.workspace is None or not any(p.workspace.suite.glob("test_*.py")):
-            continue
+
+    def review(view: HelixContext, p: Pair) -> None:
         digest = tree_sha256(p.workspace.suite)
-        if digest == p.reviewed_digest:
-            continue
+        if digest == p.reviewed_digest:      # an approval (or rejection) stands until its suite changes
+            return
         files = {f.name: f.read_text(errors="replace") for f in sorted(p.workspace.suite.glob("*.py"))}
         try:
-            review = review_suite(ctx.model, ctx.budget, ctx.task, ctx.strategy, original, files,
+            review = review_suite(view.model, view.budget, view.task, view.strategy, original, files,
                                   _symptoms(p, ev), skills_text, pair=p.index, round=ev.round)
         except (BudgetExhausted, DeadlineExceeded) as stop:   # provider failures propagate: task incomplete
             p.approved, p.suspect_tests = False, ()
             p.review_reasons = ("not reviewed: " + ("the inference budget is exhausted"
                                                     if isinstance(stop, BudgetExhausted) else "the time is up"),)
-            continue
+            return
         p.approved = review.verdict == "approve"
         p.review_reasons, p.suspect_tests = review.reasons, review.suspect_tests
         p.reviewed_digest = digest
-        ctx.log("review", pair=p.index, round=ev.round, verdict=review.verdict, suspects=list(review.suspect_tests))
+        view.log("review", pair=p.index, round=ev.round, verdict=review.verdict, suspects=list(review.suspect_tests))
+
+    # reviews are independent of each other: concurrent, each on an equal share of the budget
+    for_each_pair(ctx, [p for p in pairs if p.workspace is not None and any(p.workspace.suite.glob("test_*.py"))],
+                  review)
 
 
 def _symptoms(p: Pair, ev: Evidence) -> str:

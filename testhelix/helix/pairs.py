@@ -6,7 +6,9 @@ program every time (a real failure, not an error) and passes on the pair's own r
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field, replace
 
 from testhelix.agent.budget import BudgetExhausted, DeadlineExceeded
 from testhelix.agent.loop import run_agent_session
@@ -89,6 +91,26 @@ def develop(ctx: HelixContext, pair: Pair) -> None:
     if not qualify(ctx, pair) and ctx.budget.remaining > 0 and not ctx.deadline.expired():
         run_session(ctx, pair, "repair", 0, self_correction_note(pair))
         qualify(ctx, pair)
+
+
+def for_each_pair(ctx: HelixContext, pairs: Sequence[Pair], step: Callable[[HelixContext, Pair], None]) -> None:
+    """Run `step` once per pair, each on an equal share of what is left of the task budget and with an
+    event log of its own (merged in pair order), in threads when the context is concurrent. Because
+    a pair sees only its own share and its own log, the outcome does not depend on which pair
+    finishes first, nor on whether they ran at the same time."""
+    if not pairs:
+        return
+    with ctx.budget.shares(len(pairs)) as budgets:
+        views = [replace(ctx, budget=b, events=[]) for b in budgets]
+        if ctx.concurrent and len(pairs) > 1:
+            with ThreadPoolExecutor(len(pairs), thread_name_prefix=f"pair-{ctx.task.id}") as pool:
+                for future in [pool.submit(step, v, p) for v, p in zip(views, pairs)]:
+                    future.result()      # the first failure is raised after every pair has stopped
+        else:
+            for view, pair in zip(views, pairs):
+                step(view, pair)
+    for view in views:
+        ctx.events.extend(view.events)
 
 
 def _checkpoint(pair: Pair) -> str:

@@ -1,6 +1,7 @@
 """TestHelix for one task (DESIGN §4), in one screen:
 
-plan K directions → develop K pairs (generation + self-correction) → local qualification →
+plan K directions → develop K pairs (generation + self-correction; concurrently, each on an equal
+share of the budget) → local qualification →
 [peer cross validation rounds: cross execution, independent review, corrective feedback or a
 differential challenge, revised suites re-executed and re-reviewed] → selection → one suite.
 """
@@ -13,7 +14,7 @@ from testhelix.agent.budget import BudgetExhausted, DeadlineExceeded
 from testhelix.agent.calls import FALLBACK_DIRECTIONS, plan_directions
 from testhelix.helix.context import HelixContext
 from testhelix.helix.crossval import Evidence, cross_execute, review_pairs
-from testhelix.helix.pairs import Pair, develop
+from testhelix.helix.pairs import Pair, develop, for_each_pair
 from testhelix.helix.revise import revise
 from testhelix.helix.selection import Submission, select
 
@@ -27,8 +28,7 @@ class TaskRun:
 
 def run_task(ctx: HelixContext) -> TaskRun:
     pairs = [Pair(i, d) for i, d in enumerate(plan(ctx))]
-    for pair in pairs:
-        develop(ctx, pair)
+    for_each_pair(ctx, pairs, develop)
     evidence: Evidence | None = None
     if ctx.config.peer_cross_validation and not ctx.config.random_submission:
         challenges = 0

@@ -11,7 +11,7 @@ from testhelix.agent.budget import BudgetExhausted, DeadlineExceeded
 from testhelix.agent.calls import corrective_feedback, differential_challenge
 from testhelix.helix.context import HelixContext
 from testhelix.helix.crossval import Evidence
-from testhelix.helix.pairs import Pair, qualify, run_session
+from testhelix.helix.pairs import Pair, for_each_pair, qualify, run_session
 
 
 def revise(ctx: HelixContext, pairs: list[Pair], ev: Evidence, round: int, challenges_used: int) -> tuple[bool, int]:
@@ -22,10 +22,12 @@ def revise(ctx: HelixContext, pairs: list[Pair], ev: Evidence, round: int, chall
         if text:
             notes = {p.index: f"Differential challenge: {text}" for p in pairs if p.workspace is not None}
             challenges_used += 1
-    for p in pairs:
-        if p.index in notes and ctx.budget.remaining > 0 and not ctx.deadline.expired():
-            run_session(ctx, p, "repair", round, notes[p.index])
-            qualify(ctx, p)
+    def repair(view: HelixContext, p: Pair) -> None:
+        if view.budget.remaining > 0 and not view.deadline.expired():
+            run_session(view, p, "repair", round, notes[p.index])
+            qualify(view, p)
+
+    for_each_pair(ctx, [p for p in pairs if p.index in notes], repair)   # concurrent, equal budget shares
     return bool(notes), challenges_used
 
 

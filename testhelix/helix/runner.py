@@ -5,10 +5,17 @@ Labels are `<model>/<config>` (e.g. `sim:strong/C`; a compatible server is named
 so a restarted server on another port resumes the same run). A task's row in `task_results` is
 written last, after its outcomes, so a task whose row exists is complete and a resumed run skips it.
 
-When the provider prevents an evaluation (a `ModelError` after the SDK's retries), the task gets no
-result row and no outcomes: `record_incomplete` stores the cause, `EvaluationIncomplete` is raised
-to the caller, and a resumed run tries the task again. Authentication and configuration errors are
-raised as they are: they stop the whole job.
+Up to `jobs` tasks run at once through a work backend (testhelix/parallel/): `evaluate_one` judges
+a task without writing any result, and the driver thread records each result as it arrives
+(`record`), so a run killed at any point keeps every finished task. Model-call ledger rows and
+cached executions are written as they happen (through the store's lock) by local threads, and come
+back with the result from a remote worker (`absorb`). With `jobs > 1` the pairs of a task run
+concurrently too (`HelixContext.concurrent`); results are the same for every `jobs`.
+
+When the provider prevents an evaluation (a `ModelError` after the SDK's retries), `evaluate_one`
+returns an incomplete marker instead of a result: the driver stores the cause (`record_incomplete`:
+no result row, no outcomes) and a resumed run tries the task again. Authentication and
+configuration errors are raised as they are: they stop the whole job.
 """
 
 from __future__ import annotations
@@ -16,22 +23,23 @@ from __future__ import annotations
 import json
 import re
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from testhelix.agent.budget import Budget
 from testhelix.digest import tree_sha256
-from testhelix.errors import EvaluationIncomplete
+from testhelix.errors import EvaluationIncomplete, UserError
 from testhelix.helix.config import RunConfig
 from testhelix.helix.context import HelixContext
 from testhelix.helix.pipeline import run_task
 from testhelix.llm.base import ModelError
 from testhelix.llm.registry import create_model, model_label
+from testhelix.parallel.jobs import TaskJob
 from testhelix.prism.coverage import MISSING, CoverageMeter
 from testhelix.prism.evaluation import evaluate_task, no_submission, reference_only
-from testhelix.prism.task import Task
+from testhelix.prism.task import Task, load_task
 from testhelix.skills import load_library
 from testhelix.store import RunStore
 from testhelix.strategy.model import Strategy, check_run_compatibility
@@ -52,10 +60,15 @@ class HelixRunner:
     coverage: bool = True
     panel: bool = True                 # False: single-reference mode (initial + reference only)
     call_timeout_s: float | None = None  # upper bound on one model call (the deadline bounds it anyway)
+    jobs: int = 1                      # tasks at once (and, above 1, concurrent pairs)
+    backend: Any = None                # a testhelix.parallel backend; None: local threads with `jobs`
+    progress: Any = None               # a testhelix.parallel.progress.TaskProgress (live display), or None
 
     def __post_init__(self) -> None:
         self.library = load_library()
         self.meter = CoverageMeter(self.executor)
+        self.tasks: dict[str, Task] = {}
+        self._digests: dict[str, str] = {}
 
     def run_label(self, model: str, config: RunConfig) -> str:
         return f"{model_label(model)}/{config.name}"
@@ -67,21 +80,36 @@ class HelixRunner:
     def run_one(self, task: Task, strategy: Strategy, config: RunConfig, model_name: str, label: str,
                 record: bool = True) -> dict:
         """Run the pipeline on one task and judge its submission; store it unless `record` is off."""
+        result = self.evaluate_one(task, strategy, config, model_name, label)
+        if "incomplete" in result:
+            if record:
+                self.record_incomplete(label, result)
+            raise EvaluationIncomplete(task.id, result["incomplete"], result["error"])
+        if record:
+            self.record(task, label, result)
+        return result
+
+    def evaluate_one(self, task: Task, strategy: Strategy, config: RunConfig, model_name: str, label: str,
+                     sink: Any = None) -> dict:
+        """Pipeline + judgement of one task; writes no result (model calls go to `sink`, default the
+        store). A provider failure gives an incomplete marker (`incomplete`: the cause) instead."""
         check_run_compatibility(strategy, config.challenge_steps)
         started = time.monotonic()
-        budget = Budget(config.token_cap, run_label=label, task_id=task.id, sink=self.store,
+        budget = Budget(config.token_cap, run_label=label, task_id=task.id,
+                        sink=_Tee(sink or self.store, self.progress.call if self.progress else None),
                         call_timeout_s=self.call_timeout_s)
         work = self.work_root / _safe(label) / task.id
         ctx = HelixContext(task=task, strategy=strategy, config=config,
                            model=self.model_factory(model_name, task, config.seed), budget=budget,
-                           executor=self.executor, work_dir=work, library=self.library)
+                           executor=self.executor, work_dir=work, library=self.library, concurrent=self.jobs > 1)
         budget.deadline = ctx.deadline
         try:
             result = run_task(ctx)
         except ModelError as err:
             if err.fatal:
                 raise
-            self.record_incomplete(label, task, err, budget, record)
+            return {"task": task.id, "run_label": label, "incomplete": err.cause, "error": str(err),
+                    "tokens": budget.used, "calls": budget.calls}
         suite = result.submission.suite_dir
         if suite is None:
             rows, scores = no_submission(task)  # an error on every program: it stays in every denominator
@@ -98,21 +126,67 @@ class HelixRunner:
                "delta_c": cov.delta_c, "entry_coverage": cov.entry, "coverage_status": cov.status,
                "tokens": budget.used, "calls": budget.calls, "wall_s": round(time.monotonic() - started, 3),
                "detail": json.dumps(detail, default=str)}
-        if record:
-            with self.store.transaction():
-                self.store.record_task(task.id, task.source, task.context, task.difficulty, task.reference.sha256)
-                self.store.record_task_outcomes(label, task.id, rows)
-                self.store.record_task_result(row)
-        return {"task": task.id, **scores, "rule": result.submission.rule, "detail": detail, "row": row}
+        return {"task": task.id, **scores, "rule": result.submission.rule, "detail": detail, "row": row,
+                "outcome_rows": rows}
 
-    def record_incomplete(self, label: str, task: Task, err: ModelError, budget: Budget, record: bool = True):
-        """The named step for "evaluation incomplete": store the cause (no metric row), then raise."""
-        if record:
-            self.store.record_incomplete(label, task.id, err.cause, str(err), budget.used, budget.calls)
-        raise EvaluationIncomplete(task.id, err.cause, str(err)) from err
+    def record(self, task: Task, label: str, result: dict) -> None:
+        """Store one finished task (driver thread): its outcomes, then its result row, in one transaction."""
+        with self.store.transaction():
+            self.absorb(result)
+            self.store.record_task(task.id, task.source, task.context, task.difficulty, task.reference.sha256)
+            self.store.record_task_outcomes(label, task.id, result["outcome_rows"])
+            self.store.record_task_result(result["row"])
+
+    def absorb(self, result: dict) -> None:
+        """Store what a remote worker could not: its model-call ledger rows and fresh executions."""
+        for row in result.pop("ledger", ()):
+            self.store.record_model_call(row)
+            if self.progress is not None:
+                self.progress.call(row)
+        for key, row in result.pop("executions", ()):
+            self.store.put_execution(key, row)
+
+    # --- many tasks -------------------------------------------------------------------------
+    def job(self, task: Task, strategy: Strategy, config: RunConfig, model_name: str, label: str) -> TaskJob:
+        self.tasks.setdefault(task.id, task)
+        digest = ""
+        if getattr(self.backend, "remote", False):     # only a job that leaves this process needs the digest
+            digest = self._digests.get(task.id) or self._digests.setdefault(task.id, tree_sha256(task.root))
+        return TaskJob(task.id, str(task.root), digest, strategy.model_dump(mode="json"), config, model_name, label)
+
+    def evaluate_job(self, job: TaskJob, sink: Any = None) -> dict:
+        """A job on this process: the task by id when known here, else from its path, digest-checked."""
+        task = self.tasks.get(job.task_id)
+        if task is None:
+            task = load_task(Path(job.task_path))
+            if job.task_digest and tree_sha256(task.root) != job.task_digest:
+                raise UserError(f"{job.task_path}: task {job.task_id} differs from the driver's copy (digest mismatch)")
+            self.tasks[job.task_id] = task
+        return self.evaluate_one(task, Strategy.model_validate(job.strategy), job.config, job.model, job.label, sink)
+
+    def evaluate_jobs(self, jobs: Sequence[TaskJob]) -> Iterator[tuple[TaskJob, dict]]:
+        """Results in completion order, handed to the calling (driver) thread."""
+        from testhelix.parallel.local import LocalBackend
+
+        backend = self.backend or LocalBackend(self.evaluate_job, self.jobs)
+        progress = self.progress
+        if progress is not None:
+            progress.add_total(len(jobs))
+            backend.on_start = progress.started
+        for job, result in backend.run(jobs):
+            if progress is not None:
+                progress.finished(result)
+            yield job, result
+
+    def record_incomplete(self, label: str, marker: dict) -> None:
+        """The named step for "evaluation incomplete": store the cause (no metric row, no outcomes)."""
+        self.absorb(marker)                     # a remote worker's ledger rows: the calls were made
+        self.store.record_incomplete(label, marker["task"], marker["incomplete"], marker["error"],
+                                     marker["tokens"], marker["calls"])
 
     def run(self, tasks: Sequence[Task], plans: Sequence[tuple[str, RunConfig, Strategy]],
             on_task: Callable[[str, dict | None], None] = lambda label, r: None) -> None:
+        jobs = []
         for model_name, config, strategy in plans:
             label = self.run_label(model_name, config)
             self.store.record_run(label, "helix", {"model": model_name, "config": config.name, "tasks": len(tasks),
@@ -121,13 +195,28 @@ class HelixRunner:
             for task in tasks:
                 if self.done(label, task.id):
                     on_task(label, None)
-                    continue
-                try:
-                    result = self.run_one(task, strategy, config, model_name, label)
-                except EvaluationIncomplete as inc:
-                    on_task(label, {"task": task.id, "incomplete": inc.cause, "error": inc.detail})
-                    continue
-                on_task(label, {k: v for k, v in result.items() if k not in ("detail", "row")})
+                else:
+                    jobs.append(self.job(task, strategy, config, model_name, label))
+        for job, result in self.evaluate_jobs(jobs):
+            if "incomplete" in result:
+                self.record_incomplete(job.label, result)
+                on_task(job.label, {"task": job.task_id, "incomplete": result["incomplete"], "error": result["error"]})
+                continue
+            self.record(self.tasks[job.task_id], job.label, result)
+            on_task(job.label, {k: v for k, v in result.items() if k not in ("detail", "row", "outcome_rows")})
+
+
+class _Tee:
+    """A LedgerSink that forwards each row and shows it to a watcher (the progress display)."""
+
+    def __init__(self, inner: Any, watch: Callable[[dict], None] | None):
+        self.inner, self.watch = inner, watch
+
+    def record_model_call(self, row: dict) -> None:
+        if self.inner is not None:
+            self.inner.record_model_call(row)
+        if self.watch is not None:
+            self.watch(row)
 
 
 def _elided(work: Path) -> int:

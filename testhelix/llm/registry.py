@@ -77,7 +77,9 @@ def resolve(name: str) -> ModelInfo:
                          context_window=int(d["context_window"]), max_output_tokens=int(d["max_output_tokens"]),
                          prices=None, base_url=m["url"])
     if name.startswith("sim:"):
+        from testhelix.llm.sim.latency import split_sim_options
         from testhelix.llm.sim.profiles import get_profile
+        name = split_sim_options(name)[0]          # `?latency=SECONDS` changes timing only (see create_model)
         profile = get_profile(name[4:])
         return ModelInfo(name=name, provider="sim", model=profile.name, api="sim",
                          context_window=profile.context_window, max_output_tokens=profile.max_output_tokens,
@@ -132,7 +134,7 @@ def create_model(name: str, *, task: Any = None, seed: int = 0, http_client: Any
         from testhelix.llm.sim.model import SimulatedModel
         if task is None:
             raise UserError(f"{name}: a simulated model needs the task it plays (task=...)")
-        return SimulatedModel(info, task=task, seed=seed)
+        return _with_sim_latency(name, SimulatedModel(info, task=task, seed=seed))
     if info.provider == "anthropic":
         from testhelix.llm.anthropic_provider import AnthropicModel
         return AnthropicModel(info, http_client=http_client, max_retries=max_retries, timeout_s=timeout_s,
@@ -151,6 +153,13 @@ def set_context_window(name: str, tokens: int) -> None:
     if tokens < 1024:
         raise UserError(f"--context-window must be at least 1024 tokens, got {tokens}")
     _CONTEXT_OVERRIDES[name] = int(tokens)
+
+
+def _with_sim_latency(name: str, model: ChatModel) -> ChatModel:
+    """`sim:NAME?latency=SECONDS`: the same simulated answers, each after a delay (testhelix/llm/sim/latency.py)."""
+    from testhelix.llm.sim.latency import LatencyModel, split_sim_options
+    latency = split_sim_options(name)[1]
+    return LatencyModel(model, latency) if latency > 0 else model
 
 
 def create_optimizer_model(name: str, *, seed: int = 0, timeout_s: float | None = None) -> ChatModel:

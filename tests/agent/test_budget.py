@@ -150,3 +150,62 @@ def test_time_caps():
     now[0] = 460.0
     with pytest.raises(DeadlineExceeded):
         d.check()
+
+
+@settings(max_examples=25, deadline=None)
+@given(cap=st.integers(0, 80000), pairs=st.integers(1, 5), spent_before=st.integers(0, 30000),
+       calls=st.integers(1, 10), seed=st.integers(0, 10**6), fail_rate=st.sampled_from([0.0, 0.3]))
+def test_concurrent_pairs_on_fair_shares_never_overspend(cap, pairs, spent_before, calls, seed, fail_rate):
+    """K pairs run at the same time, each on its share of what is left; a planning call happened
+    before. The task cap holds while calls are in flight and after, every share is equal, and no pair
+    can take more than its share (so none is starved by an early one)."""
+    ledger = MemoryLedger()
+    budget = Budget(cap, label="task", task_id="t", run_label="prop", sink=ledger)
+    parent_model = RandomUsageModel(seed, budget, fail_rate)
+    try:
+        budget.complete(parent_model, request(min(spent_before, 20000), 500))
+    except (BudgetExhausted, ModelUnavailable):
+        pass
+    left = budget.remaining
+    sizes = random.Random(seed)
+    plans = [[(sizes.randint(0, 6000), sizes.randint(1, 3000)) for _ in range(calls)] for _ in range(pairs)]
+    with budget.shares(pairs) as shares:
+        assert len({s.cap_tokens for s in shares}) == 1 and shares[0].cap_tokens == left // pairs
+        assert budget.used + budget.reserved <= cap
+        models = [RandomUsageModel(seed + i, s, fail_rate) for i, s in enumerate(shares)]
+
+        def worker(share, model, plan):
+            for size, max_out in plan:
+                try:
+                    share.complete(model, request(size, max_out))
+                except (BudgetExhausted, ModelUnavailable):
+                    pass
+
+        threads = [threading.Thread(target=worker, args=a) for a in zip(shares, models, plans)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert all(m.violations == 0 for m in models)
+        assert all(s.used <= s.cap_tokens for s in shares)
+        spent_in_shares = sum(s.used for s in shares)
+    assert budget.reserved == 0 and budget.used <= cap and budget.overruns == 0
+    assert budget.calls == len(ledger.rows)
+    assert sum(r["input_tokens"] + r["output_tokens"] for r in ledger.rows if r["status"] == "ok") <= budget.used
+    assert spent_in_shares <= left
+
+
+def test_a_pair_on_its_share_cannot_starve_the_others():
+    """Sequential order used to let the first pair spend everything; with shares the last pair gets
+    exactly what the first got."""
+    budget = Budget(30000, min_output_tokens=100)
+    with budget.shares(3) as shares:
+        greedy = RandomUsageModel(1, shares[0])
+        greedy.complete = lambda req: Completion("", (), "end_turn", Usage(input_token_bound(req), req.max_output_tokens), "m")
+        while True:
+            try:
+                shares[0].complete(greedy, request(100, 4000))
+            except BudgetExhausted:
+                break
+        assert shares[0].used <= 10000 and shares[2].remaining == 10000
+    assert budget.reserved == 0 and budget.used == shares[0].used

@@ -1,0 +1,58 @@
+"""`sim:NAME?latency=SECONDS`: a simulated model that answers after a delay, like a real one.
+
+The simulated models answer instantly, which hides everything that waiting on a network costs; with
+a latency the concurrency of a run can be measured offline. Each call sleeps `SECONDS` times a
+jitter factor in [0.8, 1.2] derived from a digest of the request (so the same request always waits
+the same time, and no shared random state exists between threads). The answer itself is the
+wrapped model's, unchanged: results are identical with and without a latency.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from urllib.parse import parse_qs
+
+from testhelix.errors import UserError
+from testhelix.llm.base import Completion, ModelRequest
+
+JITTER = 0.2
+
+
+def split_sim_options(name: str) -> tuple[str, float]:
+    """`sim:weak?latency=1.5` -> ("sim:weak", 1.5); a name without options has latency 0."""
+    base, sep, query = name.partition("?")
+    if not sep:
+        return name, 0.0
+    options = parse_qs(query, keep_blank_values=True)
+    unknown = sorted(set(options) - {"latency"})
+    if unknown:
+        raise UserError(f"model {name!r}: unknown option(s) {', '.join(unknown)} (simulated models take ?latency=SECONDS)")
+    raw = options.get("latency", ["0"])[-1]
+    try:
+        latency = float(raw)
+    except ValueError:
+        raise UserError(f"model {name!r}: latency must be a number of seconds, got {raw!r}") from None
+    if not 0 <= latency <= 600:
+        raise UserError(f"model {name!r}: latency must be between 0 and 600 seconds, got {raw}")
+    return base, latency
+
+
+class LatencyModel:
+    """Wraps a ChatModel: the same answers, each after a seeded, jittered delay."""
+
+    def __init__(self, inner, latency_s: float):
+        self.inner = inner
+        self.latency_s = latency_s
+        self.name = inner.name
+        self.context_window = inner.context_window
+
+    def delay_for(self, request: ModelRequest) -> float:
+        text = json.dumps([[m.role, m.content] for m in request.messages] + [str(request.tags)], default=str)
+        unit = int(hashlib.sha256(text.encode()).hexdigest()[:8], 16) / 0xFFFFFFFF
+        return self.latency_s * (1 - JITTER + 2 * JITTER * unit)
+
+    def complete(self, request: ModelRequest) -> Completion:
+        time.sleep(self.delay_for(request))
+        return self.inner.complete(request)

@@ -1,0 +1,20 @@
+"""Running many task evaluations at once: the work backends, the jobs they carry, and progress.
+
+A backend takes `TaskJob`s and yields `(job, result)` pairs in completion order to the calling
+(driver) thread, which alone writes the run store. Two backends:
+
+- `local` (testhelix/parallel/local.py): a thread pool in this process sharing one executor and the
+  model clients; the right choice on one machine, because a task mostly waits on its model;
+- `ray` (testhelix/parallel/ray_backend.py): Ray actors on a cluster, each with its own executor and
+  model clients built from the run's settings.
+
+Results do not depend on the backend, on `jobs`, or on the order in which tasks finish: every task
+and every pair derives its randomness from its own seed, pairs spend fixed shares of the task budget
+(testhelix/agent/budget.py), and every stored result is keyed by what it is, not when it came.
+"""
+
+from __future__ import annotations
+
+from testhelix.parallel.jobs import Backend, TaskJob, WorkerSettings, default_jobs, make_backend
+
+__all__ = ["Backend", "TaskJob", "WorkerSettings", "default_jobs", "make_backend"]

@@ -1,0 +1,144 @@
+"""The Ray backend: task evaluations on a Ray cluster (`pip install -e '.[ray]'`).
+
+`ray.init(address)` joins a running cluster; without an address it starts a local one, so the same
+command runs on a laptop. The driver starts one actor per CPU of the cluster (at most one per job);
+each actor builds its own executor and runner from `WorkerSettings` and runs up to
+ceil(jobs / actors) evaluations at once in threads. Model clients are built inside the actor from
+the actor's own environment: no key ever enters the object store. A result returns to the driver
+with the model-call ledger rows and the fresh executions of its task, and the driver, alone, writes
+them to the run store -- so killing the driver loses only unfinished tasks, which a resumed run redoes.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+from testhelix.errors import UserError
+from testhelix.parallel.jobs import TaskJob, WorkerSettings
+
+
+def _ray():
+    try:
+        import ray
+    except ImportError:
+        raise UserError("--backend ray needs Ray: pip install -e '.[ray]'") from None
+    return ray
+
+
+class RecordingCache:
+    """A worker's outcome cache: in memory, and every new entry is kept until the driver takes it."""
+
+    def __init__(self) -> None:
+        import threading
+
+        from testhelix.prism.cache import MemoryOutcomeCache
+
+        self.memory = MemoryOutcomeCache()
+        self._lock = threading.Lock()
+        self._parts: dict[str, dict] = {}
+        self.fresh: list[tuple[str, dict]] = []
+
+    def describe(self, key, suite_digest, program_digest, runner_version, limits) -> None:
+        import json
+        with self._lock:
+            self._parts[key] = {"suite_digest": suite_digest, "program_digest": program_digest,
+                                "runner_version": runner_version, "limits": json.dumps(limits.as_dict())}
+
+    def get(self, key):
+        return self.memory.get(key)
+
+    def put(self, key, outcome) -> None:
+        self.memory.put(key, outcome)
+        with self._lock:
+            parts = self._parts.pop(key, {})
+            self.fresh.append((key, {**parts, "status": outcome.status, "reason": outcome.reason,
+                                     "tests_run": outcome.tests_run, "duration_s": outcome.duration_s,
+                                     "output": outcome.output}))
+
+    def take(self) -> list[tuple[str, dict]]:
+        with self._lock:
+            out, self.fresh = self.fresh, []
+        return out
+
+
+class TaskWorker:
+    """The actor body (wrapped with ray.remote at start-up, so importing this module needs no Ray)."""
+
+    def __init__(self, settings: WorkerSettings):
+        from testhelix.helix.runner import HelixRunner
+        from testhelix.prism.executor import default_executor
+
+        self.cache = RecordingCache()
+        self.executor = default_executor(settings.executor_workers, cache=self.cache)
+        self.runner = HelixRunner(None, self.executor, Path(settings.work_root), coverage=settings.coverage,
+                                  panel=settings.panel, jobs=2 if settings.concurrent_pairs else 1)
+
+    def evaluate(self, job: TaskJob) -> dict:
+        from testhelix.agent.budget import MemoryLedger
+
+        ledger = MemoryLedger()
+        result = self.runner.evaluate_job(job, sink=ledger)
+        # executions are shared between the tasks of this actor: whichever result leaves first carries them
+        return {**result, "ledger": ledger.rows, "executions": self.cache.take()}
+
+    def ping(self) -> str:
+        return os.uname().nodename
+
+    def close(self) -> None:
+        self.executor.close()
+
+
+class RayBackend:
+    remote = True
+
+    def __init__(self, settings: WorkerSettings, jobs: int, address: str | None = None):
+        ray = _ray()
+        self.ray = ray
+        self.jobs = max(1, int(jobs))
+        self.started = not ray.is_initialized()          # a cluster we start, we stop
+        if self.started:
+            try:
+                if address:
+                    ray.init(address=address, include_dashboard=False, log_to_driver=False)
+                else:
+                    ray.init(include_dashboard=False, log_to_driver=False)
+            except Exception as err:  # noqa: BLE001 - Ray reports a failed start with a bare Exception
+                raise UserError(f"--ray-address {address or '(local cluster)'}: cannot start or join Ray: {err}") from None
+        cpus = int(ray.cluster_resources().get("CPU", 1)) or 1
+        count = max(1, min(self.jobs, cpus))
+        per_actor = math.ceil(self.jobs / count)
+        actor = ray.remote(num_cpus=1, max_concurrency=per_actor)(TaskWorker)
+        self.actors = [actor.remote(settings) for _ in range(count)]
+        ray.get([a.ping.remote() for a in self.actors])          # fail here, clearly, if a worker cannot start
+        self.on_start = lambda job: None
+
+    def run(self, jobs: Sequence[TaskJob]) -> Iterator[tuple[TaskJob, dict]]:
+        ray = self.ray
+        pending = list(reversed(list(enumerate(jobs))))
+        running: dict = {}
+        turn = 0
+        while pending or running:
+            while pending and len(running) < self.jobs:
+                index, job = pending.pop()
+                self.on_start(job)
+                ref = self.actors[turn % len(self.actors)].evaluate.remote(job)
+                turn += 1
+                running[ref] = (index, job)
+            done, _ = ray.wait(list(running), num_returns=1)
+            for ref in sorted(done, key=lambda r: running[r][0]):
+                _, job = running.pop(ref)
+                yield job, ray.get(ref)
+
+    def close(self) -> None:
+        actors, self.actors = getattr(self, "actors", []), []
+        try:
+            self.ray.get([a.close.remote() for a in actors], timeout=60)
+        except Exception:  # noqa: BLE001 - closing is best effort; the actors are killed next
+            pass
+        for a in actors:
+            self.ray.kill(a)
+        if self.started:
+            self.ray.shutdown()

@@ -1,0 +1,132 @@
+"""Results do not depend on --jobs, on completion order, or on the backend (sim:* models are test
+doubles; a small latency with seeded jitter makes tasks and pairs finish in a scrambled order).
+
+A small `testhelix run` (configuration C, so pairs and reviews run concurrently) and a small
+`autosaddler search` are each run with --jobs 1, --jobs 8 and, when Ray is installed, --jobs 4 on a
+local Ray cluster of 2 CPUs started by the test; stored results and the DAG must be identical.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from autosaddler.cli import cli as autosaddler_cli
+from testhelix.cli import cli as helix_cli
+from testhelix.paths import tasks_dir
+from testhelix.store import RunStore
+
+pytestmark = pytest.mark.slow
+
+PACK = Path(os.environ.get("TESTHELIX_TEST_PACK", tasks_dir() / "katas"))
+RUN_MODEL = "sim:weak?latency=0.02"
+SEARCH_CONFIG = {"train_minibatch_size": 2, "completed_train_iterations": 1, "max_candidate_proposals": 2,
+                 "development_limit": 2}
+DAG_FIELDS = ("node_id", "iteration", "strategy_hash", "strategy", "edit", "status", "reason", "parent_outcomes",
+              "child_outcomes", "dev_score")
+
+
+def invoke(cli, *args: str) -> None:
+    result = CliRunner().invoke(cli, list(args), catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+
+
+def run_snapshot(run: Path) -> dict:
+    store = RunStore(run, read_only=True)
+    try:
+        results = [{k: v for k, v in r.items() if k != "wall_s"} for r in store.task_results()]
+        for r in results:
+            detail = json.loads(r["detail"])
+            r["detail"] = detail
+        outcomes = store.task_outcomes()
+        _, calls = store.query("SELECT task_id, role, pair, round, count(*), sum(input_tokens), sum(output_tokens) "
+                               "FROM model_calls GROUP BY ALL ORDER BY ALL")
+        _, execs = store.query("SELECT key, status FROM executions ORDER BY key")
+    finally:
+        store.close()
+    return {"results": results, "outcomes": outcomes, "calls": calls, "executions": execs}
+
+
+def search_snapshot(run: Path) -> list[dict]:
+    store = RunStore(run, read_only=True)
+    try:
+        _, rows = store.query(f"SELECT {', '.join(DAG_FIELDS)} FROM dag_nodes ORDER BY node_id")
+        _, edges = store.query("SELECT parent_id, child_id FROM dag_edges ORDER BY ALL")
+        _, evals = store.query("SELECT strategy_hash, task_id, split, success, trace FROM search_evals ORDER BY 1, 2")
+    finally:
+        store.close()
+    return [dict(zip(DAG_FIELDS, r)) for r in rows] + [{"edges": edges, "evals": evals}]
+
+
+def helix_run(run: Path, jobs: int, *extra: str) -> dict:
+    invoke(helix_cli, "run", "--pack", str(PACK), "--split", "test", "--config", "C", "--model", RUN_MODEL,
+           "--limit", "3", "--no-coverage", "--workers", "2", "--jobs", str(jobs), "--run", str(run), "--json", *extra)
+    return run_snapshot(run)
+
+
+@pytest.fixture(scope="module")
+def search_setup(tmp_path_factory):
+    root = tmp_path_factory.mktemp("search")
+    split = root / "splits.json"
+    invoke(helix_cli, "splits", "make", "--pack", str(PACK), "--out", str(split), "--proposal", "6",
+           "--development", "2", "--release", "2", "--test", "2")
+    config = root / "mini.json"
+    config.write_text(json.dumps(SEARCH_CONFIG))
+    return root, split, config
+
+
+def search(run: Path, setup, jobs: int, *extra: str) -> list[dict]:
+    _, split, config = setup
+    invoke(autosaddler_cli, "search", "--pack", str(PACK), "--split-file", str(split), "--model",
+           "sim:strong?latency=0.01", "--optimizer-model", "sim:strong", "--run", str(run), "--preset", "demo",
+           "--config", str(config), "--jobs", str(jobs), "--json", *extra)
+    return search_snapshot(run)
+
+
+@pytest.fixture(scope="module")
+def reference_run(tmp_path_factory):
+    return helix_run(tmp_path_factory.mktemp("run") / "jobs1", 1)
+
+
+@pytest.fixture(scope="module")
+def reference_search(tmp_path_factory, search_setup):
+    return search(tmp_path_factory.mktemp("s") / "jobs1", search_setup, 1)
+
+
+def test_run_jobs_8_equals_jobs_1(tmp_path, reference_run):
+    assert reference_run["results"] and len(reference_run["outcomes"]) >= 3
+    assert any(r["detail"]["events"] for r in reference_run["results"])
+    assert helix_run(tmp_path / "jobs8", 8) == reference_run
+
+
+def test_search_jobs_8_equals_jobs_1(tmp_path, search_setup, reference_search):
+    assert reference_search[0]["status"] == "root" and len(reference_search) >= 3
+    assert search(tmp_path / "jobs8", search_setup, 8) == reference_search
+
+
+@pytest.fixture(scope="module")
+def ray_cluster():
+    ray = pytest.importorskip("ray")
+    saved = {k: os.environ.get(k) for k in ("RAY_AUTH_MODE", "RAY_USAGE_STATS_ENABLED")}
+    os.environ.update(RAY_AUTH_MODE="disabled", RAY_USAGE_STATS_ENABLED="0")   # nothing written to ~
+    temp = tempfile.mkdtemp(prefix="ray-", dir="/tmp")                           # short: socket paths
+    ray.init(num_cpus=2, include_dashboard=False, _node_ip_address="127.0.0.1", _temp_dir=temp,
+             log_to_driver=False)
+    yield ray
+    ray.shutdown()
+    for k, v in saved.items():
+        os.environ.pop(k, None) if v is None else os.environ.__setitem__(k, v)
+
+
+def test_ray_backend_run_equals_local(tmp_path, ray_cluster, reference_run):
+    assert helix_run(tmp_path / "ray", 4, "--backend", "ray") == reference_run
+    assert ray_cluster.is_initialized()          # the backend left the test's cluster running
+
+
+def test_ray_backend_search_equals_local(tmp_path, ray_cluster, search_setup, reference_search):
+    assert search(tmp_path / "ray", search_setup, 4, "--backend", "ray") == reference_search
