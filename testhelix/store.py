@@ -3,12 +3,22 @@
 This module owns the schema. Every table a run writes is declared in `MIGRATIONS`; a store opened
 on an older file applies the missing migrations in order inside one transaction, so a run
 directory made by an older version keeps working and nothing stored is lost.
+
+Lifecycle (see testhelix/lifecycle.py): a new store is built and migrated under a temporary name
+and only then renamed to `run.duckdb`, so a kill during creation never leaves a store that no
+command can open. Each writing process is an *attempt* (a row in `attempts`); the model calls and
+results it records carry its id, and attempts that died without closing are marked `abandoned`
+when the next writer opens the store. After each step a writer may publish a consistent snapshot
+(`run.snapshot.duckdb`) that readers use while the writer holds the store's lock.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import sys
 import threading
+import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -62,30 +72,110 @@ MIGRATIONS: tuple[str, ...] = (
         created_at TIMESTAMP DEFAULT now(), PRIMARY KEY (strategy_hash, task_id));
     CREATE TABLE spent_splits (pack TEXT, split TEXT, gate_id TEXT, PRIMARY KEY (pack, split));
     """,
+    # Later migrations are (unique name, SQL) pairs: a store records the names it applied, so
+    # migrations added on different branches merge by appending both entries here, in any order.
+    ("attempts-and-accounting", """
+    CREATE TABLE attempts (
+        attempt_id TEXT PRIMARY KEY, pid INTEGER, command TEXT, status TEXT, last_call_id BIGINT,
+        started_at TIMESTAMP DEFAULT now(), ended_at TIMESTAMP);
+    ALTER TABLE model_calls ADD COLUMN attempt_id TEXT;
+    ALTER TABLE task_results ADD COLUMN attempt_id TEXT;
+    ALTER TABLE search_evals ADD COLUMN attempt_id TEXT;
+    -- A call is attributed when the evaluation it served finished: its attempt closed normally,
+    -- the attempt committed a step after the call, or the task result it served was recorded by
+    -- the same attempt. Calls of abandoned work stay (the money was spent) but are not attributed.
+    CREATE VIEW model_call_accounting AS
+    SELECT c.*, coalesce(a.status, 'finished') AS attempt_status,
+           (c.attempt_id IS NULL OR a.status = 'finished' OR c.id <= coalesce(a.last_call_id, -1)
+            OR EXISTS (SELECT 1 FROM task_results r WHERE r.run_label = c.run_label AND r.task_id = c.task_id
+                       AND r.attempt_id = c.attempt_id)
+            OR EXISTS (SELECT 1 FROM search_evals e WHERE e.task_id = c.task_id AND e.attempt_id = c.attempt_id
+                       AND c.run_label LIKE '%/' || left(e.strategy_hash, 12))) AS attributed
+    FROM model_calls c LEFT JOIN attempts a USING (attempt_id);
+    """),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
+SNAPSHOT_NAME = "run.snapshot.duckdb"
+
+
+def _migration(index: int) -> tuple[str, str]:
+    """(name, sql) of MIGRATIONS[index]; the first, unnamed ones are named by their number."""
+    entry = MIGRATIONS[index]
+    return (str(index + 1), entry) if isinstance(entry, str) else entry
+
+
+def _attempt_id() -> str:
+    return f"{os.getpid()}-{uuid.uuid4().hex[:12]}"
 
 
 class RunStore:
     """A run directory's database. Thread-safe for the writes a run makes (one lock)."""
 
-    def __init__(self, run_dir: Path, read_only: bool = False):
+    def __init__(self, run_dir: Path, read_only: bool = False, command: str = ""):
         self.run_dir = Path(run_dir)
         self.path = self.run_dir / DB_NAME
-        if read_only and not self.path.exists():
-            raise UserError(f"{self.run_dir}: no run store here (expected {DB_NAME})")
-        if not read_only:
-            self.run_dir.mkdir(parents=True, exist_ok=True)
-        try:
-            self.conn = duckdb.connect(str(self.path), read_only=read_only)
-        except duckdb.Error as err:
-            raise UserError(f"{self.path}: cannot open the run store: {err}") from None
+        self.read_only = read_only
+        self.snapshot: dict | None = None      # set when reading a live run's published snapshot
+        self.attempt_id: str | None = None
         self._lock = threading.RLock()
         self._depth = 0
-        if not read_only:
+        self._last_publish = 0.0
+        if self.run_dir.exists() and not self.run_dir.is_dir():
+            raise UserError(f"{self.run_dir}: is a file, not a run folder")
+        if self.path.exists() and not self.path.is_file():
+            raise UserError(f"{self.path}: is not a file (a run store is one DuckDB file)")
+        if read_only:
+            if not self.path.exists():
+                raise UserError(f"{self.run_dir}: no run store here (expected {DB_NAME})")
+            self.conn = self._open_for_reading()
+        else:
+            self.run_dir.mkdir(parents=True, exist_ok=True)
+            if not self.path.exists():
+                _create_atomically(self.path)
+            self.conn = _connect(self.path, read_only=False)
             self._migrate()
-        elif self.schema_version() > SCHEMA_VERSION:
-            raise UserError(f"{self.path}: made by a newer version (schema {self.schema_version()})")
+            self._begin_attempt(command)
+        _OPEN_PATHS.add(str(self.path))
+
+    def _open_for_reading(self) -> duckdb.DuckDBPyConnection:
+        try:
+            conn = duckdb.connect(str(self.path), read_only=True)
+        except duckdb.IOException as err:
+            if "lock" not in str(err).lower():
+                raise UserError(f"{self.path}: cannot open the run store: {_first_line(err)}") from None
+            return self._open_snapshot(err)
+        except duckdb.Error as err:
+            raise UserError(f"{self.path}: cannot open the run store: {_first_line(err)}") from None
+        if _pending_migrations(conn):
+            # An older (or never initialised) store: migrate it once, then read it.
+            conn.close()
+            try:
+                writer = _connect(self.path, read_only=False)
+            except UserError:
+                writer = None
+            if writer is not None:
+                self.conn = writer
+                self._migrate()
+                writer.close()
+            conn = _connect(self.path, read_only=True)
+        self.conn = conn
+        version = self.schema_version()
+        if _unknown_migrations(conn):
+            raise UserError(f"{self.path}: made by a newer version (schema {version})")
+        return conn
+
+    def _open_snapshot(self, err: Exception) -> duckdb.DuckDBPyConnection:
+        """The writer holds the lock: read the snapshot it published after its last step."""
+        snap = self.run_dir / SNAPSHOT_NAME
+        if not snap.is_file():
+            raise UserError(f"{self.path}: in use by a running command that has not published a snapshot yet "
+                            "(try again after its first step)") from None
+        conn = _connect(snap, read_only=True)
+        row = conn.execute("SELECT step, published_at FROM snapshot_meta").fetchone()
+        self.snapshot = {"step": row[0], "published_at": str(row[1])[:19]}
+        print(f"note: {self.run_dir} is being written; reading the snapshot after step {row[0]} "
+              f"(published {self.snapshot['published_at']} UTC)", file=sys.stderr)
+        return conn
 
     # --- schema -------------------------------------------------------------------------
     def schema_version(self) -> int:
@@ -97,13 +187,92 @@ class RunStore:
 
     def _migrate(self) -> None:
         self.conn.execute("CREATE TABLE IF NOT EXISTS schema_meta (version INTEGER)")
-        current = self.schema_version()
-        if current > SCHEMA_VERSION:
-            raise UserError(f"{self.path}: made by a newer version (schema {current} > {SCHEMA_VERSION})")
-        for version in range(current + 1, SCHEMA_VERSION + 1):
+        self.conn.execute("ALTER TABLE schema_meta ADD COLUMN IF NOT EXISTS name TEXT")
+        unknown = _unknown_migrations(self.conn)
+        if unknown:
+            raise UserError(f"{self.path}: made by a newer version (schema {self.schema_version()} > "
+                            f"{SCHEMA_VERSION}; unknown migration {unknown[0]})")
+        applied = _applied(self.conn)
+        for index in range(len(MIGRATIONS)):
+            name, sql = _migration(index)
+            if name in applied:
+                continue
             with self.transaction():
-                self.conn.execute(MIGRATIONS[version - 1])
-                self.conn.execute("INSERT INTO schema_meta VALUES (?)", [version])
+                self.conn.execute(sql)
+                self.conn.execute("INSERT INTO schema_meta VALUES (?, ?)", [index + 1, name])
+
+    # --- attempts -------------------------------------------------------------------------
+    def _begin_attempt(self, command: str) -> None:
+        """Mark attempts that never closed as abandoned (the file lock proves their process is gone)
+        and register this process as the running attempt."""
+        self.attempt_id = _attempt_id()
+        with self.transaction():
+            self.conn.execute("UPDATE attempts SET status = 'abandoned', ended_at = now() WHERE status = 'running'")
+            self.conn.execute("INSERT INTO attempts (attempt_id, pid, command, status) VALUES (?, ?, ?, 'running')",
+                              [self.attempt_id, os.getpid(), command or " ".join(sys.argv[:2])[-200:]])
+
+    def checkpoint(self) -> None:
+        """Every model call of this attempt so far served committed work (call inside the step's
+        transaction)."""
+        if self.attempt_id:
+            self.conn.execute("UPDATE attempts SET last_call_id = (SELECT max(id) FROM model_calls "
+                              "WHERE attempt_id = ?) WHERE attempt_id = ?", [self.attempt_id, self.attempt_id])
+
+    # --- run kinds --------------------------------------------------------------------------
+    def kinds(self) -> set[str]:
+        """What this folder holds: 'search', 'helix', 'evaluate', 'gate', 'gtdd' (any combination)."""
+        checks = {
+            "search": "SELECT 1 FROM dag_nodes UNION ALL SELECT 1 FROM search_state WHERE key IN ('meta', 'search')",
+            "helix": "SELECT 1 FROM runs WHERE kind = 'helix'",
+            "evaluate": "SELECT 1 FROM runs WHERE kind = 'evaluate'",
+            "gate": "SELECT 1 FROM gate_results",
+            "gtdd": "SELECT 1 FROM gtdd_config",
+        }
+        found = set()
+        with self._lock:
+            for kind, sql in checks.items():
+                try:
+                    if self.conn.execute(f"SELECT EXISTS ({sql})").fetchone()[0]:
+                        found.add(kind)
+                except duckdb.CatalogException:
+                    continue
+        return found
+
+    def require_kind(self, kind: str, command: str) -> None:
+        """Refuse a folder that holds another kind of run, in one line."""
+        kinds = self.kinds()
+        if kind in kinds:
+            return
+        names = {"search": "a strategy search", "helix": "a `testhelix run`", "evaluate": "a `testhelix evaluate` run",
+                 "gate": "a release gate", "gtdd": "a GTDD experiment"}
+        held = ", ".join(names[k] for k in sorted(kinds)) or "nothing yet (an empty store)"
+        raise UserError(f"{self.run_dir}: `{command}` needs {names[kind]}, but this run folder holds {held}")
+
+    # --- live snapshots ---------------------------------------------------------------------
+    def publish_snapshot(self, step: str, min_interval_s: float = 0.0) -> None:
+        """Copy the committed store to `run.snapshot.duckdb` (temporary file + rename) so readers can
+        inspect a live run; `min_interval_s` throttles callers that publish after every task."""
+        import time
+
+        if self.read_only or (min_interval_s and time.monotonic() - self._last_publish < min_interval_s):
+            return
+        final = self.run_dir / SNAPSHOT_NAME
+        tmp = self.run_dir / f".snapshot-{os.getpid()}.duckdb"
+        with self._lock:
+            if self._depth:
+                return  # never inside an open transaction: a snapshot shows committed steps only
+            for leftover in (tmp, tmp.with_name(tmp.name + ".wal")):
+                leftover.unlink(missing_ok=True)
+            db = self.conn.execute("SELECT current_database()").fetchone()[0]
+            self.conn.execute(f"ATTACH '{tmp}' AS th_snapshot")
+            try:
+                self.conn.execute(f'COPY FROM DATABASE "{db}" TO th_snapshot')
+                self.conn.execute("CREATE TABLE th_snapshot.snapshot_meta (step TEXT, published_at TIMESTAMP)")
+                self.conn.execute("INSERT INTO th_snapshot.snapshot_meta VALUES (?, now()::TIMESTAMP)", [step])
+            finally:
+                self.conn.execute("DETACH th_snapshot")
+        os.replace(tmp, final)
+        self._last_publish = time.monotonic()
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
@@ -127,8 +296,18 @@ class RunStore:
                 self._depth = 0
             self.conn.execute("COMMIT")
 
-    def close(self) -> None:
+    def close(self, finished: bool = True) -> None:
+        """Close; a writer's attempt is marked finished (a crash leaves it running, later abandoned)."""
+        if self.attempt_id and finished:
+            try:
+                self.conn.execute("UPDATE attempts SET status = 'finished', ended_at = now() WHERE attempt_id = ?",
+                                  [self.attempt_id])
+            except duckdb.Error:
+                pass  # the next writer marks it abandoned; nothing else depends on it
         self.conn.close()
+        _OPEN_PATHS.discard(str(self.path))
+        if self.attempt_id:
+            (self.run_dir / SNAPSHOT_NAME).unlink(missing_ok=True)  # the store itself is readable again
 
     # --- generic ------------------------------------------------------------------------
     def query(self, sql: str, params: Sequence[Any] = ()) -> tuple[list[str], list[tuple]]:
@@ -163,6 +342,8 @@ class RunStore:
 
     # --- ledger -----------------------------------------------------------------------------
     def record_model_call(self, row: dict) -> None:
+        if self.attempt_id and "attempt_id" not in row:
+            row = {**row, "attempt_id": self.attempt_id}
         cols = list(row)
         with self._lock:
             self.conn.execute(f"INSERT INTO model_calls ({', '.join(cols)}) VALUES ({', '.join('?' for _ in cols)})",
@@ -187,7 +368,7 @@ class RunStore:
                 self.upsert("task_outcomes", {"run_label": run_label, "task_id": task_id, **r})
 
     def record_task_result(self, row: dict) -> None:
-        self.upsert("task_results", row)
+        self.upsert("task_results", {**row, "attempt_id": self.attempt_id} if self.attempt_id else row)
 
     def task_outcomes(self, run_label: str | None = None) -> list[dict]:
         where, params = ("WHERE run_label = ?", [run_label]) if run_label else ("", [])
@@ -209,7 +390,7 @@ class RunStore:
 
     def put_search_eval(self, strategy_hash: str, task_id: str, split: str, success: int, trace: dict) -> None:
         self.upsert("search_evals", {"strategy_hash": strategy_hash, "task_id": task_id, "split": split,
-                                      "success": success, "trace": trace})
+                                      "success": success, "trace": trace, "attempt_id": self.attempt_id})
 
     def get_state(self, key: str) -> object | None:
         rows = self._dicts("SELECT value FROM search_state WHERE key = ?", [key])
@@ -222,3 +403,74 @@ class RunStore:
         with self.transaction():
             for name, value in values.items():
                 self.upsert("metrics", {"run_label": run_label, "name": name, "value": value})
+
+
+# --- opening and creating ---------------------------------------------------------------------
+_OPEN_PATHS: set[str] = set()  # stores this process has open (named by the I/O error message)
+
+
+def _first_line(err: Exception) -> str:
+    return str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+
+
+def _connect(path: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
+    try:
+        return duckdb.connect(str(path), read_only=read_only)
+    except duckdb.Error as err:
+        raise UserError(f"{path}: cannot open the run store: {_first_line(err)}") from None
+
+
+def _applied(conn: duckdb.DuckDBPyConnection) -> set[str]:
+    try:
+        rows = conn.execute("SELECT version, name FROM schema_meta").fetchall()
+    except duckdb.Error:
+        try:
+            rows = [(v, None) for (v,) in conn.execute("SELECT version FROM schema_meta").fetchall()]
+        except duckdb.Error:
+            return set()
+    return {name or str(version) for version, name in rows}
+
+
+def _pending_migrations(conn: duckdb.DuckDBPyConnection) -> bool:
+    applied = _applied(conn)
+    return any(_migration(i)[0] not in applied for i in range(len(MIGRATIONS)))
+
+
+def _unknown_migrations(conn: duckdb.DuckDBPyConnection) -> list[str]:
+    known = {_migration(i)[0] for i in range(len(MIGRATIONS))}
+    return sorted(_applied(conn) - known)
+
+
+def _create_atomically(path: Path) -> None:
+    """Build and migrate a new store under a temporary name, then link it into place: a kill at
+    any moment leaves either no store or a complete one (leftovers of dead builders are removed)."""
+    for stale in path.parent.glob(f".{path.name}.creating-*"):
+        pid = stale.name.rsplit("-", 1)[-1].split(".")[0]
+        if pid.isdigit() and not _alive(int(pid)):
+            stale.unlink(missing_ok=True)
+    tmp = path.with_name(f".{path.name}.creating-{os.getpid()}")
+    tmp.unlink(missing_ok=True)
+    builder = RunStore.__new__(RunStore)
+    builder.path, builder._lock, builder._depth = tmp, threading.RLock(), 0
+    builder.conn = _connect(tmp, read_only=False)
+    try:
+        builder._migrate()
+    finally:
+        builder.conn.close()
+    try:
+        os.link(tmp, path)  # never replaces a store another process created meanwhile
+    except FileExistsError:
+        pass
+    finally:
+        tmp.unlink(missing_ok=True)
+        tmp.with_name(tmp.name + ".wal").unlink(missing_ok=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
