@@ -20,11 +20,11 @@ from testhelix.errors import UserError
 class SearchConfig(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    train_minibatch_size: int = Field(25, ge=1)
-    train_eval_attempts: int = Field(1, ge=1)
-    train_epochs: int = Field(1, ge=1)
-    completed_train_iterations: int = Field(20, ge=1)
-    max_candidate_proposals: int = Field(40, ge=1)
+    train_minibatch_size: int = Field(25, ge=1, le=100_000)
+    train_eval_attempts: int = Field(1, ge=1, le=100)
+    train_epochs: int = Field(1, ge=1, le=1000)
+    completed_train_iterations: int = Field(20, ge=1, le=100_000)
+    max_candidate_proposals: int = Field(40, ge=1, le=100_000)
     capability_phase_iterations: int = Field(0, ge=0)
     capability_phase_epochs: int = Field(0, ge=0)
     skip_session0: bool = False
@@ -36,11 +36,11 @@ class SearchConfig(BaseModel):
     helix_config: Literal["A", "C"] = "C"
     proposal_split: str = "proposal"
     development_split: str = "development"
-    development_limit: int | None = Field(None, ge=1, description="evaluate only the first N development tasks")
-    per_task_token_cap: int = Field(400_000, ge=1000)
-    agent_time_limit_s: float = Field(600.0, gt=0)
-    workers: int = Field(2, ge=1)
-    optimizer_session_timeout_s: float = Field(300.0, gt=0)
+    development_limit: int | None = Field(None, ge=1, le=1_000_000, description="evaluate only the first N development tasks")
+    per_task_token_cap: int = Field(400_000, ge=1000, le=10**12)
+    agent_time_limit_s: float = Field(600.0, gt=0, le=86_400, allow_inf_nan=False)
+    workers: int = Field(2, ge=1, le=64)  # as `testhelix run --workers`; each worker is a process
+    optimizer_session_timeout_s: float = Field(300.0, gt=0, le=86_400, allow_inf_nan=False)
 
 
 PRESETS: dict[str, dict] = {
@@ -71,7 +71,10 @@ def load_config(preset: str = "paper", file: Path | None = None, overrides: dict
 def _read_config_file(path: Path) -> dict:
     if not path.is_file():
         raise UserError(f"{path}: config file does not exist")
-    text = path.read_text()
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as err:
+        raise UserError(f"{path}: not UTF-8 text (byte offset {err.start})") from None
     try:
         data = tomllib.loads(text) if path.suffix == ".toml" else json.loads(text)
     except (tomllib.TOMLDecodeError, json.JSONDecodeError) as err:

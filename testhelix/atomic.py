@@ -27,7 +27,7 @@ def atomic_path(path: Path, exclusive: bool = False, suffix: str = "") -> Iterat
     if exclusive and path.exists():
         raise UserError(f"{path}: exists already; it is never overwritten")
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=(suffix or path.suffix) + ".tmp")
+    fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.tmp-", suffix=suffix or path.suffix)
     os.close(fd)
     tmp = Path(name)
     try:

@@ -248,6 +248,15 @@ class RunStore:
         held = ", ".join(names[k] for k in sorted(kinds)) or "nothing yet (an empty store)"
         raise UserError(f"{self.run_dir}: `{command}` needs {names[kind]}, but this run folder holds {held}")
 
+    def refuse_other_kinds(self, allowed: set[str], command: str) -> None:
+        """A writing command refuses a folder that already holds another kind of run."""
+        other = sorted(self.kinds() - set(allowed))
+        if other:
+            names = {"search": "a strategy search", "helix": "a `testhelix run`", "evaluate": "a `testhelix evaluate` run",
+                     "gate": "a release gate", "gtdd": "a GTDD experiment"}
+            raise UserError(f"{self.run_dir}: holds {names[other[0]]}; `{command}` writes into its own kind of run "
+                            "folder only (use a new --run)")
+
     # --- live snapshots ---------------------------------------------------------------------
     def publish_snapshot(self, step: str, min_interval_s: float = 0.0) -> None:
         """Copy the committed store to `run.snapshot.duckdb` (temporary file + rename) so readers can

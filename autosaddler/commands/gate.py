@@ -13,6 +13,7 @@ from autosaddler.gate import GateResult, PairedOutcome, decide, read_outcomes_cs
 from autosaddler.session import helix_evaluator, load_pack_splits, refuse_spent
 from testhelix.cliutil import json_option, print_json
 from testhelix.errors import UserError
+from testhelix.inputs import InputDir, InputFile, NewRunDir
 from testhelix.store import RunStore
 from testhelix.strategy.model import load_strategy
 
@@ -57,21 +58,26 @@ def run_gate(challenger_file: Path, baseline_file: Path, pack: Path, split: str,
 
 
 @click.command("gate")
-@click.option("--outcomes", "outcomes_csv", type=click.Path(path_type=Path),
+@click.option("--outcomes", "outcomes_csv", type=InputFile(),
               help="CSV with columns task, challenger, baseline (0/1): decide without running anything.")
-@click.option("--challenger", type=click.Path(path_type=Path), help="Frozen challenger strategy.")
-@click.option("--baseline", type=click.Path(path_type=Path), help="Baseline strategy (strategies/initial.json).")
-@click.option("--pack", type=click.Path(path_type=Path), help="Task pack folder.")
+@click.option("--challenger", type=InputFile(), help="Frozen challenger strategy.")
+@click.option("--baseline", type=InputFile(), help="Baseline strategy (strategies/initial.json).")
+@click.option("--pack", type=InputDir(), help="Task pack folder.")
 @click.option("--split", default="release", show_default=True, help="The release split (spent afterwards).")
-@click.option("--split-file", type=click.Path(path_type=Path), help="Split file (default: splits/<pack>.json).")
+@click.option("--split-file", type=InputFile(), help="Split file (default: splits/<pack>.json).")
 @click.option("--model", help="Execution model for both strategies.")
-@click.option("--run", "run_dir", type=click.Path(path_type=Path), help="Run folder for the gate.")
+@click.option("--run", "run_dir", type=NewRunDir(), help="Run folder for the gate.")
 @click.option("--preset", type=click.Choice(["paper", "demo"]), default="paper", show_default=True,
               help="Execution settings (TestHelix configuration, caps) shared with the search.")
 @json_option
 def command(outcomes_csv, challenger, baseline, pack, split, split_file, model, run_dir, preset, as_json) -> None:
     """Promote a frozen challenger only on a positive difference with one-sided exact McNemar p <= 0.05."""
     if outcomes_csv is not None:
+        ignored = [n for n, v in (("--challenger", challenger), ("--baseline", baseline), ("--pack", pack),
+                                  ("--model", model), ("--run", run_dir), ("--split-file", split_file)) if v is not None]
+        if ignored:
+            raise UserError(f"--outcomes decides from recorded outcomes; {', '.join(ignored)} would be ignored "
+                            "(give either --outcomes or the options that run both strategies)")
         result = decide(read_outcomes_csv(outcomes_csv))
     else:
         missing = [n for n, v in (("--challenger", challenger), ("--baseline", baseline), ("--pack", pack),

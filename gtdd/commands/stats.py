@@ -9,6 +9,7 @@ import click
 
 from testhelix.cliutil import json_option, print_json
 from testhelix.errors import UserError
+from testhelix.inputs import InputFile
 
 from gtdd.stats import params
 from gtdd.stats.acceptance import acceptance_probability
@@ -132,7 +133,7 @@ def _read_counts(path: Path) -> list[list[int]]:
 
 
 @click.command("recorded-audit")
-@click.option("--counts", type=click.Path(path_type=Path, dir_okay=False), required=True,
+@click.option("--counts", type=InputFile(), required=True,
               help='JSON: [[K, ...], ...] or {"trajectories": [...]}, failure counts per round.')
 @population_opt
 @tolerance_opt

@@ -20,6 +20,7 @@ from typing import Any
 import click
 
 from testhelix.cliutil import json_option, print_json
+from testhelix.inputs import InputDir, OutputFile, RunDir
 from testhelix.errors import UserError
 from testhelix.prism import metrics as M
 from testhelix.prism import panel as P
@@ -233,11 +234,11 @@ def render_markdown(data: dict[str, Any]) -> str:
 
 
 @click.command("report")
-@click.argument("run_dir", type=click.Path(path_type=Path))
+@click.argument("run_dir", type=RunDir())
 @json_option
-@click.option("--curves", "curves_png", type=click.Path(path_type=Path, dir_okay=False),
+@click.option("--curves", "curves_png", type=OutputFile(),
               help="Also draw the panel-size curves (expected joint score vs panel size) to this PNG.")
-@click.option("--pack", type=click.Path(path_type=Path, file_okay=False),
+@click.option("--pack", type=InputDir(),
               help="Task pack of the run: adds the AST-feature diversity of the tasks' panels.")
 def command(run_dir: Path, as_json: bool, curves_png: Path | None, pack: Path | None) -> None:
     """Print TestPrism metrics per run label of RUN_DIR and write RUN_DIR/report.md."""

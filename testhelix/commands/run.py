@@ -10,6 +10,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from testhelix.cliutil import json_option, print_json
 from testhelix.errors import UserError
+from testhelix.inputs import InputDir, InputFile, NewRunDir
 from testhelix.helix.config import get_config
 from testhelix.helix.runner import HelixRunner
 from testhelix.llm.registry import resolve
@@ -36,18 +37,18 @@ def split_task_ids(pack: Path, split: str, split_file: Path | None) -> list[str]
 
 
 @click.command("run")
-@click.option("--pack", "pack_dir", required=True, type=click.Path(path_type=Path), help="Task pack folder.")
+@click.option("--pack", "pack_dir", required=True, type=InputDir(), help="Task pack folder.")
 @click.option("--split", required=True, help="Split name (proposal, development, release, test) or 'all'.")
-@click.option("--split-file", type=click.Path(path_type=Path), help="Split file (default: splits/<pack>.json).")
+@click.option("--split-file", type=InputFile(), help="Split file (default: splits/<pack>.json).")
 @click.option("--config", "configs", multiple=True, required=True, help="A, B, C, D or E (repeatable).")
 @click.option("--model", "models", multiple=True, required=True, help="e.g. sim:strong, anthropic:claude-opus-4-6.")
-@click.option("--strategy", "strategy_file", type=click.Path(path_type=Path),
+@click.option("--strategy", "strategy_file", type=InputFile(),
               help="Frozen strategy for configuration E (A-D use strategies/initial.json).")
-@click.option("--run", "run_dir", required=True, type=click.Path(path_type=Path), help="Run folder.")
+@click.option("--run", "run_dir", required=True, type=NewRunDir(), help="Run folder.")
 @click.option("--workers", type=click.IntRange(1, 64), default=None, help="Parallel executions (default: cores).")
-@click.option("--token-cap", type=click.IntRange(1000), default=400_000, show_default=True,
+@click.option("--token-cap", type=click.IntRange(1000, 10**12), default=400_000, show_default=True,
               help="Per-task inference cap shared by every role, pair and retry.")
-@click.option("--limit", type=click.IntRange(1), help="Only the first N tasks of the split.")
+@click.option("--limit", type=click.IntRange(1, 1_000_000), help="Only the first N tasks of the split.")
 @click.option("--seed", type=int, default=42, show_default=True)
 @click.option("--coverage/--no-coverage", default=True, show_default=True, help="Measure ΔC and Entry Coverage.")
 @json_option

@@ -9,11 +9,12 @@ from rich.console import Console
 from rich.table import Table
 
 from testhelix.cliutil import json_option, print_json
+from testhelix.inputs import RunDir
 from testhelix.store import RunStore
 
 
 @click.command("sql")
-@click.argument("run_dir", type=click.Path(path_type=Path))
+@click.argument("run_dir", type=RunDir())
 @click.argument("query")
 @json_option
 def command(run_dir: Path, query: str, as_json: bool) -> None:

@@ -6,8 +6,10 @@ from pathlib import Path
 
 import click
 
+from testhelix import atomic
 from testhelix.cliutil import json_option, print_json
 from testhelix.errors import UserError
+from testhelix.inputs import InputFile, OutputFile
 from testhelix.strategy.model import (FIXED_FIELDS, MUTABLE_FIELDS, Strategy, read_json, schema_json,
                                       validate_strategy_data)
 
@@ -18,7 +20,7 @@ def command() -> None:
 
 
 @command.command("validate")
-@click.argument("file", type=click.Path(path_type=Path))
+@click.argument("file", type=InputFile())
 @json_option
 def validate(file: Path, as_json: bool) -> None:
     """Check FILE against every bound and rule; print its content hash (exit 2 if invalid)."""
@@ -46,12 +48,12 @@ def validate(file: Path, as_json: bool) -> None:
 
 
 @command.command("schema")
-@click.option("--out", type=click.Path(path_type=Path), help="Write the schema here instead of printing it.")
+@click.option("--out", type=OutputFile(), help="Write the schema here instead of printing it.")
 def schema(out: Path | None) -> None:
     """Print (or write) the JSON Schema generated from the strategy model."""
     text = schema_json()
     if out:
-        out.write_text(text)
+        atomic.write_text(out, text)
     else:
         click.echo(text, nl=False)
 
