@@ -26,7 +26,7 @@ from typing import Any
 
 import duckdb
 
-from testhelix.errors import UserError
+from testhelix.errors import UserError, describe_store_error
 
 DB_NAME = "run.duckdb"
 
@@ -273,14 +273,22 @@ class RunStore:
             for leftover in (tmp, tmp.with_name(tmp.name + ".wal")):
                 leftover.unlink(missing_ok=True)
             db = self.conn.execute("SELECT current_database()").fetchone()[0]
-            self.conn.execute(f"ATTACH '{tmp}' AS th_snapshot")
             try:
-                self.conn.execute(f'COPY FROM DATABASE "{db}" TO th_snapshot')
-                self.conn.execute("CREATE TABLE th_snapshot.snapshot_meta (step TEXT, published_at TIMESTAMP)")
-                self.conn.execute("INSERT INTO th_snapshot.snapshot_meta VALUES (?, now()::TIMESTAMP)", [step])
-            finally:
-                self.conn.execute("DETACH th_snapshot")
-        os.replace(tmp, final)
+                self.conn.execute(f"ATTACH '{tmp}' AS th_snapshot")
+                try:
+                    self.conn.execute(f'COPY FROM DATABASE "{db}" TO th_snapshot')
+                    self.conn.execute("CREATE TABLE th_snapshot.snapshot_meta (step TEXT, published_at TIMESTAMP)")
+                    self.conn.execute("INSERT INTO th_snapshot.snapshot_meta VALUES (?, now()::TIMESTAMP)", [step])
+                finally:
+                    self.conn.execute("DETACH DATABASE IF EXISTS th_snapshot")
+                os.replace(tmp, final)
+            except (duckdb.Error, OSError) as err:
+                for leftover in (tmp, tmp.with_name(tmp.name + ".wal")):
+                    leftover.unlink(missing_ok=True)  # never a partial snapshot
+                problem = describe_store_error(str(err), {str(tmp)}) if isinstance(err, duckdb.Error) else None
+                if problem is not None:
+                    raise problem from None
+                raise
         self._last_publish = time.monotonic()
 
     @contextmanager
