@@ -11,6 +11,7 @@ import click
 from autosaddler.config import load_config
 from autosaddler.gate import GateResult, PairedOutcome, decide, read_outcomes_csv, render
 from autosaddler.session import helix_evaluator, load_pack_splits, refuse_spent
+from testhelix import atomic
 from testhelix.cliutil import json_option, print_json
 from testhelix.errors import UserError
 from testhelix.inputs import InputDir, InputFile, NewRunDir
@@ -43,11 +44,11 @@ def run_gate(challenger_file: Path, baseline_file: Path, pack: Path, split: str,
                 "p_value": result.p_value, "ci95": list(result.ci95), "ci99": list(result.ci99),
                 "promoted": result.promoted})
             store.upsert("spent_splits", {"pack": splits.split.pack, "split": split, "gate_id": gate_id})
-        with (Path(run_dir) / "gate_outcomes.csv").open("w", newline="") as fh:
+        with atomic.atomic_path(Path(run_dir) / "gate_outcomes.csv") as tmp, tmp.open("w", newline="") as fh:
             writer = csv.writer(fh)
             writer.writerow(["task", "challenger", "baseline"])
             writer.writerows((o.task, o.challenger, o.baseline) for o in outcomes)
-        (Path(run_dir) / "gate_report.md").write_text(
+        atomic.write_text(Path(run_dir) / "gate_report.md",
             f"# Release gate\n\nchallenger: {challenger_file} ({challenger.content_hash()[:12]})\n"
             f"baseline: {baseline_file} ({baseline.content_hash()[:12]})\nmodel: {model}"
             f"{' (simulated test double)' if model.startswith('sim:') else ''}\nsplit: {split} of {pack}\n\n"

@@ -19,6 +19,7 @@ from typing import Any
 
 import click
 
+from testhelix import atomic
 from testhelix.cliutil import json_option, print_json
 from testhelix.inputs import InputDir, OutputFile, RunDir
 from testhelix.errors import UserError
@@ -254,7 +255,7 @@ def command(run_dir: Path, as_json: bool, curves_png: Path | None, pack: Path | 
     if pack is not None:
         data["panel_diversity"] = panel_diversity(pack, run_tasks)
     text = render_markdown(data)
-    (Path(run_dir) / "report.md").write_text(text + "\n", encoding="utf-8")
+    atomic.write_text(Path(run_dir) / "report.md", text + "\n")
     data["report"] = str(Path(run_dir) / "report.md")
     if any(data["curves"].values()):
         from testhelix.prism.plots import plot_panel_curves
