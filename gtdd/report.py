@@ -78,6 +78,7 @@ def load(run_dir: Path) -> tuple[dict, list[dict]]:
         raise UserError(f"{run_dir}: no run store here (expected run.duckdb from `gtdd experiment`)")
     store = RunStore(Path(run_dir), read_only=True)
     try:
+        store.require_kind("gtdd", "gtdd report")
         cols, rows = store.query("SELECT config FROM gtdd_config WHERE key = 'experiment'")
         if not rows:
             raise UserError(f"{run_dir}: no GTDD experiment was recorded here")

@@ -96,6 +96,7 @@ MIGRATIONS: tuple[str, ...] = (
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 SNAPSHOT_NAME = "run.snapshot.duckdb"
+SNAPSHOT_EVERY_S = 5.0  # the least time between two snapshots published after finished tasks
 
 
 def _migration(index: int) -> tuple[str, str]:
@@ -386,6 +387,8 @@ class RunStore:
 
     def record_task_result(self, row: dict) -> None:
         self.upsert("task_results", {**row, "attempt_id": self.attempt_id} if self.attempt_id else row)
+        # readers of a live `testhelix run` see finished tasks (throttled: a copy per few seconds)
+        self.publish_snapshot(f"task {row.get('run_label')}/{row.get('task_id')}", min_interval_s=SNAPSHOT_EVERY_S)
 
     def task_outcomes(self, run_label: str | None = None) -> list[dict]:
         where, params = ("WHERE run_label = ?", [run_label]) if run_label else ("", [])

@@ -27,8 +27,9 @@ def run_gate(challenger_file: Path, baseline_file: Path, pack: Path, split: str,
     splits = load_pack_splits(pack, split_file)
     ids = splits.ids(split)
     cfg = load_config(preset)
-    store = RunStore(run_dir)
+    store = RunStore(run_dir, command="autosaddler gate")
     try:
+        store.refuse_other_kinds({"search", "gate"}, "autosaddler gate")
         refuse_spent(store, splits.split.pack, split)
         with helix_evaluator(store, run_dir, splits.tasks, model, cfg, "gate") as evaluator:
             c = evaluator.evaluate(challenger, ids)

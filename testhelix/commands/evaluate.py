@@ -134,7 +134,8 @@ def command(task_dir, suite_dir, pack_dir, split, split_file, suites_dir, run_di
     ids = _split_ids(pack_dir, split, split_file, tasks)
     from testhelix.store import RunStore
 
-    store = RunStore(run_dir)
+    store = RunStore(run_dir, command="testhelix evaluate")
+    store.refuse_other_kinds({"evaluate"}, "testhelix evaluate")
     try:
         with default_executor(workers, cache=StoreOutcomeCache(store)) as executor:
             summary = evaluate_split(executor, store, pack_dir, ids, tasks, suites_dir, progress=not as_json,

@@ -71,7 +71,8 @@ def command(pack_dir, split, split_file, configs, models, strategy_file, run_dir
         by_id = {t.id: t for t in tasks}
         tasks = [by_id[i] for i in ids]
     tasks = tasks[:limit] if limit else tasks
-    store = RunStore(run_dir)
+    store = RunStore(run_dir, command="testhelix run")
+    store.refuse_other_kinds({"helix"}, "testhelix run")
     started = time.monotonic()
     results: list[dict] = []
     try:
