@@ -4,7 +4,7 @@ The real Search, RunStore, DAG and ModelOptimizer (with the simulated optimizer 
 double) run against a deterministic evaluator that needs no execution; every evaluation records one
 simulated model call like the real evaluator does. `FAULT=name:N` makes the N-th call of `name`
 kill this process with SIGKILL (no clean-up of any kind runs), e.g. `put_state:3` dies inside the
-third DAG commit.
+third DAG commit; `name:N:PATH` pauses there instead until the file PATH exists.
 
     python search_worker.py run RUN_DIR [FAULT]
 
@@ -17,6 +17,7 @@ import hashlib
 import os
 import signal
 import sys
+import time
 from pathlib import Path
 
 import click
@@ -60,7 +61,8 @@ class SimEvaluator:
 
 
 def install_fault(spec: str) -> None:
-    name, _, nth = spec.partition(":")
+    name, _, rest = spec.partition(":")
+    nth, _, wait = rest.partition(":")
     targets = {"put_state": (RunStore, "put_state"), "upsert": (RunStore, "upsert"),
                "put_search_eval": (RunStore, "put_search_eval"), "publish_snapshot": (RunStore, "publish_snapshot"),
                "record_model_call": (RunStore, "record_model_call"), "diagnose": (ModelOptimizer, "diagnose"),
@@ -73,7 +75,12 @@ def install_fault(spec: str) -> None:
     def dying(*args, **kwargs):
         count["n"] += 1
         if count["n"] == int(nth):
-            os.kill(os.getpid(), signal.SIGKILL)
+            if wait:  # pause here (holding the store) until the test creates the file `wait`
+                Path(wait + ".ready").touch()
+                while not Path(wait).exists():
+                    time.sleep(0.05)
+            else:
+                os.kill(os.getpid(), signal.SIGKILL)
         return original(*args, **kwargs)
 
     setattr(owner, attr, dying)
