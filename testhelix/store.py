@@ -121,6 +121,7 @@ class RunStore:
         self._lock = threading.RLock()
         self._depth = 0
         self._last_publish = 0.0
+        self._publish_cost = 0.0
         if self.run_dir.exists() and not self.run_dir.is_dir():
             raise UserError(f"{self.run_dir}: is a file, not a run folder")
         if self.path.exists() and not self.path.is_file():
@@ -264,8 +265,12 @@ class RunStore:
         inspect a live run; `min_interval_s` throttles callers that publish after every task."""
         import time
 
-        if self.read_only or (min_interval_s and time.monotonic() - self._last_publish < min_interval_s):
+        # A throttled caller also waits ten times the last copy's duration, so a large store is
+        # never spending most of its time copying itself.
+        wait = max(min_interval_s, 10 * self._publish_cost) if min_interval_s else 0.0
+        if self.read_only or (wait and time.monotonic() - self._last_publish < wait):
             return
+        began = time.monotonic()
         final = self.run_dir / SNAPSHOT_NAME
         tmp = self.run_dir / f".snapshot-{os.getpid()}.duckdb"
         with self._lock:
@@ -291,6 +296,7 @@ class RunStore:
                     raise problem from None
                 raise
         self._last_publish = time.monotonic()
+        self._publish_cost = self._last_publish - began
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
