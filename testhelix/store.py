@@ -431,6 +431,16 @@ class RunStore:
                 self.upsert("metrics", {"run_label": run_label, "name": name, "value": value})
 
 
+def check_run_folder(run_dir: Path, allowed: set[str], command: str) -> None:
+    """Before any work: refuse an existing run folder that holds another kind of run."""
+    if (Path(run_dir) / DB_NAME).is_file():
+        store = RunStore(run_dir, read_only=True)
+        try:
+            store.refuse_other_kinds(allowed, command)
+        finally:
+            store.close()
+
+
 # --- opening and creating ---------------------------------------------------------------------
 _OPEN_PATHS: set[str] = set()  # stores this process has open (named by the I/O error message)
 

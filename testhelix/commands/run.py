@@ -15,7 +15,7 @@ from testhelix.helix.config import get_config
 from testhelix.helix.runner import HelixRunner
 from testhelix.llm.registry import resolve
 from testhelix.prism.task import load_pack
-from testhelix.store import RunStore
+from testhelix.store import RunStore, check_run_folder
 from testhelix.strategy.model import initial_strategy, load_strategy
 
 
@@ -60,6 +60,7 @@ def command(pack_dir, split, split_file, configs, models, strategy_file, run_dir
 
     for m in models:
         resolve(m)  # unknown model names fail before any work
+    check_run_folder(run_dir, {"helix"}, "testhelix run")
     cfgs = [get_config(c, token_cap=token_cap, seed=seed) for c in configs]
     if any(c.name == "E" for c in cfgs) and strategy_file is None:
         raise UserError("--config E needs --strategy FILE (a frozen, improved strategy)")
