@@ -135,7 +135,7 @@ def command(task_dir, suite_dir, pack_dir, split, split_file, suites_dir, run_di
     from testhelix.store import RunStore
 
     store = RunStore(run_dir, command="testhelix evaluate")
-    store.refuse_other_kinds({"evaluate"}, "testhelix evaluate")
+    store.refuse_other_kinds({"evaluate", "helix"}, "testhelix evaluate")
     try:
         with default_executor(workers, cache=StoreOutcomeCache(store)) as executor:
             summary = evaluate_split(executor, store, pack_dir, ids, tasks, suites_dir, progress=not as_json,

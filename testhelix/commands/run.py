@@ -60,7 +60,7 @@ def command(pack_dir, split, split_file, configs, models, strategy_file, run_dir
 
     for m in models:
         resolve(m)  # unknown model names fail before any work
-    check_run_folder(run_dir, {"helix"}, "testhelix run")
+    check_run_folder(run_dir, {"helix", "evaluate"}, "testhelix run")
     cfgs = [get_config(c, token_cap=token_cap, seed=seed) for c in configs]
     if any(c.name == "E" for c in cfgs) and strategy_file is None:
         raise UserError("--config E needs --strategy FILE (a frozen, improved strategy)")
@@ -73,7 +73,7 @@ def command(pack_dir, split, split_file, configs, models, strategy_file, run_dir
         tasks = [by_id[i] for i in ids]
     tasks = tasks[:limit] if limit else tasks
     store = RunStore(run_dir, command="testhelix run")
-    store.refuse_other_kinds({"helix"}, "testhelix run")
+    store.refuse_other_kinds({"helix", "evaluate"}, "testhelix run")
     started = time.monotonic()
     results: list[dict] = []
     try:
