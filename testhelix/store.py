@@ -320,8 +320,11 @@ class RunStore:
                 self._depth = 0
             self.conn.execute("COMMIT")
 
-    def close(self, finished: bool = True) -> None:
-        """Close; a writer's attempt is marked finished (a crash leaves it running, later abandoned)."""
+    def close(self, finished: bool | None = None) -> None:
+        """Close; a writer's attempt is marked finished unless an exception is on its way out (a
+        full disk, an interrupt) or the process died: then the next writer marks it abandoned."""
+        if finished is None:
+            finished = sys.exc_info()[1] is None
         if self.attempt_id and finished:
             try:
                 self.conn.execute("UPDATE attempts SET status = 'finished', ended_at = now() WHERE attempt_id = ?",

@@ -80,3 +80,15 @@ def test_run_kinds(tmp_path):
     with pytest.raises(UserError, match="holds a `testhelix run`"):
         s.refuse_other_kinds({"search", "gate"}, "autosaddler search")
     s.close()
+
+
+def test_an_attempt_that_fails_is_not_marked_finished(tmp_path):
+    s = RunStore(tmp_path)
+    with pytest.raises(OSError):
+        try:
+            raise OSError(28, "No space left on device")
+        finally:
+            s.close()
+    r = RunStore(tmp_path)  # the next writer marks it abandoned
+    assert r.query("SELECT status FROM attempts ORDER BY started_at, attempt_id")[1][0] == ("abandoned",)
+    r.close()
