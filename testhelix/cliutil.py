@@ -59,7 +59,7 @@ def entry_point(group: click.Group) -> Callable[[], None]:
 def _store_problem(err: Exception):
     import duckdb
 
-    from testhelix.store import _OPEN_PATHS
+    from testhelix.lifecycle import OPEN_PATHS as _OPEN_PATHS
 
     if not isinstance(err, duckdb.Error):
         return None

@@ -4,8 +4,8 @@ This module owns the schema. Every table a run writes is declared in `MIGRATIONS
 on an older file applies the missing migrations in order inside one transaction, so a run
 directory made by an older version keeps working and nothing stored is lost.
 
-Lifecycle (see testhelix/lifecycle.py): a new store is built and migrated under a temporary name
-and only then renamed to `run.duckdb`, so a kill during creation never leaves a store that no
+Lifecycle (mechanics in testhelix/lifecycle.py): a new store is built and migrated under a
+temporary name and only then linked to `run.duckdb`, so a kill during creation never leaves a store that no
 command can open. Each writing process is an *attempt* (a row in `attempts`); the model calls and
 results it records carry its id, and attempts that died without closing are marked `abandoned`
 when the next writer opens the store. After each step a writer may publish a consistent snapshot
@@ -18,6 +18,7 @@ import json
 import os
 import sys
 import threading
+import time
 import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -26,7 +27,8 @@ from typing import Any
 
 import duckdb
 
-from testhelix.errors import UserError, describe_store_error
+from testhelix import lifecycle
+from testhelix.errors import UserError
 
 DB_NAME = "run.duckdb"
 
@@ -133,33 +135,33 @@ class RunStore:
         else:
             self.run_dir.mkdir(parents=True, exist_ok=True)
             if not self.path.exists():
-                _create_atomically(self.path)
-            self.conn = _connect(self.path, read_only=False)
+                lifecycle.create_atomically(self.path, _build_store)
+            self.conn = lifecycle.connect(self.path, read_only=False)
             self._migrate()
             self._begin_attempt(command)
-        _OPEN_PATHS.add(str(self.path))
+        lifecycle.OPEN_PATHS.add(str(self.path))
 
     def _open_for_reading(self) -> duckdb.DuckDBPyConnection:
         try:
             conn = duckdb.connect(str(self.path), read_only=True)
         except duckdb.IOException as err:
             if "lock" not in str(err).lower():
-                raise UserError(f"{self.path}: cannot open the run store: {_first_line(err)}") from None
+                raise UserError(f"{self.path}: cannot open the run store: {lifecycle.first_line(err)}") from None
             return self._open_snapshot(err)
         except duckdb.Error as err:
-            raise UserError(f"{self.path}: cannot open the run store: {_first_line(err)}") from None
+            raise UserError(f"{self.path}: cannot open the run store: {lifecycle.first_line(err)}") from None
         if _pending_migrations(conn):
             # An older (or never initialised) store: migrate it once, then read it.
             conn.close()
             try:
-                writer = _connect(self.path, read_only=False)
+                writer = lifecycle.connect(self.path, read_only=False)
             except UserError:
                 writer = None
             if writer is not None:
                 self.conn = writer
                 self._migrate()
                 writer.close()
-            conn = _connect(self.path, read_only=True)
+            conn = lifecycle.connect(self.path, read_only=True)
         self.conn = conn
         version = self.schema_version()
         if _unknown_migrations(conn):
@@ -168,14 +170,8 @@ class RunStore:
 
     def _open_snapshot(self, err: Exception) -> duckdb.DuckDBPyConnection:
         """The writer holds the lock: read the snapshot it published after its last step."""
-        snap = self.run_dir / SNAPSHOT_NAME
-        if not snap.is_file():
-            raise UserError(f"{self.path}: in use by a running command that has not published a snapshot yet "
-                            "(try again after its first step)") from None
-        conn = _connect(snap, read_only=True)
-        row = conn.execute("SELECT step, published_at FROM snapshot_meta").fetchone()
-        self.snapshot = {"step": row[0], "published_at": str(row[1])[:19]}
-        print(f"note: {self.run_dir} is being written; reading the snapshot after step {row[0]} "
+        conn, self.snapshot = lifecycle.open_snapshot(self.run_dir / SNAPSHOT_NAME, self.path)
+        print(f"note: {self.run_dir} is being written; reading the snapshot after step {self.snapshot['step']} "
               f"(published {self.snapshot['published_at']} UTC)", file=sys.stderr)
         return conn
 
@@ -220,81 +216,33 @@ class RunStore:
             self.conn.execute("UPDATE attempts SET last_call_id = (SELECT max(id) FROM model_calls "
                               "WHERE attempt_id = ?) WHERE attempt_id = ?", [self.attempt_id, self.attempt_id])
 
-    # --- run kinds --------------------------------------------------------------------------
+    # --- run kinds and live snapshots (testhelix/lifecycle.py) -------------------------------
     def kinds(self) -> set[str]:
         """What this folder holds: 'search', 'helix', 'evaluate', 'gate', 'gtdd' (any combination)."""
-        checks = {
-            "search": "SELECT 1 FROM dag_nodes UNION ALL SELECT 1 FROM search_state WHERE key IN ('meta', 'search')",
-            "helix": "SELECT 1 FROM runs WHERE kind = 'helix'",
-            "evaluate": "SELECT 1 FROM runs WHERE kind = 'evaluate'",
-            "gate": "SELECT 1 FROM gate_results",
-            "gtdd": "SELECT 1 FROM gtdd_config",
-        }
-        found = set()
         with self._lock:
-            for kind, sql in checks.items():
-                try:
-                    if self.conn.execute(f"SELECT EXISTS ({sql})").fetchone()[0]:
-                        found.add(kind)
-                except duckdb.CatalogException:
-                    continue
-        return found
+            return lifecycle.run_kinds(self.conn)
 
     def require_kind(self, kind: str, command: str) -> None:
         """Refuse a folder that holds another kind of run, in one line."""
-        kinds = self.kinds()
-        if kind in kinds:
-            return
-        names = {"search": "a strategy search", "helix": "a `testhelix run`", "evaluate": "a `testhelix evaluate` run",
-                 "gate": "a release gate", "gtdd": "a GTDD experiment"}
-        held = ", ".join(names[k] for k in sorted(kinds)) or "nothing yet (an empty store)"
-        raise UserError(f"{self.run_dir}: `{command}` needs {names[kind]}, but this run folder holds {held}")
+        lifecycle.require_kind(self.run_dir, self.kinds(), kind, command)
 
     def refuse_other_kinds(self, allowed: set[str], command: str) -> None:
         """A writing command refuses a folder that already holds another kind of run."""
-        other = sorted(self.kinds() - set(allowed))
-        if other:
-            names = {"search": "a strategy search", "helix": "a `testhelix run`", "evaluate": "a `testhelix evaluate` run",
-                     "gate": "a release gate", "gtdd": "a GTDD experiment"}
-            raise UserError(f"{self.run_dir}: holds {names[other[0]]}; `{command}` writes into its own kind of run "
-                            "folder only (use a new --run)")
+        lifecycle.refuse_other_kinds(self.run_dir, self.kinds(), allowed, command)
 
-    # --- live snapshots ---------------------------------------------------------------------
     def publish_snapshot(self, step: str, min_interval_s: float = 0.0) -> None:
         """Copy the committed store to `run.snapshot.duckdb` (temporary file + rename) so readers can
-        inspect a live run; `min_interval_s` throttles callers that publish after every task."""
-        import time
-
-        # A throttled caller also waits ten times the last copy's duration, so a large store is
-        # never spending most of its time copying itself.
+        inspect a live run; `min_interval_s` throttles callers that publish after every task, and
+        such a caller also waits ten times the last copy's duration (a large store never spends
+        most of its time copying itself)."""
         wait = max(min_interval_s, 10 * self._publish_cost) if min_interval_s else 0.0
         if self.read_only or (wait and time.monotonic() - self._last_publish < wait):
             return
         began = time.monotonic()
-        final = self.run_dir / SNAPSHOT_NAME
-        tmp = self.run_dir / f".snapshot-{os.getpid()}.duckdb"
         with self._lock:
             if self._depth:
                 return  # never inside an open transaction: a snapshot shows committed steps only
-            for leftover in (tmp, tmp.with_name(tmp.name + ".wal")):
-                leftover.unlink(missing_ok=True)
-            db = self.conn.execute("SELECT current_database()").fetchone()[0]
-            try:
-                self.conn.execute(f"ATTACH '{tmp}' AS th_snapshot")
-                try:
-                    self.conn.execute(f'COPY FROM DATABASE "{db}" TO th_snapshot')
-                    self.conn.execute("CREATE TABLE th_snapshot.snapshot_meta (step TEXT, published_at TIMESTAMP)")
-                    self.conn.execute("INSERT INTO th_snapshot.snapshot_meta VALUES (?, now()::TIMESTAMP)", [step])
-                finally:
-                    self.conn.execute("DETACH DATABASE IF EXISTS th_snapshot")
-                os.replace(tmp, final)
-            except (duckdb.Error, OSError) as err:
-                for leftover in (tmp, tmp.with_name(tmp.name + ".wal")):
-                    leftover.unlink(missing_ok=True)  # never a partial snapshot
-                problem = describe_store_error(str(err), {str(tmp)}) if isinstance(err, duckdb.Error) else None
-                if problem is not None:
-                    raise problem from None
-                raise
+            lifecycle.publish_snapshot(self.conn, self.run_dir / SNAPSHOT_NAME, step)
         self._last_publish = time.monotonic()
         self._publish_cost = self._last_publish - began
 
@@ -332,7 +280,7 @@ class RunStore:
             except duckdb.Error:
                 pass  # the next writer marks it abandoned; nothing else depends on it
         self.conn.close()
-        _OPEN_PATHS.discard(str(self.path))
+        lifecycle.OPEN_PATHS.discard(str(self.path))
         if self.attempt_id:
             (self.run_dir / SNAPSHOT_NAME).unlink(missing_ok=True)  # the store itself is readable again
 
@@ -444,21 +392,7 @@ def check_run_folder(run_dir: Path, allowed: set[str], command: str) -> None:
             store.close()
 
 
-# --- opening and creating ---------------------------------------------------------------------
-_OPEN_PATHS: set[str] = set()  # stores this process has open (named by the I/O error message)
-
-
-def _first_line(err: Exception) -> str:
-    return str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
-
-
-def _connect(path: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
-    try:
-        return duckdb.connect(str(path), read_only=read_only)
-    except duckdb.Error as err:
-        raise UserError(f"{path}: cannot open the run store: {_first_line(err)}") from None
-
-
+# --- migrations by name ---------------------------------------------------------------------------
 def _applied(conn: duckdb.DuckDBPyConnection) -> set[str]:
     try:
         rows = conn.execute("SELECT version, name FROM schema_meta").fetchall()
@@ -480,36 +414,12 @@ def _unknown_migrations(conn: duckdb.DuckDBPyConnection) -> list[str]:
     return sorted(_applied(conn) - known)
 
 
-def _create_atomically(path: Path) -> None:
-    """Build and migrate a new store under a temporary name, then link it into place: a kill at
-    any moment leaves either no store or a complete one (leftovers of dead builders are removed)."""
-    for stale in path.parent.glob(f".{path.name}.creating-*"):
-        pid = stale.name.rsplit("-", 1)[-1].split(".")[0]
-        if pid.isdigit() and not _alive(int(pid)):
-            stale.unlink(missing_ok=True)
-    tmp = path.with_name(f".{path.name}.creating-{os.getpid()}")
-    tmp.unlink(missing_ok=True)
+def _build_store(path: Path) -> None:
+    """Create and fully migrate a store file at `path` (a temporary name; see lifecycle)."""
     builder = RunStore.__new__(RunStore)
-    builder.path, builder._lock, builder._depth = tmp, threading.RLock(), 0
-    builder.conn = _connect(tmp, read_only=False)
+    builder.path, builder._lock, builder._depth = path, threading.RLock(), 0
+    builder.conn = lifecycle.connect(path, read_only=False)
     try:
         builder._migrate()
     finally:
         builder.conn.close()
-    try:
-        os.link(tmp, path)  # never replaces a store another process created meanwhile
-    except FileExistsError:
-        pass
-    finally:
-        tmp.unlink(missing_ok=True)
-        tmp.with_name(tmp.name + ".wal").unlink(missing_ok=True)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
