@@ -32,22 +32,22 @@ from testhelix.errors import UserError
 class SearchConfig(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    train_minibatch_size: int = Field(25, ge=1)
-    train_epochs: int = Field(1, ge=1)
-    completed_train_iterations: int = Field(20, ge=1)
-    max_candidate_proposals: int = Field(40, ge=1)
+    train_minibatch_size: int = Field(25, ge=1, le=100_000)
+    train_epochs: int = Field(1, ge=1, le=1000)
+    completed_train_iterations: int = Field(20, ge=1, le=100_000)
+    max_candidate_proposals: int = Field(40, ge=1, le=100_000)
     seed: int = 42
     # The TestHelix run configuration the search executes (not strategy fields).
     helix_config: Literal["A", "C"] = "C"
     proposal_split: str = "proposal"
     development_split: str = "development"
-    development_limit: int | None = Field(None, ge=1, description="evaluate only the first N development tasks")
-    per_task_token_cap: int = Field(400_000, ge=1000)
-    agent_time_limit_s: float = Field(600.0, gt=0)
-    workers: int = Field(2, ge=1)
-    selection_timeout_s: float = Field(300.0, gt=0, description="time limit of the parent-selection session")
-    diagnosis_timeout_s: float = Field(300.0, gt=0, description="time limit of the diagnosis-and-revision session")
-    reflection_timeout_s: float = Field(300.0, gt=0, description="time limit of the reflection session")
+    development_limit: int | None = Field(None, ge=1, le=1_000_000, description="evaluate only the first N development tasks")
+    per_task_token_cap: int = Field(400_000, ge=1000, le=10**12)
+    agent_time_limit_s: float = Field(600.0, gt=0, le=86_400, allow_inf_nan=False)
+    workers: int = Field(2, ge=1, le=64)  # as `testhelix run --workers`; each worker is a process
+    selection_timeout_s: float = Field(300.0, gt=0, le=86_400, allow_inf_nan=False, description="time limit of the parent-selection session")
+    diagnosis_timeout_s: float = Field(300.0, gt=0, le=86_400, allow_inf_nan=False, description="time limit of the diagnosis-and-revision session")
+    reflection_timeout_s: float = Field(300.0, gt=0, le=86_400, allow_inf_nan=False, description="time limit of the reflection session")
 
     def session_timeouts(self) -> dict[str, float]:
         return {"selection": self.selection_timeout_s, "diagnosis": self.diagnosis_timeout_s,
@@ -121,7 +121,10 @@ def config_from_data(data: dict) -> SearchConfig:
 def _read_config_file(path: Path) -> dict:
     if not path.is_file():
         raise UserError(f"{path}: config file does not exist")
-    text = path.read_text()
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as err:
+        raise UserError(f"{path}: not UTF-8 text (byte offset {err.start})") from None
     try:
         data = tomllib.loads(text) if path.suffix == ".toml" else json.loads(text)
     except (tomllib.TOMLDecodeError, json.JSONDecodeError) as err:

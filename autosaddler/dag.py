@@ -12,6 +12,7 @@ from pathlib import Path
 
 import networkx as nx
 
+from testhelix.errors import UserError
 from testhelix.store import RunStore
 
 STATUSES = ("root", "rejected", "screened_out", "developed")
@@ -71,19 +72,22 @@ class EvolutionDAG:
                 store.upsert("optimizer_sessions", {"node_id": node.node_id, "session": session, **usage})
             for key, value in (state or {}).items():
                 store.put_state(key, value)
+            store.checkpoint()  # the model calls so far served this committed step
+        store.publish_snapshot(node.node_id)
 
     @classmethod
     def load(cls, store: RunStore) -> "EvolutionDAG":
+        """The stored DAG, checked: every row well-formed, every strategy re-hashes to its
+        `strategy_hash`, and the edges form a tree rooted at n000. A violation is a UserError naming
+        the row (a tampered or damaged store must never hang, crash or be used silently)."""
         dag = cls()
         cols, rows = store.query("SELECT * FROM dag_nodes ORDER BY iteration, node_id")
         for r in rows:
             d = dict(zip(cols, r))
-            d.pop("created_at", None)
-            for k in _JSON_COLS:
-                d[k] = json.loads(d[k]) if isinstance(d[k], str) else d[k]
-            dag.graph.add_node(d["node_id"], node=Node(**d))
+            dag.graph.add_node(d["node_id"], node=_node_from_row(store, d))
         _, edges = store.query("SELECT parent_id, child_id FROM dag_edges")
         dag.graph.add_edges_from(edges)
+        _check_tree(store, dag.graph)
         return dag
 
     # --- reading ------------------------------------------------------------------------------
@@ -169,10 +173,69 @@ class EvolutionDAG:
         plt.close(fig)
 
 
-def read_search_run(run_dir: Path) -> tuple[EvolutionDAG, dict]:
-    """The DAG and the search metadata (models, pack, config) of a run directory, read-only."""
+def read_search_run(run_dir: Path, command: str = "autosaddler dag") -> tuple[EvolutionDAG, dict]:
+    """The DAG and the search metadata (models, pack, config) of a run directory, read-only.
+    While a search is running this is the snapshot it published after its last step
+    (`meta["_snapshot"]` says which)."""
     store = RunStore(run_dir, read_only=True)
     try:
-        return EvolutionDAG.load(store), store.get_state("meta") or {}
+        store.require_kind("search", command)
+        dag = EvolutionDAG.load(store)
+        meta = store.get_state("meta") or {}
+        if not isinstance(meta, dict):
+            raise UserError(f"{store.path}: search_state row 'meta' is not an object")
+        return dag, ({**meta, "_snapshot": store.snapshot} if store.snapshot else meta)
     finally:
         store.close()
+
+
+def _node_from_row(store: RunStore, d: dict) -> Node:
+    where = f"{store.path}: dag_nodes row {d.get('node_id')!r}"
+    d.pop("created_at", None)
+    try:
+        for k in _JSON_COLS:
+            d[k] = json.loads(d[k]) if isinstance(d[k], str) else d[k]
+        node = Node(**{k: d[k] for k in Node.__dataclass_fields__})
+    except (json.JSONDecodeError, TypeError, KeyError) as err:
+        raise UserError(f"{where}: not a valid node ({err})") from None
+    if node.status not in STATUSES:
+        raise UserError(f"{where}: unknown status {node.status!r}")
+    if not isinstance(node.strategy, dict):
+        raise UserError(f"{where}: strategy is not an object")
+    from testhelix.strategy.model import validate_strategy_data
+
+    strategy, problems = validate_strategy_data(node.strategy)
+    if strategy is None:
+        raise UserError(f"{where}: stored strategy is invalid", problems)
+    if strategy.content_hash() != node.strategy_hash:
+        raise UserError(f"{where}: stored strategy hashes to {strategy.content_hash()[:16]}…, not its "
+                        f"strategy_hash {str(node.strategy_hash)[:16]}… (edited after it was recorded?)")
+    for k in ("parent_outcomes", "child_outcomes", "optimizer_usage", "generator_usage"):
+        if not isinstance(getattr(node, k), dict):
+            raise UserError(f"{where}: {k} is not an object")
+    return node
+
+
+def _check_tree(store: RunStore, graph: nx.DiGraph) -> None:
+    """A tree rooted at n000: the root exists and has no parent, every other node exactly one, no
+    edge names an unknown node, and everything is reachable from the root (so no cycle)."""
+    if graph.number_of_nodes() == 0:
+        return
+    where = f"{store.path}:"
+    for parent, child in graph.edges():
+        for end in (parent, child):
+            if "node" not in graph.nodes[end]:
+                raise UserError(f"{where} dag_edges row ({parent!r}, {child!r}) names node {end!r}, which is not "
+                                "in dag_nodes")
+    if "n000" not in graph:
+        raise UserError(f"{where} dag_nodes has no root row 'n000'")
+    if graph.nodes["n000"]["node"].status != "root" or graph.in_degree("n000"):
+        raise UserError(f"{where} dag_nodes row 'n000' is not a root (status root, no parent)")
+    for node_id in graph.nodes:
+        if node_id != "n000" and graph.in_degree(node_id) != 1:
+            raise UserError(f"{where} dag_nodes row {node_id!r} has {graph.in_degree(node_id)} parents in "
+                            "dag_edges (a tree node has exactly one)")
+    reached = nx.descendants(graph, "n000") | {"n000"}
+    stray = sorted(set(graph.nodes) - reached)
+    if stray:
+        raise UserError(f"{where} dag_nodes row {stray[0]!r} is not reachable from n000 (a cycle in dag_edges?)")

@@ -8,12 +8,15 @@ from pathlib import Path
 import yaml
 
 from autosaddler.dag import read_search_run
+from testhelix.atomic import atomic_path
 from testhelix.errors import UserError
-from testhelix.strategy.model import load_strategy
+from testhelix.strategy.model import load_strategy, read_json, validate_strategy_data
 
 
 def frozen_document(run_dir: Path) -> dict:
-    dag, meta = read_search_run(run_dir)
+    dag, meta = read_search_run(run_dir, "autosaddler freeze")
+    if meta.get("_snapshot"):
+        raise UserError(f"{run_dir}: the search is still running; freeze it after it finishes")
     if not dag.developed():
         raise UserError(f"{run_dir}: the search has no developed strategy yet")
     best = dag.best()
@@ -36,20 +39,30 @@ def frozen_document(run_dir: Path) -> dict:
 
 
 def freeze(run_dir: Path, out: Path) -> dict:
+    """Validate first, then write to a temporary file that is linked into place only when complete:
+    a failure (an invalid strategy, a full disk) leaves no file behind, so a retry works."""
     doc = frozen_document(run_dir)
     out = Path(out)
     if out.exists():
         raise UserError(f"{out}: exists already; frozen strategies are never overwritten")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(doc, indent=2) + "\n")
-    load_strategy(out)  # proves the written file loads and its hash verifies
+    strategy, problems = validate_strategy_data(doc["strategy"])
+    if strategy is None:
+        raise UserError(f"{run_dir}: node {doc['provenance']['node']} holds an invalid strategy", problems)
+    if strategy.content_hash() != doc["hash"]:
+        raise UserError(f"{run_dir}: node {doc['provenance']['node']}: strategy does not hash to its strategy_hash")
+    with atomic_path(out, exclusive=True) as tmp:
+        tmp.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
+        load_strategy(tmp)  # proves the written file loads and its hash verifies
     return doc
 
 
 def export(frozen: Path, fmt: str) -> str:
     """A frozen strategy as JSON or YAML for other tools (hash verified first)."""
-    strategy = load_strategy(frozen)
-    doc = json.loads(Path(frozen).read_text())
+    doc = read_json(frozen)
+    if not (isinstance(doc, dict) and "strategy" in doc and "hash" in doc and "provenance" in doc):
+        raise UserError(f"{frozen}: not a frozen strategy (needs 'strategy', 'hash' and 'provenance'; make one "
+                        "with `autosaddler freeze`)")
+    strategy = load_strategy(frozen)  # verifies the recorded hash
     body = {"strategy": strategy.model_dump(mode="json"), "hash": strategy.content_hash(),
             "provenance": doc.get("provenance", {})}
     if fmt == "json":

@@ -91,11 +91,14 @@ def decide(outcomes: list[PairedOutcome]) -> GateResult:
 
 def read_outcomes_csv(path: Path) -> list[PairedOutcome]:
     """Columns task, challenger, baseline (0/1); every bad cell is named by row and column."""
+    from testhelix.inputs import open_text
+
     path = Path(path)
-    if not path.is_file():
-        raise UserError(f"{path}: file does not exist")
-    with path.open(newline="") as fh:
-        reader = csv.DictReader(fh)
+    # utf-8-sig and skipinitialspace: spreadsheet exports start with a byte-order mark and may put
+    # spaces after the commas; header names are compared without surrounding spaces.
+    with open_text(path, "--outcomes") as fh:
+        reader = csv.DictReader(fh, skipinitialspace=True)
+        reader.fieldnames = [(f or "").strip() for f in (reader.fieldnames or [])]
         missing = {"task", "challenger", "baseline"} - set(reader.fieldnames or [])
         if missing:
             raise UserError(f"{path}: missing column(s) {', '.join(sorted(missing))}")

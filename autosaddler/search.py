@@ -20,6 +20,9 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import Field as PydField
+
 from autosaddler.config import SearchConfig
 from autosaddler.dag import EvolutionDAG, Node
 from autosaddler.edits import RejectedEdit, apply_edit, parse_edit
@@ -88,10 +91,14 @@ class Search:
     def _start_or_resume(self, initial: Strategy):
         saved = self.store.get_state("search")
         if saved is not None:
-            state = SearchState(**saved)
+            dag = EvolutionDAG.load(self.store)
+            state = _validated_state(saved, dag, self.proposal_ids, self.config, str(self.store.path))
             rng = random.Random()
             rng.setstate(_rng_from_json(state.rng))
-            return EvolutionDAG.load(self.store), state, rng
+            last = dag.node(f"n{state.next_node - 1:03d}")
+            if hasattr(self.optimizer, "restore_usage"):
+                self.optimizer.restore_usage(last.optimizer_usage)
+            return dag, state, rng
         rng = random.Random(self.config.seed)
         state = SearchState(order=_epoch_order(self.proposal_ids, self.config.train_epochs,
                                                self.config.train_minibatch_size, rng))
@@ -242,3 +249,43 @@ def _rng_from_json(data: list) -> tuple:
     if not data:
         raise UserError("the stored search state has no RNG state")
     return (data[0], tuple(data[1]), data[2])
+
+
+class _StoredState(BaseModel):
+    """The schema of search_state row 'search' (unknown keys refused)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+    order: list[str]
+    cursor: int = PydField(ge=0)
+    proposals: int = PydField(ge=0)
+    iterations: int = PydField(ge=0)
+    next_node: int = PydField(ge=1)
+    rng: list
+
+
+def _validated_state(saved: object, dag: EvolutionDAG, proposal_ids: Sequence[str], config: SearchConfig,
+                     where: str) -> SearchState:
+    """The stored search state, checked against its schema and against the DAG it belongs to."""
+    row = f"{where}: search_state row 'search'"
+    try:
+        state = _StoredState.model_validate(saved)
+    except ValidationError as err:
+        problems = [(".".join(str(p) for p in e["loc"]) or "$", e["msg"]) for e in err.errors()]
+        raise UserError(f"{row} does not match its schema", problems) from None
+    if sorted(state.order) != sorted(proposal_ids):
+        raise UserError(f"{row}: 'order' is not a permutation of the proposal split's {len(proposal_ids)} tasks")
+    limit = len(state.order) * config.train_epochs
+    if state.cursor > limit:
+        raise UserError(f"{row}: cursor {state.cursor} is out of range (0..{limit})")
+    rng = state.rng
+    if not (len(rng) == 3 and rng[0] == 3 and isinstance(rng[1], list) and len(rng[1]) == 625
+            and all(isinstance(x, int) and 0 <= x < 2 ** 32 for x in rng[1])
+            and (rng[2] is None or isinstance(rng[2], float))):
+        raise UserError(f"{row}: 'rng' is not a Mersenne Twister state (version 3, 625 words, gauss)")
+    nodes = len(dag.nodes())
+    if state.next_node != nodes:
+        raise UserError(f"{row}: next_node {state.next_node} disagrees with the {nodes} nodes in dag_nodes")
+    if state.proposals != nodes - 1 or state.iterations > state.proposals:
+        raise UserError(f"{row}: counters (proposals {state.proposals}, iterations {state.iterations}) disagree "
+                        f"with the {nodes - 1} proposals in dag_nodes")
+    return SearchState(**state.model_dump())

@@ -112,7 +112,8 @@ class Experiment:
         self.executor = TraceExecutor(self.domain, config.per_trace_timeout_s)
         self.coder = coder or make_coder(config.coder, self.domain, self.executor)  # bad names fail
         self.tester = tester or make_tester(config.tester, self.domain)  # before anything is stored
-        self.store = RunStore(self.run_dir)
+        self.store = RunStore(self.run_dir, command="gtdd experiment")
+        self.store.refuse_other_kinds({"gtdd"}, "gtdd experiment")
         self.store.conn.execute(SCHEMA)
         self.config = self._settle_config(config)
         self.rule = acceptance.AcceptanceRule(**self.config.acceptance)

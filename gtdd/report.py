@@ -23,6 +23,8 @@ from pathlib import Path
 import numpy as np
 from scipy import stats
 
+from testhelix import atomic
+from testhelix.atomic import atomic_path
 from testhelix.errors import UserError
 from testhelix.store import RunStore
 
@@ -76,6 +78,7 @@ def load(run_dir: Path) -> tuple[dict, list[dict]]:
         raise UserError(f"{run_dir}: no run store here (expected run.duckdb from `gtdd experiment`)")
     store = RunStore(Path(run_dir), read_only=True)
     try:
+        store.require_kind("gtdd", "gtdd report")
         cols, rows = store.query("SELECT config FROM gtdd_config WHERE key = 'experiment'")
         if not rows:
             raise UserError(f"{run_dir}: no GTDD experiment was recorded here")
@@ -207,7 +210,8 @@ def plot(report: dict, path: Path) -> Path:
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    with atomic_path(path, suffix=".png") as tmp:
+        fig.savefig(tmp, dpi=120)
     plt.close(fig)
     return path
 
@@ -216,8 +220,8 @@ def write_report(run_dir: Path) -> tuple[dict, str]:
     report = build_report(run_dir)
     text = render_text(report)
     png = plot(report, Path(run_dir) / "failure_by_round.png")
-    (Path(run_dir) / "report.md").write_text(
+    atomic.write_text(Path(run_dir) / "report.md",
         "# GTDD experiment report\n\n```\n" + text + "\n```\n\n![failure rate by round](failure_by_round.png)\n")
     report["plot"] = str(png)
-    (Path(run_dir) / "report.json").write_text(json.dumps(report, indent=2, default=str))
+    atomic.write_text(Path(run_dir) / "report.json", json.dumps(report, indent=2, default=str))
     return report, text

@@ -14,7 +14,7 @@ from typing import Any, Callable
 
 import click
 
-from testhelix.errors import UserError
+from testhelix.errors import UserError, describe_os_error, describe_store_error
 from testhelix.llm.base import ModelError
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
@@ -49,6 +49,28 @@ def entry_point(group: click.Group) -> Callable[[], None]:
         except json.JSONDecodeError as err:  # a file the user named does not parse
             click.echo(f"error: JSON does not parse: {err}", err=True)
             sys.exit(2)
+        except UnicodeDecodeError as err:  # a file read without an input check (see testhelix/inputs.py)
+            click.echo(f"error: a file is not UTF-8 text ({err.reason} at byte {err.start})", err=True)
+            sys.exit(2)
+        except OSError as err:  # full disk, permissions, read-only file system: name the path
+            click.echo(describe_os_error(err).render(), err=True)
+            sys.exit(2)
+        except Exception as err:  # DuckDB's I/O failures carry no errno; map the ones that are the machine's
+            problem = _store_problem(err)
+            if problem is None:
+                raise
+            click.echo(problem.render(), err=True)
+            sys.exit(problem.exit_code)
         sys.exit(rv if isinstance(rv, int) else 0)
 
     return main
+
+
+def _store_problem(err: Exception):
+    import duckdb
+
+    from testhelix.lifecycle import OPEN_PATHS as _OPEN_PATHS
+
+    if not isinstance(err, duckdb.Error):
+        return None
+    return describe_store_error(str(err), _OPEN_PATHS)

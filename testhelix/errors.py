@@ -3,9 +3,16 @@
 Anything caused by bad input (a file that does not parse, a value out of bounds, a task whose
 digest disagrees with its manifest) raises `UserError`. The command-line entry points turn it into
 one clear message on stderr and exit code 2, never a traceback.
+
+Problems of the environment (a full disk, a read-only folder, a missing permission) become
+`EnvironmentProblem` with the same exit code 2 and a message naming the path; everything a run
+committed before the failure is kept and `resume` (or re-running the command) continues once the
+cause is fixed.
 """
 
 from __future__ import annotations
+
+import errno
 
 
 class UserError(Exception):
@@ -35,3 +42,45 @@ class EvaluationIncomplete(UserError):
         super().__init__(f"evaluation of {task_id} incomplete ({cause}): {detail[:300]}; "
                          "nothing was scored; run the same command again (or resume) once the provider recovers")
         self.task_id, self.cause, self.detail = task_id, cause, detail
+class EnvironmentProblem(UserError):
+    """The machine, not the input: no space left, no permission, a read-only file system."""
+
+
+_REASONS = {
+    errno.ENOSPC: "no space left on device",
+    errno.EDQUOT: "disk quota exceeded",
+    errno.EROFS: "read-only file system",
+    errno.EACCES: "permission denied",
+    errno.EPERM: "operation not permitted",
+    errno.EISDIR: "is a folder, not a file",
+    errno.ENOTDIR: "a part of the path is not a folder",
+    errno.ENOENT: "no such file or folder",
+    errno.EIO: "input/output error",
+    errno.EMFILE: "too many open files",
+    errno.ENAMETOOLONG: "file name too long",
+}
+
+RESUME_HINT = "nothing committed is lost; fix the cause and run the command again (a search continues with `autosaddler resume`)"
+
+
+def describe_os_error(err: OSError, path: object | None = None) -> EnvironmentProblem:
+    """One line naming the path and the reason, e.g. 'no space left on device (/runs/x/run.duckdb)'."""
+    reason = _REASONS.get(err.errno or -1) or (err.strerror or str(err)).lower()
+    where = path or err.filename or "unknown path"
+    if getattr(err, "filename2", None):
+        where = f"{where} -> {err.filename2}"
+    hint = f"; {RESUME_HINT}" if err.errno in (errno.ENOSPC, errno.EDQUOT, errno.EIO) else ""
+    return EnvironmentProblem(f"{reason} ({where}){hint}")
+
+
+def describe_store_error(message: str, open_paths: set[str]) -> EnvironmentProblem | None:
+    """A DuckDB I/O failure (its message has no errno) as an EnvironmentProblem, if it is one."""
+    low = message.lower()
+    for code, reason in _REASONS.items():
+        if code in (errno.ENOENT, errno.EISDIR, errno.ENOTDIR):
+            continue
+        if reason in low or (code == errno.ENOSPC and "no space" in low):
+            where = ", ".join(sorted(open_paths)) or "the run store"
+            hint = f"; {RESUME_HINT}" if code in (errno.ENOSPC, errno.EDQUOT, errno.EIO) else ""
+            return EnvironmentProblem(f"{reason} ({where}){hint}")
+    return None

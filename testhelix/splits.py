@@ -167,5 +167,6 @@ def check_splits(split: SplitFile, pack_dir: Path) -> list[tuple[str, str]]:
 
 
 def write_split_file(split: SplitFile, path: Path) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(split.to_json(), indent=2) + "\n")
+    from testhelix import atomic
+
+    atomic.write_text(path, json.dumps(split.to_json(), indent=2) + "\n")  # never a partial split file

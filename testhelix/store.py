@@ -3,12 +3,23 @@
 This module owns the schema. Every table a run writes is declared in `MIGRATIONS`; a store opened
 on an older file applies the missing migrations in order inside one transaction, so a run
 directory made by an older version keeps working and nothing stored is lost.
+
+Lifecycle (mechanics in testhelix/lifecycle.py): a new store is built and migrated under a
+temporary name and only then linked to `run.duckdb`, so a kill during creation never leaves a store that no
+command can open. Each writing process is an *attempt* (a row in `attempts`); the model calls and
+results it records carry its id, and attempts that died without closing are marked `abandoned`
+when the next writer opens the store. After each step a writer may publish a consistent snapshot
+(`run.snapshot.duckdb`) that readers use while the writer holds the store's lock.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import sys
 import threading
+import time
+import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -16,6 +27,7 @@ from typing import Any
 
 import duckdb
 
+from testhelix import lifecycle
 from testhelix.errors import UserError
 
 DB_NAME = "run.duckdb"
@@ -62,20 +74,22 @@ MIGRATIONS: tuple[str, ...] = (
         created_at TIMESTAMP DEFAULT now(), PRIMARY KEY (strategy_hash, task_id));
     CREATE TABLE spent_splits (pack TEXT, split TEXT, gate_id TEXT, PRIMARY KEY (pack, split));
     """,
-    # 3: optimizer sessions of each search step: selection, diagnosis, reflection, each with its own
+    # Later migrations are (unique name, SQL) pairs: a store records the names it applied, so
+    # migrations added on different branches merge by appending both entries here, in any order.
+    # optimizer sessions of each search step: selection, diagnosis, reflection, each with its own
     # deadline, tokens, cost (NULL when unknown) and elapsed time
-    """
+    ("optimizer-sessions", """
     CREATE TABLE optimizer_sessions (
         node_id TEXT, session TEXT, calls INTEGER, input_tokens BIGINT, output_tokens BIGINT, tokens BIGINT,
         cost_usd DOUBLE, failures INTEGER, timeouts INTEGER, elapsed_s DOUBLE, timeout_s DOUBLE,
         PRIMARY KEY (node_id, session));
-    """,
-    # 4: provider failures as a state. model_calls gains the SDK retries behind each call (count,
+    """),
+    # provider failures as a state. model_calls gains the SDK retries behind each call (count,
     # causes, seconds waited), whether the provider reported usage, the tokens charged to the budget
     # (reported usage, clamped; or the kept reservation) and any anomaly found at the boundary.
     # incomplete_evals holds every task evaluation the provider prevented; it never gets a metric
     # row, and an evaluation is unresolved while no task_results row exists for it.
-    """
+    ("provider-failures", """
     ALTER TABLE model_calls ADD COLUMN retries INTEGER;
     ALTER TABLE model_calls ADD COLUMN retry_causes TEXT;
     ALTER TABLE model_calls ADD COLUMN retry_wait_s DOUBLE;
@@ -85,31 +99,105 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE TABLE incomplete_evals (
         run_label TEXT, task_id TEXT, cause TEXT, error TEXT, tokens BIGINT, calls INTEGER,
         created_at TIMESTAMP DEFAULT now());
-    """,
+    """),
+    ("attempts-and-accounting", """
+    CREATE TABLE attempts (
+        attempt_id TEXT PRIMARY KEY, pid INTEGER, command TEXT, status TEXT, last_call_id BIGINT,
+        started_at TIMESTAMP DEFAULT now(), ended_at TIMESTAMP);
+    ALTER TABLE model_calls ADD COLUMN attempt_id TEXT;
+    ALTER TABLE task_results ADD COLUMN attempt_id TEXT;
+    ALTER TABLE search_evals ADD COLUMN attempt_id TEXT;
+    -- A call is attributed when the evaluation it served finished: its attempt closed normally,
+    -- the attempt committed a step after the call, or the task result it served was recorded by
+    -- the same attempt. Calls of abandoned work stay (the money was spent) but are not attributed.
+    CREATE VIEW model_call_accounting AS
+    SELECT c.*, coalesce(a.status, 'finished') AS attempt_status,
+           (c.attempt_id IS NULL OR a.status = 'finished' OR c.id <= coalesce(a.last_call_id, -1)
+            OR EXISTS (SELECT 1 FROM task_results r WHERE r.run_label = c.run_label AND r.task_id = c.task_id
+                       AND r.attempt_id = c.attempt_id)
+            OR EXISTS (SELECT 1 FROM search_evals e WHERE e.task_id = c.task_id AND e.attempt_id = c.attempt_id
+                       AND c.run_label LIKE '%/' || left(e.strategy_hash, 12))) AS attributed
+    FROM model_calls c LEFT JOIN attempts a USING (attempt_id);
+    """),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
+SNAPSHOT_NAME = "run.snapshot.duckdb"
+SNAPSHOT_EVERY_S = 5.0  # the least time between two snapshots published after finished tasks
+
+
+def _migration(index: int) -> tuple[str, str]:
+    """(name, sql) of MIGRATIONS[index]; the first, unnamed ones are named by their number."""
+    entry = MIGRATIONS[index]
+    return (str(index + 1), entry) if isinstance(entry, str) else entry
+
+
+def _attempt_id() -> str:
+    return f"{os.getpid()}-{uuid.uuid4().hex[:12]}"
 
 
 class RunStore:
     """A run directory's database. Thread-safe for the writes a run makes (one lock)."""
 
-    def __init__(self, run_dir: Path, read_only: bool = False):
+    def __init__(self, run_dir: Path, read_only: bool = False, command: str = ""):
         self.run_dir = Path(run_dir)
         self.path = self.run_dir / DB_NAME
-        if read_only and not self.path.exists():
-            raise UserError(f"{self.run_dir}: no run store here (expected {DB_NAME})")
-        if not read_only:
-            self.run_dir.mkdir(parents=True, exist_ok=True)
-        try:
-            self.conn = duckdb.connect(str(self.path), read_only=read_only)
-        except duckdb.Error as err:
-            raise UserError(f"{self.path}: cannot open the run store: {err}") from None
+        self.read_only = read_only
+        self.snapshot: dict | None = None      # set when reading a live run's published snapshot
+        self.attempt_id: str | None = None
         self._lock = threading.RLock()
         self._depth = 0
-        if not read_only:
+        self._last_publish = 0.0
+        self._publish_cost = 0.0
+        if self.run_dir.exists() and not self.run_dir.is_dir():
+            raise UserError(f"{self.run_dir}: is a file, not a run folder")
+        if self.path.exists() and not self.path.is_file():
+            raise UserError(f"{self.path}: is not a file (a run store is one DuckDB file)")
+        if read_only:
+            if not self.path.exists():
+                raise UserError(f"{self.run_dir}: no run store here (expected {DB_NAME})")
+            self.conn = self._open_for_reading()
+        else:
+            self.run_dir.mkdir(parents=True, exist_ok=True)
+            if not self.path.exists():
+                lifecycle.create_atomically(self.path, _build_store)
+            self.conn = lifecycle.connect(self.path, read_only=False)
             self._migrate()
-        elif self.schema_version() > SCHEMA_VERSION:
-            raise UserError(f"{self.path}: made by a newer version (schema {self.schema_version()})")
+            self._begin_attempt(command)
+        lifecycle.OPEN_PATHS.add(str(self.path))
+
+    def _open_for_reading(self) -> duckdb.DuckDBPyConnection:
+        try:
+            conn = duckdb.connect(str(self.path), read_only=True)
+        except duckdb.IOException as err:
+            if "lock" not in str(err).lower():
+                raise UserError(f"{self.path}: cannot open the run store: {lifecycle.first_line(err)}") from None
+            return self._open_snapshot(err)
+        except duckdb.Error as err:
+            raise UserError(f"{self.path}: cannot open the run store: {lifecycle.first_line(err)}") from None
+        if _pending_migrations(conn):
+            # An older (or never initialised) store: migrate it once, then read it.
+            conn.close()
+            try:
+                writer = lifecycle.connect(self.path, read_only=False)
+            except UserError:
+                writer = None
+            if writer is not None:
+                self.conn = writer
+                self._migrate()
+                writer.close()
+            conn = lifecycle.connect(self.path, read_only=True)
+        self.conn = conn
+        version = self.schema_version()
+        if _unknown_migrations(conn):
+            raise UserError(f"{self.path}: made by a newer version (schema {version})")
+        return conn
+
+    def _open_snapshot(self, err: Exception) -> duckdb.DuckDBPyConnection:
+        """The writer holds the lock: read the snapshot it published after its last step."""
+        conn, self.snapshot = lifecycle.open_snapshot(self.run_dir / SNAPSHOT_NAME, self.path)
+        print(f"note: {self.run_dir} is being written; reading the snapshot after step {self.snapshot['step']} "
+              f"(published {self.snapshot['published_at']} UTC)", file=sys.stderr)
+        return conn
 
     # --- schema -------------------------------------------------------------------------
     def schema_version(self) -> int:
@@ -121,13 +209,66 @@ class RunStore:
 
     def _migrate(self) -> None:
         self.conn.execute("CREATE TABLE IF NOT EXISTS schema_meta (version INTEGER)")
-        current = self.schema_version()
-        if current > SCHEMA_VERSION:
-            raise UserError(f"{self.path}: made by a newer version (schema {current} > {SCHEMA_VERSION})")
-        for version in range(current + 1, SCHEMA_VERSION + 1):
+        self.conn.execute("ALTER TABLE schema_meta ADD COLUMN IF NOT EXISTS name TEXT")
+        unknown = _unknown_migrations(self.conn)
+        if unknown:
+            raise UserError(f"{self.path}: made by a newer version (schema {self.schema_version()} > "
+                            f"{SCHEMA_VERSION}; unknown migration {unknown[0]})")
+        applied = _applied(self.conn)
+        for index in range(len(MIGRATIONS)):
+            name, sql = _migration(index)
+            if name in applied:
+                continue
             with self.transaction():
-                self.conn.execute(MIGRATIONS[version - 1])
-                self.conn.execute("INSERT INTO schema_meta VALUES (?)", [version])
+                self.conn.execute(sql)
+                self.conn.execute("INSERT INTO schema_meta VALUES (?, ?)", [index + 1, name])
+
+    # --- attempts -------------------------------------------------------------------------
+    def _begin_attempt(self, command: str) -> None:
+        """Mark attempts that never closed as abandoned (the file lock proves their process is gone)
+        and register this process as the running attempt."""
+        self.attempt_id = _attempt_id()
+        with self.transaction():
+            self.conn.execute("UPDATE attempts SET status = 'abandoned', ended_at = now() WHERE status = 'running'")
+            self.conn.execute("INSERT INTO attempts (attempt_id, pid, command, status) VALUES (?, ?, ?, 'running')",
+                              [self.attempt_id, os.getpid(), command or " ".join(sys.argv[:2])[-200:]])
+
+    def checkpoint(self) -> None:
+        """Every model call of this attempt so far served committed work (call inside the step's
+        transaction)."""
+        if self.attempt_id:
+            self.conn.execute("UPDATE attempts SET last_call_id = (SELECT max(id) FROM model_calls "
+                              "WHERE attempt_id = ?) WHERE attempt_id = ?", [self.attempt_id, self.attempt_id])
+
+    # --- run kinds and live snapshots (testhelix/lifecycle.py) -------------------------------
+    def kinds(self) -> set[str]:
+        """What this folder holds: 'search', 'helix', 'evaluate', 'gate', 'gtdd' (any combination)."""
+        with self._lock:
+            return lifecycle.run_kinds(self.conn)
+
+    def require_kind(self, kind: str, command: str) -> None:
+        """Refuse a folder that holds another kind of run, in one line."""
+        lifecycle.require_kind(self.run_dir, self.kinds(), kind, command)
+
+    def refuse_other_kinds(self, allowed: set[str], command: str) -> None:
+        """A writing command refuses a folder that already holds another kind of run."""
+        lifecycle.refuse_other_kinds(self.run_dir, self.kinds(), allowed, command)
+
+    def publish_snapshot(self, step: str, min_interval_s: float = 0.0) -> None:
+        """Copy the committed store to `run.snapshot.duckdb` (temporary file + rename) so readers can
+        inspect a live run; `min_interval_s` throttles callers that publish after every task, and
+        such a caller also waits ten times the last copy's duration (a large store never spends
+        most of its time copying itself)."""
+        wait = max(min_interval_s, 10 * self._publish_cost) if min_interval_s else 0.0
+        if self.read_only or (wait and time.monotonic() - self._last_publish < wait):
+            return
+        began = time.monotonic()
+        with self._lock:
+            if self._depth:
+                return  # never inside an open transaction: a snapshot shows committed steps only
+            lifecycle.publish_snapshot(self.conn, self.run_dir / SNAPSHOT_NAME, step)
+        self._last_publish = time.monotonic()
+        self._publish_cost = self._last_publish - began
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
@@ -151,8 +292,21 @@ class RunStore:
                 self._depth = 0
             self.conn.execute("COMMIT")
 
-    def close(self) -> None:
+    def close(self, finished: bool | None = None) -> None:
+        """Close; a writer's attempt is marked finished unless an exception is on its way out (a
+        full disk, an interrupt) or the process died: then the next writer marks it abandoned."""
+        if finished is None:
+            finished = sys.exc_info()[1] is None
+        if self.attempt_id and finished:
+            try:
+                self.conn.execute("UPDATE attempts SET status = 'finished', ended_at = now() WHERE attempt_id = ?",
+                                  [self.attempt_id])
+            except duckdb.Error:
+                pass  # the next writer marks it abandoned; nothing else depends on it
         self.conn.close()
+        lifecycle.OPEN_PATHS.discard(str(self.path))
+        if self.attempt_id:
+            (self.run_dir / SNAPSHOT_NAME).unlink(missing_ok=True)  # the store itself is readable again
 
     # --- generic ------------------------------------------------------------------------
     def query(self, sql: str, params: Sequence[Any] = ()) -> tuple[list[str], list[tuple]]:
@@ -187,6 +341,8 @@ class RunStore:
 
     # --- ledger -----------------------------------------------------------------------------
     def record_model_call(self, row: dict) -> None:
+        if self.attempt_id and "attempt_id" not in row:
+            row = {**row, "attempt_id": self.attempt_id}
         cols = list(row)
         with self._lock:
             self.conn.execute(f"INSERT INTO model_calls ({', '.join(cols)}) VALUES ({', '.join('?' for _ in cols)})",
@@ -211,7 +367,9 @@ class RunStore:
                 self.upsert("task_outcomes", {"run_label": run_label, "task_id": task_id, **r})
 
     def record_task_result(self, row: dict) -> None:
-        self.upsert("task_results", row)
+        self.upsert("task_results", {**row, "attempt_id": self.attempt_id} if self.attempt_id else row)
+        # readers of a live `testhelix run` see finished tasks (throttled: a copy per few seconds)
+        self.publish_snapshot(f"task {row.get('run_label')}/{row.get('task_id')}", min_interval_s=SNAPSHOT_EVERY_S)
 
     def task_outcomes(self, run_label: str | None = None) -> list[dict]:
         where, params = ("WHERE run_label = ?", [run_label]) if run_label else ("", [])
@@ -249,7 +407,7 @@ class RunStore:
 
     def put_search_eval(self, strategy_hash: str, task_id: str, split: str, success: int, trace: dict) -> None:
         self.upsert("search_evals", {"strategy_hash": strategy_hash, "task_id": task_id, "split": split,
-                                      "success": success, "trace": trace})
+                                      "success": success, "trace": trace, "attempt_id": self.attempt_id})
 
     def get_state(self, key: str) -> object | None:
         rows = self._dicts("SELECT value FROM search_state WHERE key = ?", [key])
@@ -262,3 +420,46 @@ class RunStore:
         with self.transaction():
             for name, value in values.items():
                 self.upsert("metrics", {"run_label": run_label, "name": name, "value": value})
+
+
+def check_run_folder(run_dir: Path, allowed: set[str], command: str) -> None:
+    """Before any work: refuse an existing run folder that holds another kind of run."""
+    if (Path(run_dir) / DB_NAME).is_file():
+        store = RunStore(run_dir, read_only=True)
+        try:
+            store.refuse_other_kinds(allowed, command)
+        finally:
+            store.close()
+
+
+# --- migrations by name ---------------------------------------------------------------------------
+def _applied(conn: duckdb.DuckDBPyConnection) -> set[str]:
+    try:
+        rows = conn.execute("SELECT version, name FROM schema_meta").fetchall()
+    except duckdb.Error:
+        try:
+            rows = [(v, None) for (v,) in conn.execute("SELECT version FROM schema_meta").fetchall()]
+        except duckdb.Error:
+            return set()
+    return {name or str(version) for version, name in rows}
+
+
+def _pending_migrations(conn: duckdb.DuckDBPyConnection) -> bool:
+    applied = _applied(conn)
+    return any(_migration(i)[0] not in applied for i in range(len(MIGRATIONS)))
+
+
+def _unknown_migrations(conn: duckdb.DuckDBPyConnection) -> list[str]:
+    known = {_migration(i)[0] for i in range(len(MIGRATIONS))}
+    return sorted(_applied(conn) - known)
+
+
+def _build_store(path: Path) -> None:
+    """Create and fully migrate a store file at `path` (a temporary name; see lifecycle)."""
+    builder = RunStore.__new__(RunStore)
+    builder.path, builder._lock, builder._depth = path, threading.RLock(), 0
+    builder.conn = lifecycle.connect(path, read_only=False)
+    try:
+        builder._migrate()
+    finally:
+        builder.conn.close()

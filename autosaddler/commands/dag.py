@@ -10,13 +10,15 @@ from rich.console import Console
 from rich.table import Table
 
 from autosaddler.dag import read_search_run
+from testhelix import atomic
+from testhelix.inputs import OutputFile, RunDir
 
 
 @click.command("dag")
-@click.argument("run_dir", type=click.Path(path_type=Path))
-@click.option("--json", "json_out", type=click.Path(path_type=Path), help="Write the DAG as JSON to this file.")
-@click.option("--graphml", type=click.Path(path_type=Path), help="Write the DAG as GraphML to this file.")
-@click.option("--png", type=click.Path(path_type=Path), help="Draw the DAG and the development score over iterations.")
+@click.argument("run_dir", type=RunDir())
+@click.option("--json", "json_out", type=OutputFile(), help="Write the DAG as JSON to this file.")
+@click.option("--graphml", type=OutputFile(), help="Write the DAG as GraphML to this file.")
+@click.option("--png", type=OutputFile(), help="Draw the DAG and the development score over iterations.")
 def command(run_dir: Path, json_out: Path | None, graphml: Path | None, png: Path | None) -> None:
     """Print the evolution DAG of a search run."""
     dag, meta = read_search_run(run_dir)
@@ -41,12 +43,18 @@ def command(run_dir: Path, json_out: Path | None, graphml: Path | None, png: Pat
     models = [meta.get("model", ""), meta.get("optimizer_model", "")]
     if any(m.startswith("sim:") for m in models):
         click.echo(f"models: {models[0]} (execution), {models[1]} (optimizer): simulated test doubles")
+    if meta.get("_snapshot"):
+        click.echo(f"live run: this is the snapshot after step {meta['_snapshot']['step']} "
+                   f"(published {meta['_snapshot']['published_at']} UTC)")
+    # Every file is written under a temporary name and renamed: never a partial file.
     if json_out:
-        json_out.write_text(json.dumps(dag.to_json(), indent=2) + "\n")
+        atomic.write_text(json_out, json.dumps(dag.to_json(), indent=2) + "\n")
     if graphml:
-        dag.write_graphml(graphml)
+        with atomic.atomic_path(graphml) as tmp:
+            dag.write_graphml(tmp)
     if png:
-        dag.write_png(png)
+        with atomic.atomic_path(png, suffix=".png") as tmp:
+            dag.write_png(tmp)
 
 
 def _incomplete(run_dir: Path) -> list[dict]:

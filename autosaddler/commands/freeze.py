@@ -8,12 +8,14 @@ import click
 
 from autosaddler.freeze import export as export_strategy
 from autosaddler.freeze import freeze as freeze_strategy
+from testhelix import atomic
 from testhelix.cliutil import json_option, print_json
+from testhelix.inputs import InputFile, OutputFile, RunDir
 
 
 @click.command("freeze")
-@click.argument("run_dir", type=click.Path(path_type=Path))
-@click.option("--out", required=True, type=click.Path(path_type=Path), help="e.g. strategies/frozen/NAME.json")
+@click.argument("run_dir", type=RunDir())
+@click.option("--out", required=True, type=OutputFile(), help="e.g. strategies/frozen/NAME.json")
 @json_option
 def freeze(run_dir: Path, out: Path, as_json: bool) -> None:
     """Freeze the best development score of RUN_DIR (ties: fewer edits, then earliest)."""
@@ -28,13 +30,13 @@ def freeze(run_dir: Path, out: Path, as_json: bool) -> None:
 
 
 @click.command("export")
-@click.argument("frozen", type=click.Path(path_type=Path))
+@click.argument("frozen", type=InputFile())
 @click.option("--format", "fmt", type=click.Choice(["json", "yaml"]), default="json", show_default=True)
-@click.option("--out", type=click.Path(path_type=Path), help="Write here instead of printing.")
+@click.option("--out", type=OutputFile(), help="Write here instead of printing.")
 def export(frozen: Path, fmt: str, out: Path | None) -> None:
     """Write a frozen strategy (hash verified) as JSON or YAML for other tools."""
     text = export_strategy(frozen, fmt)
     if out:
-        out.write_text(text)
+        atomic.write_text(out, text)
     else:
         click.echo(text, nl=False)

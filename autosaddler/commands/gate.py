@@ -12,10 +12,12 @@ from autosaddler.config import load_config
 from autosaddler.gate import GateResult, PairedOutcome, decide, read_outcomes_csv, render
 from autosaddler.ledger import REUSE_NOTE, ReleaseLedger, new_entry, refuse_spent_release
 from autosaddler.session import helix_evaluator, load_pack_splits, refuse_spent
+from testhelix import atomic
 from testhelix.cliutil import json_option, print_json
 from testhelix.errors import UserError
 from testhelix.parallel.options import concurrency_options
 from testhelix.parallel.progress import TaskProgress
+from testhelix.inputs import InputDir, InputFile, NewRunDir
 from testhelix.store import RunStore
 from testhelix.strategy.model import load_strategy
 
@@ -36,8 +38,9 @@ def run_gate(challenger_file: Path, baseline_file: Path, pack: Path, split: str,
     reused = bool(earlier)
     if reused:
         click.echo(f"warning: {REUSE_NOTE}", err=True)
-    store = RunStore(run_dir)
+    store = RunStore(run_dir, command="autosaddler gate")
     try:
+        store.refuse_other_kinds({"search", "gate"}, "autosaddler gate")
         if not allow_reuse:
             refuse_spent(store, splits.split.pack, split)
         with helix_evaluator(store, run_dir, splits.tasks, model, cfg, "gate", jobs, backend, ray_address) as evaluator, \
@@ -60,11 +63,11 @@ def run_gate(challenger_file: Path, baseline_file: Path, pack: Path, split: str,
                                 challenger_hash=challenger.content_hash(), baseline_hash=baseline.content_hash(),
                                 model=model, run_dir=run_dir, gate_id=gate_id, promoted=result.promoted,
                                 reused=reused))
-        with (Path(run_dir) / "gate_outcomes.csv").open("w", newline="") as fh:
+        with atomic.atomic_path(Path(run_dir) / "gate_outcomes.csv") as tmp, tmp.open("w", newline="") as fh:
             writer = csv.writer(fh)
             writer.writerow(["task", "challenger", "baseline"])
             writer.writerows((o.task, o.challenger, o.baseline) for o in outcomes)
-        (Path(run_dir) / "gate_report.md").write_text(
+        atomic.write_text(Path(run_dir) / "gate_report.md",
             f"# Release gate\n\nchallenger: {challenger_file} ({challenger.content_hash()[:12]})\n"
             f"baseline: {baseline_file} ({baseline.content_hash()[:12]})\nmodel: {model}"
             f"{' (simulated test double)' if model.startswith('sim:') else ''}\nsplit: {split} of {pack}\n\n"
@@ -76,15 +79,15 @@ def run_gate(challenger_file: Path, baseline_file: Path, pack: Path, split: str,
 
 
 @click.command("gate")
-@click.option("--outcomes", "outcomes_csv", type=click.Path(path_type=Path),
+@click.option("--outcomes", "outcomes_csv", type=InputFile(),
               help="CSV with columns task, challenger, baseline (0/1): decide without running anything.")
-@click.option("--challenger", type=click.Path(path_type=Path), help="Frozen challenger strategy.")
-@click.option("--baseline", type=click.Path(path_type=Path), help="Baseline strategy (strategies/initial.json).")
-@click.option("--pack", type=click.Path(path_type=Path), help="Task pack folder.")
+@click.option("--challenger", type=InputFile(), help="Frozen challenger strategy.")
+@click.option("--baseline", type=InputFile(), help="Baseline strategy (strategies/initial.json).")
+@click.option("--pack", type=InputDir(), help="Task pack folder.")
 @click.option("--split", default="release", show_default=True, help="The release split (spent afterwards).")
-@click.option("--split-file", type=click.Path(path_type=Path), help="Split file (default: splits/<pack>.json).")
+@click.option("--split-file", type=InputFile(), help="Split file (default: splits/<pack>.json).")
 @click.option("--model", help="Execution model for both strategies.")
-@click.option("--run", "run_dir", type=click.Path(path_type=Path), help="Run folder for the gate.")
+@click.option("--run", "run_dir", type=NewRunDir(), help="Run folder for the gate.")
 @click.option("--preset", type=click.Choice(["paper", "demo"]), default="paper", show_default=True,
               help="Execution settings (TestHelix configuration, caps) shared with the search.")
 @click.option("--allow-reuse", is_flag=True, help="Gate on a release split an earlier gate already spent (the "
@@ -96,6 +99,11 @@ def command(outcomes_csv, challenger, baseline, pack, split, split_file, model, 
     """Promote a frozen challenger only on a positive difference with one-sided exact McNemar p <= 0.05."""
     fresh = True
     if outcomes_csv is not None:
+        ignored = [n for n, v in (("--challenger", challenger), ("--baseline", baseline), ("--pack", pack),
+                                  ("--model", model), ("--run", run_dir), ("--split-file", split_file)) if v is not None]
+        if ignored:
+            raise UserError(f"--outcomes decides from recorded outcomes; {', '.join(ignored)} would be ignored "
+                            "(give either --outcomes or the options that run both strategies)")
         result = decide(read_outcomes_csv(outcomes_csv))
     else:
         missing = [n for n, v in (("--challenger", challenger), ("--baseline", baseline), ("--pack", pack),

@@ -18,6 +18,7 @@ from autosaddler.session import helix_evaluator, load_pack_splits, refuse_spent
 from testhelix.agent.budget import Budget
 from testhelix.cliutil import json_option, print_json
 from testhelix.errors import UserError
+from testhelix.inputs import InputDir, InputFile, NewRunDir, RunDir
 from testhelix.llm.registry import create_optimizer_model, resolve
 from testhelix.parallel.options import concurrency_options
 from testhelix.parallel.progress import TaskProgress
@@ -31,9 +32,10 @@ def _run(run_dir: Path, meta: dict, cfg: SearchConfig, as_json: bool, jobs: int 
          backend: str = "local", ray_address: str | None = None) -> None:
     console = Console(quiet=as_json)
     splits = load_pack_splits(Path(meta["pack"]), Path(meta["split_file"]) if meta.get("split_file") else None)
-    store = RunStore(run_dir)
+    store = RunStore(run_dir, command="autosaddler search")
     started = time.monotonic()
     try:
+        store.refuse_other_kinds({"search", "gate"}, "autosaddler search")
         refuse_spent(store, splits.split.pack, cfg.proposal_split, cfg.development_split)
         for name in (cfg.proposal_split, cfg.development_split):  # spent by a gate anywhere on this machine
             refuse_spent_release(ReleaseLedger(), splits.split.pack, splits.split.pack_digest, name, False, "a search")
@@ -77,13 +79,13 @@ def _run(run_dir: Path, meta: dict, cfg: SearchConfig, as_json: bool, jobs: int 
 
 
 @click.command("search")
-@click.option("--pack", required=True, type=click.Path(path_type=Path), help="Task pack folder.")
+@click.option("--pack", required=True, type=InputDir(), help="Task pack folder.")
 @click.option("--model", required=True, help="Execution model (runs TestHelix), e.g. sim:strong.")
 @click.option("--optimizer-model", required=True, help="Optimizer model (three sessions), e.g. sim:strong.")
-@click.option("--run", "run_dir", required=True, type=click.Path(path_type=Path), help="Run folder.")
+@click.option("--run", "run_dir", required=True, type=NewRunDir(), help="Run folder.")
 @click.option("--preset", type=click.Choice(sorted(PRESETS)), default="paper", show_default=True)
-@click.option("--config", "config_file", type=click.Path(path_type=Path), help="JSON or TOML overrides.")
-@click.option("--split-file", type=click.Path(path_type=Path), help="Split file (default: splits/<pack>.json).")
+@click.option("--config", "config_file", type=InputFile(), help="JSON or TOML overrides.")
+@click.option("--split-file", type=InputFile(), help="Split file (default: splits/<pack>.json).")
 @concurrency_options
 @json_option
 def search(pack: Path, model: str, optimizer_model: str, run_dir: Path, preset: str, config_file, split_file,
@@ -93,8 +95,11 @@ def search(pack: Path, model: str, optimizer_model: str, run_dir: Path, preset: 
     cfg = load_config(preset, config_file)
     if (Path(run_dir) / "run.duckdb").exists():
         store = RunStore(run_dir, read_only=True)
-        started = store.get_state("search") is not None
-        store.close()
+        try:
+            store.refuse_other_kinds({"search", "gate"}, "autosaddler search")
+            started = store.get_state("search") is not None
+        finally:
+            store.close()
         if started:
             raise UserError(f"{run_dir}: a search already ran here; use `autosaddler resume {run_dir}` or a new --run")
     meta = {"pack": str(pack), "model": model, "optimizer_model": optimizer_model, "preset": preset,
@@ -103,14 +108,36 @@ def search(pack: Path, model: str, optimizer_model: str, run_dir: Path, preset: 
 
 
 @click.command("resume")
-@click.argument("run_dir", type=click.Path(path_type=Path))
+@click.argument("run_dir", type=RunDir())
 @concurrency_options
 @json_option
 def resume(run_dir: Path, jobs, backend, ray_address, as_json: bool) -> None:
     """Continue a stopped search exactly where it stopped (same DAG as an uninterrupted run)."""
     store = RunStore(run_dir, read_only=True)
-    meta = store.get_state("meta")
-    store.close()
+    try:
+        store.require_kind("search", "autosaddler resume")
+        meta = store.get_state("meta")
+    finally:
+        store.close()
     if meta is None:
         raise UserError(f"{run_dir}: no search to resume here")
-    _run(run_dir, meta, config_from_data(meta["config"]), as_json, jobs, backend, ray_address)
+    _run(run_dir, meta, _stored_config(run_dir, meta), as_json, jobs, backend, ray_address)
+
+
+def _stored_config(run_dir: Path, meta: object) -> SearchConfig:
+    """The stored search settings, validated exactly as on input (a damaged store names the field)."""
+    where = f"{Path(run_dir) / 'run.duckdb'}: search_state row 'meta'"
+    if not isinstance(meta, dict):
+        raise UserError(f"{where} is not an object")
+    for key in ("pack", "model", "optimizer_model"):
+        if not isinstance(meta.get(key), str) or not meta[key]:
+            raise UserError(f"{where}: {key!r} is missing or not a string")
+    for key in ("model", "optimizer_model"):
+        resolve(meta[key])
+    if not isinstance(meta.get("config"), dict):
+        raise UserError(f"{where}: 'config' is not an object")
+    try:
+        return config_from_data(meta["config"])
+    except UserError as err:
+        raise UserError(f"{where}: the stored search configuration is invalid",
+                        [("config." + field, why) for field, why in err.problems]) from None

@@ -7,24 +7,25 @@ from pathlib import Path
 import click
 
 from testhelix.cliutil import json_option, print_json
+from testhelix.inputs import FiniteFloat, NewRunDir, RunDir
 from testhelix.errors import UserError
 
 from gtdd.acceptance import ALLOCATIONS
 from gtdd.feedback import RULES
 from gtdd.policies import POLICIES, parse_policies
 
-run_dir_opt = click.option("--run", "run_dir", type=click.Path(path_type=Path, file_okay=False),
+run_dir_opt = click.option("--run", "run_dir", type=NewRunDir(),
                            required=True, help="Run directory (created; an existing one is resumed).")
 
 
 def _common(f):
     options = [
-        click.option("--rounds", type=int, default=4, show_default=True, help="Coding rounds T per trajectory."),
+        click.option("--rounds", type=click.IntRange(1, 1000), default=4, show_default=True, help="Coding rounds T per trajectory."),
         click.option("--coder", default="sim:strong", show_default=True,
                      help="Coder model: sim:strong, sim:weak, anthropic:..., openai:..., openai-compatible:..."),
         click.option("--tester", default="sim:strong", show_default=True, help="Tester model (same names)."),
         click.option("--domain", default="kvstore", show_default=True, help="GTDD domain."),
-        click.option("-k", "--report-limit", "k", type=int, default=6, show_default=True,
+        click.option("-k", "--report-limit", "k", type=click.IntRange(0, 10_000), default=6, show_default=True,
                      help="At most k counterexamples reported per round."),
         click.option("--rule", type=click.Choice(sorted(RULES)), default="standard", show_default=True,
                      help="Feedback rule."),
@@ -33,10 +34,10 @@ def _common(f):
                      help="Error allocation of the family audits."),
         click.option("--alpha", default="0.05", show_default=True, help="Error target alpha."),
         click.option("--tolerance", default="0.05", show_default=True, help="Family tolerance rho."),
-        click.option("--failures-allowed", type=int, default=0, show_default=True,
+        click.option("--failures-allowed", type=click.IntRange(0, 1_000_000), default=0, show_default=True,
                      help="An audit accepts with at most this many failures."),
         click.option("--no-regression-gate", is_flag=True, help="Acceptance does not require regression tests."),
-        click.option("--per-trace-timeout", type=float, default=1.0, show_default=True,
+        click.option("--per-trace-timeout", type=FiniteFloat(0, 3600, low_open=True), default=1.0, show_default=True,
                      help="Seconds per trace execution."),
         click.option("--quiet", is_flag=True, help="No progress lines."),
         run_dir_opt,
@@ -71,7 +72,7 @@ def _experiment(run_dir, policies, blocks, rounds, coder, tester, domain, k, rul
 @click.command("experiment")
 @click.option("--policies", required=True,
               help=f"Comma-separated policies: {', '.join(POLICIES)}.")
-@click.option("--blocks", type=int, default=30, show_default=True, help="Paired blocks.")
+@click.option("--blocks", type=click.IntRange(1, 10_000), default=30, show_default=True, help="Paired blocks.")
 @_common
 @json_option
 def experiment_command(policies, blocks, as_json, **kw):
@@ -116,7 +117,7 @@ def run_command(policy, as_json, **kw):
 
 
 @click.command("report")
-@click.argument("run_dir", type=click.Path(path_type=Path, file_okay=False))
+@click.argument("run_dir", type=RunDir())
 @json_option
 def report_command(run_dir, as_json):
     """Failure table, paired contrasts, recorded-candidate audits and a PNG plot of a run."""

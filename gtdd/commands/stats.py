@@ -9,6 +9,7 @@ import click
 
 from testhelix.cliutil import json_option, print_json
 from testhelix.errors import UserError
+from testhelix.inputs import InputFile
 
 from gtdd.stats import params
 from gtdd.stats.acceptance import acceptance_probability
@@ -32,6 +33,21 @@ method_opt = click.option(
     "--method", type=click.Choice(params.METHODS), default="auto", show_default=True,
     help="exact big integers, log space, or auto (exact for small populations).",
 )
+
+
+# Documented limits of the exact computations (README: "Limits of the exact statistics"). Their cost
+# grows with the sizes below (big-integer sums over n terms, over T x k message histories, over T x m
+# probe occupancies); above the limits one answer takes minutes to hours, so they are refused with the
+# reason instead of running without bound. `--method auto` switches to log space for large populations.
+EXACT_SAMPLE_LIMIT = 100_000          # audit size n for --method exact
+HISTORY_WORK_LIMIT = 10_000           # rounds T x max(1, report limit k) for history-bound
+PROBE_WORK_LIMIT = 20_000             # (rounds T - 1) x region m for probe
+
+
+def _check_exact(method: str, sample: int | None) -> None:
+    if method == "exact" and sample is not None and sample > EXACT_SAMPLE_LIMIT:
+        raise UserError(f"--method exact with --sample {sample}: above the exact method's limit of "
+                        f"{EXACT_SAMPLE_LIMIT} (the big-integer sum grows with n); use --method log or auto")
 
 
 def _emit(result: dict, as_json: bool) -> None:
@@ -70,6 +86,7 @@ def audit_size_command(population, rho, alpha, opportunities, failures_allowed, 
 @json_option
 def accept_prob_command(population, failures, sample, failures_allowed, method, as_json):
     """Probability that a fixed candidate with K failures passes a size-n audit."""
+    _check_exact(method, sample)
     p = acceptance_probability(population, failures, sample, failures_allowed, method)
     _emit({"probability": p}, as_json)
 
@@ -85,6 +102,9 @@ def accept_prob_command(population, failures, sample, failures_allowed, method, 
 @json_option
 def history_bound_command(population, rho, alpha, rounds, report_limit, no_accept_bit, as_json):
     """Hidden-test-set size under repeated feedback: exact (eq. 13) and exponential (eq. 14)."""
+    if rounds is not None and report_limit is not None and rounds * max(1, report_limit) > HISTORY_WORK_LIMIT:
+        raise UserError(f"--rounds {rounds} x --report-limit {report_limit}: above the documented limit of "
+                        f"{HISTORY_WORK_LIMIT} (the exact history count has T x k x log N digits)")
     bound = history_bound(population, rho, alpha, rounds, report_limit, not no_accept_bit)
     _emit({"exact_n": bound.exact_n, "exponential_n": bound.exponential_n}, as_json)
 
@@ -102,6 +122,9 @@ def probe_command(population, sample, region, report_limit, rounds, rho, as_json
     """Success of the probing construction: union lower bound (Thm 4.6) and exact (eq. 23).
 
     The union lower bound is 0 when r (m - k) <= rho N, where Theorem 4.6 does not apply."""
+    if rounds is not None and region is not None and (rounds - 1) * region > PROBE_WORK_LIMIT:
+        raise UserError(f"--rounds {rounds} x --region {region}: above the documented limit of {PROBE_WORK_LIMIT} "
+                        "(the exact occupancy sum grows with (T - 1) x m)")
     r = probe_success(population, sample, region, report_limit, rounds, rho)
     _emit({"union_lower_bound": r.union_lower_bound, "exact_success": r.exact_success}, as_json)
 
@@ -119,7 +142,9 @@ def tables_command(as_json):
 
 def _read_counts(path: Path) -> list[list[int]]:
     try:
-        data = json.loads(path.read_text())
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as err:
+        raise UserError(f"--counts {path}: not UTF-8 text (byte offset {err.start})") from None
     except OSError as err:
         raise UserError(f"cannot read {path}: {err.strerror}") from None
     except json.JSONDecodeError as err:
@@ -132,7 +157,7 @@ def _read_counts(path: Path) -> list[list[int]]:
 
 
 @click.command("recorded-audit")
-@click.option("--counts", type=click.Path(path_type=Path, dir_okay=False), required=True,
+@click.option("--counts", type=InputFile(), required=True,
               help='JSON: [[K, ...], ...] or {"trajectories": [...]}, failure counts per round.')
 @population_opt
 @tolerance_opt

@@ -17,6 +17,7 @@ from pathlib import Path
 import click
 
 from testhelix.cliutil import json_option, print_json
+from testhelix.inputs import InputDir, InputFile, NewRunDir
 from testhelix.digest import tree_sha256
 from testhelix.errors import UserError
 from testhelix.prism.coverage import CoverageMeter
@@ -108,14 +109,14 @@ def evaluate_split(executor, store, pack: Path, ids: list[str], tasks: list[Task
 
 
 @click.command("evaluate")
-@click.option("--task", "task_dir", type=click.Path(path_type=Path), help="One task folder.")
-@click.option("--suite", "suite_dir", type=click.Path(path_type=Path), help="The submitted suite (with --task).")
-@click.option("--pack", "pack_dir", type=click.Path(path_type=Path), help="A task pack (with --split).")
+@click.option("--task", "task_dir", type=InputDir(), help="One task folder.")
+@click.option("--suite", "suite_dir", type=InputDir(), help="The submitted suite (with --task).")
+@click.option("--pack", "pack_dir", type=InputDir(), help="A task pack (with --split).")
 @click.option("--split", help="Split name in splits/<pack>.json, or 'all'.")
-@click.option("--split-file", type=click.Path(path_type=Path), help="Split file (default: splits/<pack>.json).")
-@click.option("--suites", "suites_dir", type=click.Path(path_type=Path), help="Folder of <task id>/ suites.")
-@click.option("--run", "run_dir", type=click.Path(path_type=Path), help="Run folder (DuckDB store).")
-@click.option("--workers", type=click.IntRange(1, 256), help="Parallel executions (default: cores).")
+@click.option("--split-file", type=InputFile(), help="Split file (default: splits/<pack>.json).")
+@click.option("--suites", "suites_dir", type=InputDir(), help="Folder of <task id>/ suites.")
+@click.option("--run", "run_dir", type=NewRunDir(), help="Run folder (DuckDB store).")
+@click.option("--workers", type=click.IntRange(1, 64), help="Parallel executions (default: cores).")
 @click.option("--coverage/--no-coverage", default=True, show_default=True,
               help="Measure ΔC and Entry Coverage (split mode; skipped coverage is stored as missing).")
 @click.option("--jobs", type=click.IntRange(1, 256), default=None,
@@ -145,7 +146,8 @@ def command(task_dir, suite_dir, pack_dir, split, split_file, suites_dir, run_di
     ids = _split_ids(pack_dir, split, split_file, tasks)
     from testhelix.store import RunStore
 
-    store = RunStore(run_dir)
+    store = RunStore(run_dir, command="testhelix evaluate")
+    store.refuse_other_kinds({"evaluate", "helix"}, "testhelix evaluate")
     try:
         with default_executor(workers, cache=StoreOutcomeCache(store)) as executor:
             summary = evaluate_split(executor, store, pack_dir, ids, tasks, suites_dir, progress=not as_json,

@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from testhelix.cliutil import json_option, print_json
+from testhelix.inputs import InputDir
 from testhelix.paths import tasks_dir
 
 
@@ -17,7 +18,7 @@ def command() -> None:
 
 
 @command.command("build")
-@click.option("--src", type=click.Path(path_type=Path), default=None,
+@click.option("--src", type=InputDir(), default=None,
               help="Kata source folder (default: tasks/katas-src).")
 @click.option("--out", type=click.Path(path_type=Path), default=None, help="Pack folder to write (default: tasks/katas).")
 @click.option("--seed", type=int, default=42, show_default=True, help="Seed for the panel tie-breaks.")
@@ -46,7 +47,7 @@ def build(src: Path | None, out: Path | None, seed: int, workers: int, katas: tu
 
 
 @command.command("verify")
-@click.argument("pack", type=click.Path(path_type=Path))
+@click.argument("pack", type=InputDir())
 @click.option("--workers", type=click.IntRange(1, 64), default=2, show_default=True, help="Parallel test processes.")
 @click.option("--runner", type=click.Choice(["auto", "executor", "subprocess"]), default="auto", show_default=True,
               help="auto: the harness executor when installed, else plain pytest subprocesses.")

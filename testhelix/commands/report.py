@@ -20,7 +20,9 @@ from typing import Any
 
 import click
 
+from testhelix import atomic
 from testhelix.cliutil import json_option, print_json
+from testhelix.inputs import InputDir, OutputFile, RunDir
 from testhelix.errors import UserError
 from testhelix.prism import metrics as M
 from testhelix.prism import panel as P
@@ -323,16 +325,18 @@ def render_markdown(data: dict[str, Any]) -> str:
 
 
 @click.command("report")
-@click.argument("run_dir", type=click.Path(path_type=Path))
+@click.argument("run_dir", type=RunDir())
 @json_option
-@click.option("--curves", "curves_png", type=click.Path(path_type=Path, dir_okay=False),
+@click.option("--curves", "curves_png", type=OutputFile(),
               help="Also draw the panel-size curves (expected joint score vs panel size) to this PNG.")
-@click.option("--pack", type=click.Path(path_type=Path, file_okay=False),
+@click.option("--pack", type=InputDir(),
               help="Task pack of the run: adds the AST-feature diversity of the tasks' panels.")
 def command(run_dir: Path, as_json: bool, curves_png: Path | None, pack: Path | None) -> None:
     """Print TestPrism metrics per run label of RUN_DIR and write RUN_DIR/report.md."""
     store = RunStore(run_dir, read_only=True)
     try:
+        if not store.kinds() & {"helix", "evaluate"}:
+            store.require_kind("helix", "testhelix report")
         data = collect(store)
         data["selection_rules"] = selection_rules(store)
         sql = "SELECT task_id FROM task_results UNION SELECT task_id FROM task_outcomes"
@@ -344,7 +348,7 @@ def command(run_dir: Path, as_json: bool, curves_png: Path | None, pack: Path | 
     if pack is not None:
         data["panel_diversity"] = panel_diversity(pack, run_tasks)
     text = render_markdown(data) + "\n" + "\n".join(render_selection_rules(data["selection_rules"]))
-    (Path(run_dir) / "report.md").write_text(text + "\n", encoding="utf-8")
+    atomic.write_text(Path(run_dir) / "report.md", text + "\n")
     data["report"] = str(Path(run_dir) / "report.md")
     if any(data["curves"].values()):
         from testhelix.prism.plots import plot_panel_curves

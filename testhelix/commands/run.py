@@ -9,6 +9,7 @@ import click
 
 from testhelix.cliutil import json_option, print_json
 from testhelix.errors import UserError
+from testhelix.inputs import FiniteFloat, InputDir, InputFile, NewRunDir
 from testhelix.helix.config import get_config
 from testhelix.helix.runner import HelixRunner
 from testhelix.llm.registry import resolve
@@ -16,7 +17,7 @@ from testhelix.parallel import WorkerSettings, default_jobs, make_backend
 from testhelix.parallel.options import concurrency_options
 from testhelix.parallel.progress import TaskProgress
 from testhelix.prism.task import load_pack
-from testhelix.store import RunStore
+from testhelix.store import RunStore, check_run_folder
 from testhelix.strategy.model import check_run_compatibility, initial_strategy, load_strategy
 
 
@@ -38,26 +39,26 @@ def split_task_ids(pack: Path, split: str, split_file: Path | None) -> list[str]
 
 
 @click.command("run")
-@click.option("--pack", "pack_dir", required=True, type=click.Path(path_type=Path), help="Task pack folder.")
+@click.option("--pack", "pack_dir", required=True, type=InputDir(), help="Task pack folder.")
 @click.option("--split", required=True, help="Split name (proposal, development, release, test) or 'all'.")
-@click.option("--split-file", type=click.Path(path_type=Path), help="Split file (default: splits/<pack>.json).")
+@click.option("--split-file", type=InputFile(), help="Split file (default: splits/<pack>.json).")
 @click.option("--config", "configs", multiple=True, required=True, help="A, B, C, D or E (repeatable).")
 @click.option("--model", "models", multiple=True, required=True, help="e.g. sim:strong, anthropic:claude-opus-4-6.")
-@click.option("--strategy", "strategy_file", type=click.Path(path_type=Path),
+@click.option("--strategy", "strategy_file", type=InputFile(),
               help="Frozen strategy for configuration E (A-D use strategies/initial.json).")
-@click.option("--run", "run_dir", required=True, type=click.Path(path_type=Path), help="Run folder.")
+@click.option("--run", "run_dir", required=True, type=NewRunDir(), help="Run folder.")
 @click.option("--workers", type=click.IntRange(1, 64), default=None, help="Parallel executions (default: cores).")
-@click.option("--token-cap", type=click.IntRange(1000), default=400_000, show_default=True,
+@click.option("--token-cap", type=click.IntRange(1000, 10**12), default=400_000, show_default=True,
               help="Per-task inference cap shared by every role, pair and retry.")
-@click.option("--limit", type=click.IntRange(1), help="Only the first N tasks of the split.")
+@click.option("--limit", type=click.IntRange(1, 1_000_000), help="Only the first N tasks of the split.")
 @click.option("--seed", type=int, default=42, show_default=True)
 @click.option("--coverage/--no-coverage", default=True, show_default=True, help="Measure ΔC and Entry Coverage.")
-@click.option("--call-timeout", type=click.FloatRange(1), help="Upper bound (s) on one model call; the task's "
+@click.option("--call-timeout", type=FiniteFloat(1, 86_400), help="Upper bound (s) on one model call; the task's "
               "remaining working time bounds every call anyway.")
-@click.option("--context-window", type=click.IntRange(1024), help="The model's context window in tokens (for "
+@click.option("--context-window", type=click.IntRange(1024, 10_000_000), help="The model's context window in tokens (for "
               "openai-compatible servers; models.toml knows the others).")
-@click.option("--rpm", type=click.FloatRange(0.1), help="Requests per minute allowed per model (shared by all work).")
-@click.option("--tpm", type=click.FloatRange(1), help="Tokens per minute allowed per model (shared by all work).")
+@click.option("--rpm", type=FiniteFloat(0.1, 1e7), help="Requests per minute allowed per model (shared by all work).")
+@click.option("--tpm", type=FiniteFloat(1, 1e12), help="Tokens per minute allowed per model (shared by all work).")
 @concurrency_options
 @json_option
 def command(pack_dir, split, split_file, configs, models, strategy_file, run_dir, workers, token_cap, limit, seed,
@@ -75,6 +76,7 @@ def command(pack_dir, split, split_file, configs, models, strategy_file, run_dir
             set_context_window(m, context_window)
         if rpm or tpm:
             ratelimit.configure(m, rpm, tpm)
+    check_run_folder(run_dir, {"helix", "evaluate"}, "testhelix run")
     cfgs = [get_config(c, token_cap=token_cap, seed=seed) for c in configs]
     if any(c.name == "E" for c in cfgs) and strategy_file is None:
         raise UserError("--config E needs --strategy FILE (a frozen, improved strategy)")
@@ -89,7 +91,8 @@ def command(pack_dir, split, split_file, configs, models, strategy_file, run_dir
         tasks = [by_id[i] for i in ids]
     tasks = tasks[:limit] if limit else tasks
     jobs = jobs or default_jobs(models)
-    store = RunStore(run_dir)
+    store = RunStore(run_dir, command="testhelix run")
+    store.refuse_other_kinds({"helix", "evaluate"}, "testhelix run")
     started = time.monotonic()
     results: list[dict] = []
     try:

@@ -8,6 +8,7 @@ import click
 
 from testhelix.cliutil import json_option, print_json
 from testhelix.errors import UserError
+from testhelix.inputs import InputDir, InputFile, OutputFile
 from testhelix.paths import splits_dir
 from testhelix.splits import SPLIT_NAMES, check_splits, load_split_file, make_splits, write_split_file
 
@@ -18,14 +19,14 @@ def command() -> None:
 
 
 @command.command("make")
-@click.option("--pack", "pack_dir", required=True, type=click.Path(path_type=Path), help="Task pack folder.")
-@click.option("--seed", default=42, show_default=True, help="Seed of the assignment.")
-@click.option("--proposal", type=int, help="Proposal split size (default: 500, or 50% of a small pack).")
-@click.option("--development", type=int, help="Development split size (default: 100, or 15%).")
-@click.option("--release", type=int, help="Release split size (default: 100, or 15%).")
-@click.option("--test", type=int, help="Test split size (default: 300, or 20%).")
+@click.option("--pack", "pack_dir", required=True, type=InputDir(), help="Task pack folder.")
+@click.option("--seed", type=int, default=42, show_default=True, help="Seed of the assignment.")
+@click.option("--proposal", type=click.IntRange(0, 1_000_000), help="Proposal split size (default: 500, or 50% of a small pack).")
+@click.option("--development", type=click.IntRange(0, 1_000_000), help="Development split size (default: 100, or 15%).")
+@click.option("--release", type=click.IntRange(0, 1_000_000), help="Release split size (default: 100, or 15%).")
+@click.option("--test", type=click.IntRange(0, 1_000_000), help="Test split size (default: 300, or 20%).")
 @click.option("--group-by", type=click.Choice(["kata"]), help="Keep every task of a group in one split.")
-@click.option("--out", type=click.Path(path_type=Path), help="Output file (default: splits/<pack>.json).")
+@click.option("--out", type=OutputFile(), help="Output file (default: splits/<pack>.json).")
 @json_option
 def make(pack_dir: Path, seed: int, proposal, development, release, test, group_by, out, as_json) -> None:
     """Write a split file for PACK with seed 42 by default."""
@@ -36,6 +37,8 @@ def make(pack_dir: Path, seed: int, proposal, development, release, test, group_
         if missing:
             raise UserError(f"give all four sizes or none (missing: {', '.join('--' + m for m in missing)})")
         sizes = given
+        if sum(given.values()) == 0:
+            raise UserError("--proposal, --development, --release, --test: all sizes are 0; a split file needs at least one task")
     split = make_splits(pack_dir, sizes, seed, group_by)
     out = out or splits_dir() / f"{split.pack}.json"
     write_split_file(split, out)
@@ -48,8 +51,8 @@ def make(pack_dir: Path, seed: int, proposal, development, release, test, group_
 
 
 @command.command("check")
-@click.argument("split_file", type=click.Path(path_type=Path))
-@click.option("--pack", "pack_dir", required=True, type=click.Path(path_type=Path), help="Task pack folder.")
+@click.argument("split_file", type=InputFile())
+@click.option("--pack", "pack_dir", required=True, type=InputDir(), help="Task pack folder.")
 @json_option
 def check(split_file: Path, pack_dir: Path, as_json: bool) -> None:
     """Refuse overlaps, unknown ids and a pack that changed since the splits were made."""

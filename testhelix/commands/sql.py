@@ -5,21 +5,28 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
+import duckdb
 from rich.console import Console
 from rich.table import Table
 
 from testhelix.cliutil import json_option, print_json
+from testhelix.inputs import RunDir
+from testhelix.errors import UserError
 from testhelix.store import RunStore
 
 
 @click.command("sql")
-@click.argument("run_dir", type=click.Path(path_type=Path))
+@click.argument("run_dir", type=RunDir())
 @click.argument("query")
 @json_option
 def command(run_dir: Path, query: str, as_json: bool) -> None:
-    """Run QUERY (DuckDB SQL, read-only) on RUN_DIR's store and print a table."""
+    """Run QUERY (one SELECT, read-only, no file access) on RUN_DIR's store and print a table.
+
+    While a run is in progress this reads the snapshot its writer published after the last step."""
+    check_read_only_query(query)
     store = RunStore(run_dir, read_only=True)
     try:
+        lock_down(store)
         cols, rows = store.query(query)
     finally:
         store.close()
@@ -30,3 +37,28 @@ def command(run_dir: Path, query: str, as_json: bool) -> None:
     for r in rows:
         table.add_row(*("" if v is None else str(v) for v in r))
     Console().print(table)
+
+
+ALLOWED = {"SELECT", "EXPLAIN"}
+
+
+def check_read_only_query(query: str) -> None:
+    """Only SELECT (and EXPLAIN) statements: no COPY, EXPORT, ATTACH, INSTALL, LOAD, SET, PRAGMA..."""
+    if not query.strip():
+        raise UserError("QUERY: empty; give one SELECT statement")
+    try:
+        statements = duckdb.connect(":memory:").extract_statements(query)
+    except duckdb.Error as err:
+        raise UserError(f"QUERY: does not parse: {str(err).splitlines()[0]}") from None
+    if not statements:
+        raise UserError("QUERY: no statement; give one SELECT statement")
+    for st in statements:
+        kind = st.type.name
+        if kind not in ALLOWED:
+            raise UserError(f"QUERY: {kind} statements are refused; `testhelix sql` is read-only (SELECT only)")
+
+
+def lock_down(store: RunStore) -> None:
+    """No file system access from SQL (read_csv, COPY ... TO, ATTACH), settings locked."""
+    store.conn.execute("SET enable_external_access = false")
+    store.conn.execute("SET lock_configuration = true")

@@ -6,9 +6,11 @@ from pathlib import Path
 
 import click
 
+from testhelix import atomic
 from testhelix.cliutil import json_option, print_json
 from testhelix.errors import UserError
 from testhelix.helix.config import get_config
+from testhelix.inputs import InputFile, OutputFile
 from testhelix.strategy.model import (FIXED_FIELDS, MUTABLE_FIELDS, Strategy, read_json, run_compatibility_problems,
                                       schema_json, validate_strategy_data)
 
@@ -19,7 +21,7 @@ def command() -> None:
 
 
 @command.command("validate")
-@click.argument("file", type=click.Path(path_type=Path))
+@click.argument("file", type=InputFile())
 @click.option("--config", "config_name", type=click.Choice(list("ABCDE"), case_sensitive=False), default="C",
               show_default=True, help="Run configuration the strategy must fit (C, D, E run differential "
                                       "challenges, which need rounds >= 2; A and B do not).")
@@ -56,12 +58,12 @@ def validate(file: Path, config_name: str, as_json: bool) -> None:
 
 
 @command.command("schema")
-@click.option("--out", type=click.Path(path_type=Path), help="Write the schema here instead of printing it.")
+@click.option("--out", type=OutputFile(), help="Write the schema here instead of printing it.")
 def schema(out: Path | None) -> None:
     """Print (or write) the JSON Schema generated from the strategy model."""
     text = schema_json()
     if out:
-        out.write_text(text)
+        atomic.write_text(out, text)
     else:
         click.echo(text, nl=False)
 

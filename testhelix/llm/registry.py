@@ -76,6 +76,9 @@ def resolve(name: str) -> ModelInfo:
         return ModelInfo(name=name, provider="openai-compatible", model=m["model"], api=d["api"],
                          context_window=int(d["context_window"]), max_output_tokens=int(d["max_output_tokens"]),
                          prices=None, base_url=m["url"])
+    if name.startswith("openai-compatible:"):
+        raise UserError(f"model {name!r}: malformed OpenAI-compatible name; expected "
+                        "openai-compatible:NAME@http://HOST:PORT/v1 (an http:// or https:// URL after '@')")
     if name.startswith("sim:"):
         from testhelix.llm.sim.latency import split_sim_options
         from testhelix.llm.sim.profiles import get_profile

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Protocol, Sequence
 
 import testhelix
+from testhelix import staging
 from testhelix.digest import tree_sha256
 from testhelix.errors import UserError
 from testhelix.prism.cgroup import CGROUPS_ENV
@@ -201,7 +202,7 @@ class ForkServerExecutor:
         self.runner_version = f"{RUNNER_VERSION}/{self.sandbox.kind}"
         self.memory = MemoryOutcomeCache()
         self.persistent = cache
-        self.staging = Path(tempfile.mkdtemp(prefix="testhelix-prism-", dir=staging_parent))
+        self.staging = staging.make_staging("testhelix-prism-", staging_parent)
         if self.sandbox.kind == "plain" and self.sandbox.drops_privileges:
             os.chmod(self.staging, 0o711)  # without a private mount the uid reaches its workspace by path
         self.trees = TreeCache(self.staging, compile_trees=compile_in_helper)
@@ -297,6 +298,7 @@ class ForkServerExecutor:
             h.stop()
         self._handles = []
         force_rmtree(self.staging)  # cached trees are read-only folders
+        staging.release(self.staging)
 
     def __enter__(self) -> "ForkServerExecutor":
         return self

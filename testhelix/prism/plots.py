@@ -54,6 +54,8 @@ def plot_panel_curves(curves: Mapping[str, Sequence[CurvePoint]], out: Path, tit
     if title:
         fig.suptitle(title)
     out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, format="png")
+    from testhelix.atomic import atomic_path
+
+    with atomic_path(out, suffix=".png") as tmp:  # never a partial figure
+        fig.savefig(tmp, format="png")
     return out

@@ -224,6 +224,10 @@ def read_json(path: Path) -> Any:
         return json.loads(Path(path).read_text())
     except FileNotFoundError:
         raise UserError(f"{path}: file does not exist") from None
+    except IsADirectoryError:
+        raise UserError(f"{path}: is a folder, not a file") from None
+    except UnicodeDecodeError as err:
+        raise UserError(f"{path}: not UTF-8 text (byte offset {err.start})") from None
     except json.JSONDecodeError as err:
         raise UserError(f"{path}: JSON does not parse (line {err.lineno}, column {err.colno}: {err.msg})") from None
 

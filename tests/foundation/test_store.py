@@ -77,7 +77,7 @@ def test_a_real_v1_store_with_data_is_upgraded(tmp_path):
 def test_newer_schema_refused(tmp_path):
     RunStore(tmp_path).close()
     conn = duckdb.connect(str(tmp_path / "run.duckdb"))
-    conn.execute("INSERT INTO schema_meta VALUES (999)")
+    conn.execute("INSERT INTO schema_meta (version) VALUES (999)")
     conn.close()
     with pytest.raises(UserError, match="newer version"):
         RunStore(tmp_path)

@@ -1,0 +1,167 @@
+"""Checked command-line parameters shared by the testhelix, autosaddler and gtdd commands.
+
+Each type refuses a bad value before any work starts, with click's usual message, which names the
+option and the value ("Invalid value for '--strategy': x.json: not UTF-8 text ..."), exit code 2:
+
+- `InputFile`: exists, is a file (not a folder), readable and, for text files, valid UTF-8.
+- `InputDir`: exists and is a folder.
+- `RunDir`: an existing run folder with a `run.duckdb` store (for commands that read a run).
+- `NewRunDir`: a run folder to create or continue (not a file, parent writable).
+- `OutputFile`: a file to write (not a folder; the nearest existing parent is a writable folder).
+- `FiniteFloat` / `BoundedInt`: numbers within documented bounds; NaN and infinity are refused.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from pathlib import Path
+
+import click
+
+MAX_TEXT_BYTES = 256 * 1024 * 1024  # larger inputs are not strategy, split, config or CSV files
+
+
+class InputFile(click.ParamType):
+    name = "file"
+
+    def __init__(self, text: bool = True):
+        self.text = text
+
+    def convert(self, value, param, ctx) -> Path:
+        path = Path(value)
+        problem = check_input_file(path, self.text)
+        if problem:
+            self.fail(problem, param, ctx)
+        return path
+
+
+def check_input_file(path: Path, text: bool = True) -> str | None:
+    """None when `path` is a readable (UTF-8 text) file, else what is wrong, naming the path."""
+    if not path.exists():
+        return f"{path}: no such file"
+    if path.is_dir():
+        return f"{path}: is a folder, not a file"
+    if not path.is_file():
+        return f"{path}: is not a regular file"
+    try:
+        size = path.stat().st_size
+        if text and size > MAX_TEXT_BYTES:
+            return f"{path}: {size} bytes is larger than the {MAX_TEXT_BYTES} bytes any input file may have"
+        data = path.read_bytes() if text else b""
+    except OSError as err:
+        return f"{path}: cannot read ({err.strerror})"
+    if text:
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError as err:
+            return f"{path}: not UTF-8 text (byte 0x{data[err.start]:02x} at offset {err.start})"
+    return None
+
+
+class InputDir(click.ParamType):
+    name = "folder"
+
+    def convert(self, value, param, ctx) -> Path:
+        path = Path(value)
+        if not path.exists():
+            self.fail(f"{path}: no such folder", param, ctx)
+        if not path.is_dir():
+            self.fail(f"{path}: is a file, not a folder", param, ctx)
+        return path
+
+
+class RunDir(click.ParamType):
+    """An existing run folder holding a store."""
+
+    name = "run_dir"
+
+    def convert(self, value, param, ctx) -> Path:
+        path = Path(value)
+        if not path.exists():
+            self.fail(f"{path}: no such run folder", param, ctx)
+        if not path.is_dir():
+            self.fail(f"{path}: is a file, not a run folder", param, ctx)
+        if not (path / "run.duckdb").is_file():
+            self.fail(f"{path}: no run store here (expected run.duckdb)", param, ctx)
+        return path
+
+
+class NewRunDir(click.ParamType):
+    """A run folder to create or continue."""
+
+    name = "run_dir"
+
+    def convert(self, value, param, ctx) -> Path:
+        path = Path(value)
+        if path.exists() and not path.is_dir():
+            self.fail(f"{path}: is a file, not a run folder", param, ctx)
+        if (path / "run.duckdb").exists() and not (path / "run.duckdb").is_file():
+            self.fail(f"{path / 'run.duckdb'}: is not a file", param, ctx)
+        problem = _writable_target(path)
+        if problem:
+            self.fail(problem, param, ctx)
+        return path
+
+
+class OutputFile(click.ParamType):
+    name = "file"
+
+    def convert(self, value, param, ctx) -> Path:
+        path = Path(value)
+        if str(value).strip() == "":
+            self.fail("an empty path", param, ctx)
+        if path.is_dir():
+            self.fail(f"{path}: is a folder; give a file name", param, ctx)
+        problem = _writable_target(path.parent if path.exists() else path)
+        if problem:
+            self.fail(problem, param, ctx)
+        return path
+
+
+def _writable_target(path: Path) -> str | None:
+    """The nearest existing ancestor must be a folder we may write into."""
+    probe = path if path.exists() else path.parent
+    while not probe.exists() and probe != probe.parent:
+        probe = probe.parent
+    if not probe.is_dir():
+        return f"{path}: {probe} is a file, not a folder"
+    if not os.access(probe, os.W_OK | os.X_OK):
+        return f"{path}: folder {probe} is not writable"
+    return None
+
+
+class FiniteFloat(click.ParamType):
+    """A finite number in [low, high] (or (low, high] with `low_open`)."""
+
+    name = "number"
+
+    def __init__(self, low: float | None = None, high: float | None = None, low_open: bool = False):
+        self.low, self.high, self.low_open = low, high, low_open
+
+    def convert(self, value, param, ctx) -> float:
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            self.fail(f"{value!r} is not a number", param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value!r}: must be a finite number", param, ctx)
+        if self.low is not None and (number <= self.low if self.low_open else number < self.low):
+            self.fail(f"{value} must be {'>' if self.low_open else '>='} {self.low}", param, ctx)
+        if self.high is not None and number > self.high:
+            self.fail(f"{value} must be <= {self.high}", param, ctx)
+        return number
+
+
+def BoundedInt(low: int | None = None, high: int | None = None) -> click.IntRange:  # noqa: N802 (a type factory)
+    return click.IntRange(low, high)
+
+
+def open_text(path: Path, what: str = "file"):
+    """Open a text file the user named, accepting a UTF-8 byte-order mark (spreadsheet exports)."""
+    from testhelix.errors import UserError
+
+    problem = check_input_file(Path(path))
+    if problem:
+        raise UserError(f"{what}: {problem}")
+    return Path(path).open(encoding="utf-8-sig", newline="")

@@ -1,0 +1,134 @@
+"""The mechanics of a run store's life, used by `testhelix/store.py`.
+
+- Creation: a new store is built and migrated under `.run.duckdb.creating-<pid>` and then linked to
+  `run.duckdb`, so a kill at any moment leaves no store or a complete one; leftovers of dead
+  builders are removed by the next creator.
+- Kinds: which kinds of run a folder holds (search, `testhelix run`, evaluate, gate, GTDD), so a
+  command refuses a folder of another kind in one line.
+- Live snapshots: a writer copies its committed store to `run.snapshot.duckdb` (temporary file +
+  rename); readers that find the store locked read that copy and say which step it is from.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+import duckdb
+
+from testhelix.errors import UserError, describe_store_error
+
+OPEN_PATHS: set[str] = set()  # stores this process has open (an I/O error without a path names them)
+
+KIND_QUERIES = {
+    "search": "SELECT 1 FROM dag_nodes UNION ALL SELECT 1 FROM search_state WHERE key IN ('meta', 'search')",
+    "helix": "SELECT 1 FROM runs WHERE kind = 'helix'",
+    "evaluate": "SELECT 1 FROM runs WHERE kind = 'evaluate'",
+    "gate": "SELECT 1 FROM gate_results",
+    "gtdd": "SELECT 1 FROM gtdd_config",
+}
+KIND_NAMES = {"search": "a strategy search", "helix": "a `testhelix run`", "evaluate": "a `testhelix evaluate` run",
+              "gate": "a release gate", "gtdd": "a GTDD experiment"}
+
+
+def first_line(err: Exception) -> str:
+    return str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+
+
+def connect(path: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
+    try:
+        return duckdb.connect(str(path), read_only=read_only)
+    except duckdb.Error as err:
+        raise UserError(f"{path}: cannot open the run store: {first_line(err)}") from None
+
+
+# --- creation ---------------------------------------------------------------------------------
+def create_atomically(path: Path, build: Callable[[Path], None]) -> None:
+    """`build(tmp)` makes a complete store at a temporary name, which is then linked into place
+    (never replacing a store another process created meanwhile)."""
+    for stale in path.parent.glob(f".{path.name}.creating-*"):
+        pid = stale.name.rsplit("-", 1)[-1].split(".")[0]
+        if pid.isdigit() and not _alive(int(pid)):
+            stale.unlink(missing_ok=True)
+    tmp = path.with_name(f".{path.name}.creating-{os.getpid()}")
+    tmp.unlink(missing_ok=True)
+    try:
+        build(tmp)
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            pass
+    finally:
+        tmp.unlink(missing_ok=True)
+        tmp.with_name(tmp.name + ".wal").unlink(missing_ok=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+# --- kinds ------------------------------------------------------------------------------------
+def run_kinds(conn: duckdb.DuckDBPyConnection) -> set[str]:
+    found = set()
+    for kind, sql in KIND_QUERIES.items():
+        try:
+            if conn.execute(f"SELECT EXISTS ({sql})").fetchone()[0]:
+                found.add(kind)
+        except duckdb.CatalogException:
+            continue
+    return found
+
+
+def require_kind(run_dir: Path, kinds: set[str], kind: str, command: str) -> None:
+    if kind in kinds:
+        return
+    held = ", ".join(KIND_NAMES[k] for k in sorted(kinds)) or "nothing yet (an empty store)"
+    raise UserError(f"{run_dir}: `{command}` needs {KIND_NAMES[kind]}, but this run folder holds {held}")
+
+
+def refuse_other_kinds(run_dir: Path, kinds: set[str], allowed: set[str], command: str) -> None:
+    other = sorted(kinds - set(allowed))
+    if other:
+        raise UserError(f"{run_dir}: holds {KIND_NAMES[other[0]]}; `{command}` writes into its own kind of run "
+                        "folder only (use a new --run)")
+
+
+# --- live snapshots ---------------------------------------------------------------------------
+def publish_snapshot(conn: duckdb.DuckDBPyConnection, final: Path, step: str) -> None:
+    """Copy the database of `conn` (no transaction open) to `final` via a temporary file."""
+    tmp = final.with_name(f".snapshot-{os.getpid()}.duckdb")
+    for leftover in (tmp, tmp.with_name(tmp.name + ".wal")):
+        leftover.unlink(missing_ok=True)
+    db = conn.execute("SELECT current_database()").fetchone()[0]
+    try:
+        conn.execute(f"ATTACH '{tmp}' AS th_snapshot")
+        try:
+            conn.execute(f'COPY FROM DATABASE "{db}" TO th_snapshot')
+            conn.execute("CREATE TABLE th_snapshot.snapshot_meta (step TEXT, published_at TIMESTAMP)")
+            conn.execute("INSERT INTO th_snapshot.snapshot_meta VALUES (?, now()::TIMESTAMP)", [step])
+        finally:
+            conn.execute("DETACH DATABASE IF EXISTS th_snapshot")
+        os.replace(tmp, final)
+    except (duckdb.Error, OSError) as err:
+        for leftover in (tmp, tmp.with_name(tmp.name + ".wal")):
+            leftover.unlink(missing_ok=True)  # never a partial snapshot
+        problem = describe_store_error(str(err), {str(tmp)}) if isinstance(err, duckdb.Error) else None
+        if problem is not None:
+            raise problem from None
+        raise
+
+
+def open_snapshot(snap: Path, store_path: Path) -> tuple[duckdb.DuckDBPyConnection, dict]:
+    if not snap.is_file():
+        raise UserError(f"{store_path}: in use by a running command that has not published a snapshot yet "
+                        "(try again after its first step)")
+    conn = connect(snap, read_only=True)
+    row = conn.execute("SELECT step, published_at FROM snapshot_meta").fetchone()
+    return conn, {"step": row[0], "published_at": str(row[1])[:19]}

@@ -1,0 +1,55 @@
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+WORKER = HERE / "search_worker.py"
+
+
+def worker(run_dir: Path, fault: str | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
+    args = [sys.executable, str(WORKER), "run", str(run_dir)] + ([fault] if fault else [])
+    return subprocess.run(args, capture_output=True, text=True, timeout=timeout, cwd=HERE)
+
+
+def dag_rows(run_dir: Path) -> list[dict]:
+    """Every stored field of every node and edge except elapsed time and creation time."""
+    from testhelix.store import RunStore
+
+    store = RunStore(run_dir, read_only=True)
+    try:
+        cols, rows = store.query("SELECT * EXCLUDE (elapsed_s, created_at) FROM dag_nodes ORDER BY node_id")
+        _, edges = store.query("SELECT parent_id, child_id FROM dag_edges ORDER BY child_id")
+        _, evals = store.query("SELECT strategy_hash, task_id, split, success FROM search_evals ORDER BY ALL")
+        _, state = store.query("SELECT key, value FROM search_state WHERE key = 'search'")
+    finally:
+        store.close()
+    nodes = [{c: (json.loads(v) if isinstance(v, str) and v.startswith(("{", "[")) else v) for c, v in zip(cols, r)}
+             for r in rows]
+    return [{"nodes": nodes, "edges": edges, "evals": evals, "state": json.loads(state[0][1])}]
+
+
+@pytest.fixture(scope="session")
+def reference(tmp_path_factory) -> tuple[Path, list[dict]]:
+    run = tmp_path_factory.mktemp("reference") / "run"
+    done = worker(run)
+    assert done.returncode == 0, done.stderr
+    return run, dag_rows(run)
+
+
+@pytest.fixture
+def copy_of(tmp_path):
+    def make(run: Path) -> Path:
+        target = tmp_path / "copy"
+        shutil.copytree(run, target)
+        return target
+    return make
+
+
+def autosaddler(*args, timeout: float = 60) -> subprocess.CompletedProcess:
+    return subprocess.run([str(Path(sys.executable).parent / "autosaddler"), *map(str, args)],
+                          capture_output=True, text=True, timeout=timeout, env={**os.environ, "COLUMNS": "200"})

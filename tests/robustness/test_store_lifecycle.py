@@ -1,0 +1,94 @@
+"""Store lifecycle in process: schema-0 files, creation leftovers, named migrations, attempts and
+the spent / attributed accounting of a killed `testhelix run`-like writer."""
+
+import duckdb
+import pytest
+
+from testhelix import store as store_module
+from testhelix.errors import UserError
+from testhelix.store import RunStore
+
+
+def call(store, task):
+    store.record_model_call({"run_label": "sim:strong/C", "task_id": task, "role": "generation",
+                             "input_tokens": 10, "output_tokens": 1, "simulated": True})
+
+
+def test_a_schema_zero_file_is_migrated_on_open(tmp_path):
+    duckdb.connect(str(tmp_path / "run.duckdb")).close()  # what a kill during creation used to leave
+    reader = RunStore(tmp_path, read_only=True)
+    assert reader.schema_version() == store_module.SCHEMA_VERSION and reader.kinds() == set()
+    assert reader.get_state("search") is None
+    reader.close()
+
+
+def test_creation_leftovers_of_dead_processes_are_removed(tmp_path):
+    leftover = tmp_path / ".run.duckdb.creating-999999999"
+    leftover.write_bytes(b"half")
+    RunStore(tmp_path).close()
+    assert not leftover.exists() and (tmp_path / "run.duckdb").is_file()
+
+
+def test_migrations_are_tracked_by_name(tmp_path):
+    RunStore(tmp_path).close()
+    conn = duckdb.connect(str(tmp_path / "run.duckdb"))
+    names = [r[0] for r in conn.execute("SELECT name FROM schema_meta ORDER BY version").fetchall()]
+    assert names[:3] == ["1", "2", "attempts-and-accounting"]  # later migrations append their own names
+    conn.execute("INSERT INTO schema_meta VALUES (99, 'from-a-newer-branch')")
+    conn.close()
+    with pytest.raises(UserError, match="newer version"):
+        RunStore(tmp_path)
+
+
+def test_a_legacy_store_gets_the_named_migrations(tmp_path):
+    conn = duckdb.connect(str(tmp_path / "run.duckdb"))
+    conn.execute("CREATE TABLE schema_meta (version INTEGER)")
+    for i in (0, 1):
+        conn.execute(store_module.MIGRATIONS[i])
+        conn.execute("INSERT INTO schema_meta VALUES (?)", [i + 1])
+    conn.execute("INSERT INTO model_calls (run_label, task_id) VALUES ('old', 't')")
+    conn.close()
+    s = RunStore(tmp_path)
+    assert s.query("SELECT attributed FROM model_call_accounting WHERE run_label = 'old'")[1] == [(True,)]
+    s.close()
+
+
+def test_abandoned_attempt_calls_are_spent_but_not_attributed(tmp_path):
+    first = RunStore(tmp_path, command="testhelix run")
+    call(first, "t1")
+    first.record_task_result({"run_label": "sim:strong/C", "task_id": "t1", "F": 1})
+    call(first, "t2")  # killed before t2's result
+    first.close(finished=False)
+    second = RunStore(tmp_path, command="testhelix run")
+    call(second, "t2")
+    second.record_task_result({"run_label": "sim:strong/C", "task_id": "t2", "F": 0})
+    second.close()
+    s = RunStore(tmp_path, read_only=True)
+    _, rows = s.query("SELECT task_id, attempt_status, attributed FROM model_call_accounting ORDER BY id")
+    _, attempts = s.query("SELECT status FROM attempts ORDER BY started_at, attempt_id")
+    s.close()
+    assert rows == [("t1", "abandoned", True), ("t2", "abandoned", False), ("t2", "finished", True)]
+    assert sorted(a for (a,) in attempts) == ["abandoned", "finished"]
+
+
+def test_run_kinds(tmp_path):
+    s = RunStore(tmp_path)
+    s.record_run("sim:strong/A", "helix", {})
+    assert s.kinds() == {"helix"}
+    with pytest.raises(UserError, match="needs a strategy search, but this run folder holds a `testhelix run`"):
+        s.require_kind("search", "autosaddler dag")
+    with pytest.raises(UserError, match="holds a `testhelix run`"):
+        s.refuse_other_kinds({"search", "gate"}, "autosaddler search")
+    s.close()
+
+
+def test_an_attempt_that_fails_is_not_marked_finished(tmp_path):
+    s = RunStore(tmp_path)
+    with pytest.raises(OSError):
+        try:
+            raise OSError(28, "No space left on device")
+        finally:
+            s.close()
+    r = RunStore(tmp_path)  # the next writer marks it abandoned
+    assert r.query("SELECT status FROM attempts ORDER BY started_at, attempt_id")[1][0] == ("abandoned",)
+    r.close()
