@@ -277,8 +277,8 @@ def evaluate_population(ctx: LoopContext, state: TrajectoryState, commitment: Co
 
 def public_examples(domain: Domain, count: int) -> list[Trace]:
     """The public examples: the domain's own when it has them, else `count` seeded traces."""
-    own = getattr(domain, "public_examples", None)
-    if callable(own):
-        return list(own())[:count] if count else list(own())
+    own = list(domain.public_examples())
+    if own:
+        return own[:count] if count else own
     rng = random.Random("gtdd-public-examples")
     return [domain.generate(rng) for _ in range(count)]
