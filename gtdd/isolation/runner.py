@@ -30,6 +30,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -167,28 +168,26 @@ class _Batch:
         if "import_error" in loaded:
             return self._fill(start, ERROR_IMPORT)
         backstop = self.limits.wall_backstop_s
-        probe = self._ask([], backstop)
+        # Frames are written ahead by a thread (each worker reads exactly its own), so a worker never
+        # waits for the harness to be scheduled between two traces.
+        frames = [[]] + [[dict(op) for op in t.ops] for t in self.traces[start:]]
+        writer = threading.Thread(target=_write_frames, args=(self.proc, frames), daemon=True)
+        writer.start()
+        probe = self._answer(backstop)
         if probe is None:
             self.results[start] = TraceResult((), ERROR_WALL_CLOCK)
             return start + 1
         if probe.get("e") == ERROR_IMPORT:
             return self._fill(start, ERROR_IMPORT)
         for index in range(start, len(self.traces)):
-            record = self._ask([dict(op) for op in self.traces[index].ops], backstop)
+            record = self._answer(backstop)
             if record is None:  # blocked without using CPU time, or the harness hung
                 self.results[index] = TraceResult((), ERROR_WALL_CLOCK)
                 return index + 1
             self.results[index] = TraceResult(tuple(record["r"]), record["e"])
         return len(self.traces)
 
-    def _ask(self, ops: list, timeout: float) -> dict | None:
-        body = json.dumps(ops).encode()
-        try:
-            assert self.proc.stdin is not None
-            self.proc.stdin.write(len(body).to_bytes(8, "big") + body)
-            self.proc.stdin.flush()
-        except BrokenPipeError:
-            raise EvaluatorError(f"the trace zygote died: {_tail(self.log)}") from None
+    def _answer(self, timeout: float) -> dict | None:
         record = self._next(timeout)
         if record is not None and "harness" in record:
             raise EvaluatorError(f"trace isolation failed: {record['harness']}")
@@ -219,6 +218,18 @@ class _Batch:
         return len(self.results)
 
 
+def _write_frames(proc: subprocess.Popen, frames: list) -> None:
+    try:
+        assert proc.stdin is not None
+        for ops in frames:
+            body = json.dumps(ops).encode()
+            proc.stdin.write(len(body).to_bytes(8, "big") + body)
+            proc.stdin.flush()
+        proc.stdin.close()  # the next worker reads the end of input and the batch ends
+    except (BrokenPipeError, ValueError, OSError):
+        pass  # the batch was stopped (watchdog) or the zygote died; the reader reports it
+
+
 def _launcher_env() -> dict[str, str]:
     # An explicit allow-list (no host variables reach the sandbox), so -E/-I are not needed and the
     # fixed hash seed applies: set iteration order must not vary between runs of one module.
@@ -227,11 +238,6 @@ def _launcher_env() -> dict[str, str]:
 
 
 def _kill(proc: subprocess.Popen, graceful: bool) -> None:
-    if proc.stdin is not None:
-        try:
-            proc.stdin.close()  # the zygote's next worker reads the end of input and the batch ends
-        except OSError:
-            pass
     if graceful:
         try:
             proc.wait(timeout=2)
