@@ -38,7 +38,8 @@ from typing import Sequence
 
 from testhelix.prism.sandbox import detect_sandbox
 
-from gtdd.domains.base import ERROR_CRASH, ERROR_IMPORT, ERROR_WALL_CLOCK, Trace, TraceResult
+from gtdd.domains.base import (ERROR_CRASH, ERROR_IMPORT, ERROR_MALFORMED, ERROR_TIMEOUT, ERROR_WALL_CLOCK,
+                               Trace, TraceResult)
 
 HERE = Path(__file__).parent
 ZYGOTE = HERE / "zygote.py"
@@ -141,21 +142,25 @@ class _Batch:
 
     def run(self, start: int) -> int:
         server_dir = Path(tempfile.mkdtemp(prefix="server-", dir=self.base))
-        read_fd, write_fd = os.pipe()
+        status_r, status_w = os.pipe()
+        data_r, data_w = os.pipe()
         argv = [*detect_sandbox(self.kind).launch_prefix(), sys.executable, "-s", "-P", str(ZYGOTE), self.kind,
-                str(server_dir), str(self.workspace), str(_sandbox_uid(self.kind)), str(write_fd),
+                str(server_dir), str(self.workspace), str(_sandbox_uid(self.kind)), str(status_w), str(data_w),
                 json.dumps(self.config)]
         with open(self.log, "ab") as log:
-            proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=log, stderr=log, pass_fds=(write_fd,),
-                                    start_new_session=True, cwd=str(self.base), env=_launcher_env())
-        os.close(write_fd)
-        self.fd, self.proc = read_fd, proc
+            proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=log, stderr=log,
+                                    pass_fds=(status_w, data_w), start_new_session=True, cwd=str(self.base),
+                                    env=_launcher_env())
+        os.close(status_w)
+        os.close(data_w)
+        self.fd, self.data_fd, self.proc, self.data = status_r, data_r, proc, b""
         done = start
         try:
             done = self._drive(start)
             return done
         finally:
-            os.close(read_fd)
+            os.close(status_r)
+            os.close(data_r)
             _kill(proc, graceful=done == len(self.traces))
 
     def _drive(self, start: int) -> int:
@@ -177,38 +182,46 @@ class _Batch:
         if probe is None:
             self.results[start] = TraceResult((), ERROR_WALL_CLOCK)
             return start + 1
-        if probe.get("e") == ERROR_IMPORT:
+        if probe.error == ERROR_IMPORT:
             return self._fill(start, ERROR_IMPORT)
         for index in range(start, len(self.traces)):
-            record = self._answer(backstop)
-            if record is None:  # blocked without using CPU time, or the harness hung
+            result = self._answer(backstop)
+            if result is None:  # blocked without using CPU time, or the harness hung
                 self.results[index] = TraceResult((), ERROR_WALL_CLOCK)
                 return index + 1
-            self.results[index] = TraceResult(tuple(record["r"]), record["e"])
+            self.results[index] = result
         return len(self.traces)
 
-    def _answer(self, timeout: float) -> dict | None:
-        record = self._next(timeout)
-        if record is not None and "harness" in record:
-            raise EvaluatorError(f"trace isolation failed: {record['harness']}")
-        if record is None and self.proc.poll() is not None:
-            raise EvaluatorError(f"the trace zygote died: {_tail(self.log)}")
-        return record
+    def _answer(self, timeout: float) -> TraceResult | None:
+        status = self._next(timeout)
+        if status is None:
+            if self.proc.poll() is not None:
+                raise EvaluatorError(f"the trace zygote died: {_tail(self.log)}")
+            return None
+        while len(self.data) < status["n"]:  # the record was spliced before its status was written
+            chunk = os.read(self.data_fd, 1 << 20)
+            if not chunk:
+                raise EvaluatorError("the trace zygote's record pipe closed early")
+            self.data += chunk
+        record, self.data = self.data[:status["n"]], self.data[status["n"]:]
+        return classify_worker(record, status["status"], status["cpu"], self.limits)
 
     def _next(self, timeout: float) -> dict | None:
-        """The next JSON line on the result pipe, or None after `timeout` s or at its end."""
+        """The next JSON line on the status pipe, or None after `timeout` s or at its end. Records
+        arriving meanwhile are buffered, so a large one never blocks the zygote."""
         deadline = time.monotonic() + timeout
         while b"\n" not in self.buffer:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 return None
-            readable, _, _ = select.select([self.fd], [], [], remaining)
-            if not readable:
-                return None
-            chunk = os.read(self.fd, 1 << 16)
-            if not chunk:
-                return None
-            self.buffer += chunk
+            readable, _, _ = select.select([self.fd, self.data_fd], [], [], remaining)
+            if self.data_fd in readable:
+                self.data += os.read(self.data_fd, 1 << 20)
+            if self.fd in readable:
+                chunk = os.read(self.fd, 1 << 16)
+                if not chunk:
+                    return None
+                self.buffer += chunk
         line, self.buffer = self.buffer.split(b"\n", 1)
         return json.loads(line)
 
@@ -216,6 +229,35 @@ class _Batch:
         for i in range(start, len(self.results)):
             self.results[i] = TraceResult((), error)
         return len(self.results)
+
+
+def classify_worker(data: bytes, status: int, cpu_s: float, limits: IsolationLimits) -> TraceResult:
+    """A trace's result from what its worker wrote and how it ended (zygote.py, run_candidate)."""
+    phase, record = None, None
+    for line in data.split(b"\n"):
+        try:
+            item = json.loads(line) if line else None
+        except ValueError:
+            item = None
+        if isinstance(item, dict) and set(item) == {"phase"} and record is None:
+            phase = item["phase"]
+        elif line:
+            record = item if record is None else "more than one record"
+    exited_cleanly = os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+    if isinstance(record, dict) and exited_cleanly:
+        if "import_error" in record:
+            return TraceResult((), ERROR_IMPORT)
+        replies, error = record.get("r"), record.get("e")
+        if isinstance(replies, list) and (error is None or isinstance(error, str)):
+            return TraceResult(tuple(replies), error)
+    if record is None and phase == "import":  # died while its module body ran
+        return TraceResult((), ERROR_IMPORT)
+    if not exited_cleanly:
+        if (os.WIFSIGNALED(status) and os.WTERMSIG(status) in (signal.SIGXCPU, signal.SIGKILL)
+                and cpu_s >= limits.rlimit_cpu_s - 0.5) or cpu_s >= limits.rlimit_cpu_s:
+            return TraceResult((), ERROR_TIMEOUT)  # the CPU rlimit stopped it
+        return TraceResult((), ERROR_CRASH)
+    return TraceResult((), ERROR_MALFORMED)
 
 
 def _write_frames(proc: subprocess.Popen, frames: list) -> None:

@@ -1,21 +1,22 @@
 """Isolated launcher, zygote and per-trace processes; run as a FILE (never imported as part of `gtdd`).
 
 Started by runner.py as `[sandbox launch prefix] python -s -P zygote.py KIND SERVER_DIR WORKSPACE UID
-RESULT_FD CONFIG_JSON`. Process tree, namespaced sandbox (testhelix/prism/sandbox.py primitives):
+STATUS_FD DATA_FD CONFIG_JSON`. Process tree, namespaced sandbox (testhelix/prism/sandbox.py primitives):
 
     launcher (fresh net/mount/IPC/UTS namespaces, builds the minimal root)
       zygote = PID 1 of a batch PID namespace, chrooted, root, has NOT run any candidate code:
                it only compiled the candidate's source (compiling executes nothing)
-        trace init = PID 1 of a PID namespace of its own, one per trace: a private mount namespace
-                     with a fresh /tmp, /dev/shm and /proc, reads the worker's record
-          worker = PID 2: drops to the sandbox uid with rlimits, reads ONE trace from stdin,
-                   executes the candidate module fresh, runs the trace, writes one record
+        worker = PID 1 of a PID namespace of its own, one per trace: a private mount namespace with
+                 a fresh /tmp, /dev/shm and /proc; drops to the sandbox uid with rlimits, reads ONE
+                 trace from stdin, executes the candidate module fresh, runs the trace, writes one
+                 record to a pipe of its own
 
 So every trace starts from the same state: a fresh interpreter state forked from a zygote that has
-never executed candidate code, empty temporary directories, the same PID (2), the same uid, no
-process left by an earlier trace (the trace's PID namespace dies with its init). The trace's
-operations are read by the worker itself, so no process a candidate runs in has ever held another
-trace or the batch's length or position; the zygote counts nothing. In the plain fallback there
+never executed candidate code, empty temporary directories, the same PID (1), the same uid, no
+process left by an earlier trace (the trace's PID namespace dies with its worker). The trace's
+operations are read by the worker itself, and the zygote moves the worker's record to the harness
+with splice(2), so no process a candidate runs in has ever held another trace, another trace's
+replies, or the batch's length or position; the zygote counts nothing. In the plain fallback there
 are no namespaces: each trace gets a fresh, empty temporary directory and leftovers of the sandbox
 uid are killed and deleted after each trace (PIDs then differ between traces).
 
@@ -24,11 +25,15 @@ Limits are CPU time, not wall clock: an ITIMER_PROF timer interrupts the import 
 swallows or blocks the timer signal. Memory is RLIMIT_AS. The harness keeps a wall-clock watchdog
 only for a worker that blocks without using CPU time; it reports a harness error, never a verdict.
 
-Messages on RESULT_FD, one JSON line each: {"ready":1} (sandbox up), {"loaded":1} or
-{"import_error": CLASS} (the source compiled or not), then one {"r": [replies], "e": error|null}
-per trace frame received. Trace frames on stdin: 8-byte big-endian length, then a JSON list of ops.
+STATUS_FD carries one JSON line per event: {"ready":1} (sandbox up), {"loaded":1} or
+{"import_error": CLASS} (the source compiled or not), then per trace frame received
+{"n": bytes, "status": wait status, "cpu": seconds}, where the worker's `n` bytes -- JSON lines
+{"phase": ...} and its record {"r": [replies], "e": error|null} or {"import_error": CLASS} -- were
+spliced to DATA_FD just before (runner.classify_worker reads them). Trace frames on stdin: 8-byte
+big-endian length, then a JSON list of ops.
 """
 
+import gc
 import json
 import math
 import os
@@ -49,7 +54,7 @@ STDLIB_PATHS = [p for p in sys.path if p and p.startswith(sys.base_prefix) and "
 # lives under /root); the modules a store implementation commonly uses are loaded before that.
 PRELOAD = ("bisect", "collections", "copy", "dataclasses", "enum", "fnmatch", "functools", "heapq",
            "itertools", "json", "math", "operator", "re", "string", "time", "typing")
-EXIT_NO_MORE = 3  # the trace init found stdin at its end: the batch is over
+EXIT_NO_MORE = 3  # the worker found stdin at its end: the batch is over
 MAX_RECORD_BYTES = 16 << 20
 COMPILE_CPU_S = 10
 
@@ -89,14 +94,23 @@ def read_exact(fd, n):
 
 
 # ----------------------------------------------------------------------------------- the worker
-def worker(sandbox, cwd, uid, limits, config, code, tmp, record_fd):
-    """Runs one trace of the candidate. Never returns."""
+def worker(sandbox, cwd, uid, limits, config, code, server_dir, record_fd):
+    """Runs one trace of the candidate (PID 1 of its own namespaces when namespaced). Never returns."""
     status = 0
     try:
+        signal.signal(signal.SIGPROF, signal.SIG_DFL)
+        if sandbox.pid_namespace:
+            unshare(CLONE_NEWNS)
+            tmp_opts = "mode=1777,size=16m"
+            mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, tmp_opts)
+            mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, tmp_opts)
+            mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+            tmp = "/tmp"
+        else:
+            tmp = fresh_plain_tmp(server_dir, uid if sandbox.drops_privileges else None)
         header = read_exact(0, 8)
         if header is None:
-            emit(record_fd, {"eof": 1})
-            os._exit(0)
+            os._exit(EXIT_NO_MORE)  # the batch is over (nothing written: n == 0 tells it apart)
         ops = json.loads(read_exact(0, int.from_bytes(header, "big")))
         null = os.open(os.devnull, os.O_RDWR)
         for fd in (0, 1, 2):  # the candidate's prints go nowhere; its stdin is empty
@@ -153,40 +167,6 @@ def run_candidate(config, code, ops, cwd, record_fd):
     return {"r": replies, "e": error}
 
 
-# ------------------------------------------------------------------------------- the trace init
-def trace_init(sandbox, cwd, uid, limits, config, code, result_fd, server_dir):
-    """One trace: fresh mounts (namespaced) or a fresh temporary folder (plain), then the worker."""
-    code_out = 0
-    try:
-        signal.signal(signal.SIGPROF, signal.SIG_DFL)
-        if sandbox.pid_namespace:
-            unshare(CLONE_NEWNS)
-            tmp_opts = "mode=1777,size=16m"
-            mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, tmp_opts)
-            mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, tmp_opts)
-            mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
-            tmp = "/tmp"
-        else:
-            tmp = fresh_plain_tmp(server_dir, uid if sandbox.drops_privileges else None)
-        read_fd, write_fd = os.pipe()
-        pid = os.fork()
-        if pid == 0:
-            os.closerange(3, write_fd)  # nothing of the harness, the zygote or the init stays open
-            os.closerange(write_fd + 1, 1 << 16)
-            worker(sandbox, cwd, uid, limits, config, code, tmp, write_fd)
-        os.close(write_fd)
-        data, status, usage = collect_worker(pid, read_fd)
-        record = classify_worker(data, status, usage, limits)
-        if record is None:
-            code_out = EXIT_NO_MORE
-        else:
-            emit(result_fd, record)
-    except BaseException:  # noqa: BLE001
-        code_out = 72
-    finally:
-        os._exit(code_out)
-
-
 def fresh_plain_tmp(server_dir, uid):
     import shutil
 
@@ -198,62 +178,33 @@ def fresh_plain_tmp(server_dir, uid):
     return tmp
 
 
-def collect_worker(pid, fd):
-    """Read the worker's record while waiting for it (a big record must not fill the pipe)."""
-    data = b""
-    while True:
-        readable, _, _ = select.select([fd], [], [], 0.05)
-        chunk = os.read(fd, 1 << 16) if readable else None
-        if chunk and len(data) < MAX_RECORD_BYTES:
-            data += chunk
-        done, status, usage = os.wait4(pid, 0 if chunk == b"" else os.WNOHANG)
-        if done:
-            break
-    os.set_blocking(fd, False)
-    try:
-        while len(data) < MAX_RECORD_BYTES:
-            chunk = os.read(fd, 1 << 16)
-            if not chunk:
-                break
-            data += chunk
-    except BlockingIOError:
-        pass  # a process the worker left holds the pipe open; its death ends the namespace
-    os.close(fd)
-    return data, status, usage
-
-
-def classify_worker(data, status, usage, limits):
-    """The trace's record for the harness; None when the batch is over."""
-    phase, record = None, None
-    for line in data.split(b"\n"):
-        try:
-            item = json.loads(line) if line else None
-        except ValueError:
-            item = None
-        if isinstance(item, dict) and set(item) == {"phase"} and record is None:
-            phase = item["phase"]
-        elif line:
-            record = item if record is None else "more than one record"
-    exited_cleanly = os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
-    if isinstance(record, dict) and exited_cleanly:
-        if record.get("eof"):
-            return None
-        if "import_error" in record:
-            return {"r": [], "e": "import", "import": record["import_error"]}
-        if isinstance(record.get("r"), list) and (record.get("e") is None or isinstance(record["e"], str)):
-            return {"r": record["r"], "e": record["e"]}
-    if record is None and phase == "import":  # died while its module body ran
-        return {"r": [], "e": "import", "import": "exit"}
-    if not exited_cleanly:
-        cpu = usage.ru_utime + usage.ru_stime
-        if (os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGXCPU) or cpu >= limits.cpu_s:
-            return {"r": [], "e": "timeout"}
-        return {"r": [], "e": "crash"}
-    return {"r": [], "e": "malformed"}
-
-
 # ----------------------------------------------------------------------------------- the zygote
-def zygote(sandbox, cwd, uid, limits, config, result_fd, server_dir):
+def pump(pid, record_fd, data_fd, sink_fd):
+    """Move the worker's record to the harness in the kernel (splice) while waiting for the worker;
+    returns (bytes moved, wait status, CPU seconds). Beyond MAX_RECORD_BYTES bytes go to /dev/null."""
+    moved, pidfd = 0, os.pidfd_open(pid)
+    os.set_blocking(record_fd, False)
+    done = None
+    while done is None:
+        readable, _, _ = select.select([record_fd, pidfd], [], [])
+        if pidfd in readable:
+            done = os.wait4(pid, 0)
+        while True:  # whatever is in the pipe now (all of it once the worker's namespace is gone)
+            try:
+                n = os.splice(record_fd, data_fd if moved < MAX_RECORD_BYTES else sink_fd, 1 << 16)
+            except BlockingIOError:
+                break
+            if n == 0:  # every writer closed the pipe: only the exit is left to wait for
+                if done is None:
+                    done = os.wait4(pid, 0)
+                break
+            moved += n if moved < MAX_RECORD_BYTES else 0
+    os.close(pidfd)
+    _, status, usage = done
+    return moved, status, usage.ru_utime + usage.ru_stime
+
+
+def zygote(sandbox, cwd, uid, limits, config, status_fd, data_fd, server_dir):
     """Never returns."""
     try:
         os.chdir(cwd)
@@ -263,33 +214,36 @@ def zygote(sandbox, cwd, uid, limits, config, result_fd, server_dir):
             os.dup2(null, fd)
         code = compile_candidate(os.path.join(cwd, config["module_file"]))
         if isinstance(code, str):
-            emit(result_fd, {"import_error": code})
+            emit(status_fd, {"import_error": code})
             os._exit(0)
         if sandbox.kind == "plain":
             import importlib
 
             for name in PRELOAD:
                 importlib.import_module(name)
-        emit(result_fd, {"loaded": 1})
+        emit(status_fd, {"loaded": 1})
         own_pid_ns = os.open("/proc/self/ns/pid", os.O_RDONLY) if sandbox.pid_namespace else None
+        gc.freeze()  # children share these objects' pages instead of copying them for the collector
         while True:
+            read_fd, write_fd = os.pipe()
             if own_pid_ns is not None:
                 unshare(CLONE_NEWPID)  # the next child is PID 1 of a namespace of its own
             pid = os.fork()
             if pid == 0:
-                trace_init(sandbox, cwd, uid, limits, config, code, result_fd, server_dir)
+                os.closerange(3, write_fd)  # nothing of the harness or the zygote stays open
+                os.closerange(write_fd + 1, 1 << 16)
+                worker(sandbox, cwd, uid, limits, config, code, server_dir, write_fd)
             if own_pid_ns is not None:
                 setns(own_pid_ns, CLONE_NEWPID)
-            _, status = os.waitpid(pid, 0)
+            os.close(write_fd)
+            moved, status, cpu = pump(pid, read_fd, data_fd, null)
+            os.close(read_fd)
             if not sandbox.pid_namespace and sandbox.drops_privileges:
                 kill_uid(uid)
                 remove_files_of(uid)
-            exit_code = os.waitstatus_to_exitcode(status)
-            if exit_code == EXIT_NO_MORE:
+            if moved == 0 and os.waitstatus_to_exitcode(status) == EXIT_NO_MORE:
                 break
-            if exit_code != 0:
-                emit(result_fd, {"harness": f"trace init ended with status {exit_code}"})
-                break
+            emit(status_fd, {"n": moved, "status": status, "cpu": cpu})
         os._exit(0)
     except BaseException:  # noqa: BLE001
         os._exit(70)
@@ -311,20 +265,21 @@ def compile_candidate(path):
 
 
 def main():
-    kind, server_dir, workspace, uid, result_fd, config_json = sys.argv[1:7]
-    uid, result_fd, config = int(uid), int(result_fd), json.loads(config_json)
+    kind, server_dir, workspace, uid, status_fd, data_fd, config_json = sys.argv[1:8]
+    uid, status_fd, data_fd, config = int(uid), int(status_fd), int(data_fd), json.loads(config_json)
     backstop_cpu = config["rlimit_cpu_s"]
     limits = Limits(wall_s=float(backstop_cpu) * 10, cpu_s=backstop_cpu, memory_mb=config["memory_mb"],
                     fsize_mb=config["fsize_mb"], nofile=config["nofile"], nproc=config["nproc"])
     sandbox = detect_sandbox(kind)
     sandbox.setup_server(Path(server_dir))
-    emit(result_fd, {"ready": 1})
+    emit(status_fd, {"ready": 1})
     init = sandbox.fork_job()
     if init == 0:
         prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
         cwd = sandbox.enter_job(Path(workspace), limits)
-        zygote(sandbox, cwd, uid, limits, config, result_fd, server_dir)
-    os.close(result_fd)
+        zygote(sandbox, cwd, uid, limits, config, status_fd, data_fd, server_dir)
+    os.close(status_fd)
+    os.close(data_fd)
     _, status = os.waitpid(init, 0)
     sys.exit(os.waitstatus_to_exitcode(status) & 0xFF)
 
