@@ -171,6 +171,7 @@ def fresh_plain_tmp(server_dir, uid):
     import shutil
 
     tmp = os.path.join(server_dir, "trace-tmp")  # the same path for every trace
+    os.chmod(server_dir, 0o711)  # the sandbox uid passes through to its folder, lists nothing
     shutil.rmtree(tmp, ignore_errors=True)
     os.mkdir(tmp, 0o700)
     if uid is not None:
