@@ -94,7 +94,21 @@ def execution_config(limits: IsolationLimits, sandbox_kind: str | None = None) -
     kind = sandbox_kind or detect_sandbox().kind
     return {"sandbox": kind, "limits": asdict(limits), "python": sys.version,
             "implementation": platform.python_implementation(), "machine": platform.machine(),
-            "isolation_code": isolation_code_digest()}
+            "isolation_code": isolation_code_digest(), "dependencies": _dependency_versions()}
+
+
+def _dependency_versions() -> dict[str, str]:
+    """Versions of the installed packages that take part in running a candidate: the project (its
+    sandbox primitives) and the schema validator that decides which traces are valid inputs."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    out = {}
+    for name in ("testhelix", "jsonschema"):
+        try:
+            out[name] = version(name)
+        except PackageNotFoundError:
+            out[name] = "not installed"
+    return out
 
 
 def _sandbox_uid(kind: str) -> int:
