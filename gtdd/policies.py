@@ -156,7 +156,7 @@ def run_generator(source: str, count: int, seed: int, cpu_s: float = GENERATOR_C
     from gtdd.isolation import IsolationLimits, run_traces
 
     call = Trace.of([{"cmd": "generate", "args": [count, seed]}], "generator")
-    [result] = run_traces(_HOST.format(source=source), [call], IsolationLimits(cpu_s=cpu_s, import_cpu_s=cpu_s),
+    [result] = run_traces(_HOST.format(source=source), [call], IsolationLimits(cpu_s=cpu_s, import_cpu_s=cpu_s, wall_factor=2.0),
                           module_file=GENERATOR_FILE, entry="Generator")
     if result.error is not None:
         return [], result.error
