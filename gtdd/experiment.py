@@ -115,8 +115,12 @@ class Experiment:
                                  "entry": self.domain.entry_class,
                                  **self.domain.execution_config(config.per_trace_timeout_s)}
         self.store = RunStore(self.run_dir)
-        self.store.conn.execute(records.SCHEMA)
-        self.config, self.extended = self._settle_config(config)
+        try:
+            self.store.conn.execute(records.SCHEMA)
+            self.config, self.extended = self._settle_config(config)
+        except BaseException:
+            self.store.close()  # a refused resume must not keep the run's store locked
+            raise
         self.rule = acceptance.AcceptanceRule(**self.config.acceptance)
         self.families = acceptance.population_by_family(self.domain.population())
 

@@ -61,7 +61,7 @@ def paired_contrast(first: str, second: str, diffs: np.ndarray, seed: int = REPO
         interval = (float(boot.confidence_interval.low), float(boot.confidence_interval.high))
     elif len(diffs) >= 2:  # every block differs by the same amount: the interval is that point
         interval = (float(diffs[0]), float(diffs[0]))
-    if len(diffs) >= 1:
+    if len(diffs) >= 2:  # scipy needs two blocks; one block has no sign-flip distribution to speak of
         flip = stats.permutation_test((diffs,), lambda x, axis: np.mean(x, axis=axis), vectorized=True,
                                       permutation_type="samples", n_resamples=SIGN_FLIPS,
                                       random_state=np.random.default_rng(seed + 1))

@@ -53,7 +53,8 @@ def test_the_same_command_resumes_exactly_and_more_blocks_extend_with_a_reaudit(
     longer = extended[:-4] + ["--rounds", "3", "--quiet", "--json"]  # would change the recorded rounds
     code, _, err = cli(longer + run, capsys)
     assert code == 2 and "cannot be extended to 3" in err and "new run directory" in err
-    code, out, _ = cli(["report", str(tmp_path)], capsys)
-    assert code == 0 and "public-only - static-property" in out
+    code, out, err = cli(["report", str(tmp_path)], capsys)
+    assert code == 0, err
+    assert "public-only - static-property" in out
     assert "re-audited 4 rounds" in out and "M = 4 trajectories" in out
     print(out)
