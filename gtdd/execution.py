@@ -1,8 +1,11 @@
 """Running traces for the loop: the trusted reference in-process, committed candidates isolated.
 
 Both sides are deterministic functions of (source, trace) by the fixed-loss assumption of the seed
-paper (§2.1), so results are cached: the reference by trace id, a candidate by (sha256 of its
-source, trace id). The cache is what makes the paired experiment affordable -- every block's first
+paper (§2.1) -- every trace runs in a fresh process under CPU-time limits (gtdd/isolation/) -- so
+results are cached: the reference by trace id, a candidate by (sha256 of its source, trace id). A
+harness error (the wall-clock backstop fired: no verdict) is never cached; the use that met it
+counts the trace as failed, conservatively, and `harness_errors` counts such executions. The
+executor is shared by concurrently running blocks (`gtdd experiment --jobs`), hence the lock. The cache is what makes the paired experiment affordable -- every block's first
 module is shared by all policies, and the simulated coder often returns to a module it wrote before.
 
 A `Failure` is the evaluator's reading of one failing execution: where the candidate first departs
@@ -13,10 +16,11 @@ class, "timeout", "import", a wrong number of replies), and the family of the di
 from __future__ import annotations
 
 import hashlib
+import threading
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from gtdd.domains.base import Domain, Trace, TraceResult
+from gtdd.domains.base import HARNESS_ERRORS, Domain, Trace, TraceResult
 
 MISMATCH, EXECUTION = "mismatch", "execution"
 WRONG_REPLY_COUNT = "reply-count"  # no exception, but more or fewer replies than operations
@@ -82,26 +86,39 @@ class TraceExecutor:
         self.per_trace_timeout_s = per_trace_timeout_s
         self._reference: dict[str, TraceResult] = {}
         self._candidate: dict[tuple[str, str], TraceResult] = {}
+        self._lock = threading.Lock()
         self.candidate_executions = 0  # traces actually run on candidates (cache misses)
+        self.harness_errors = 0  # executions that ended without a verdict (not cached)
 
     def reference(self, traces: Sequence[Trace]) -> list[TraceResult]:
-        missing = list({t.id: t for t in traces if t.id not in self._reference}.values())
+        with self._lock:
+            missing = list({t.id: t for t in traces if t.id not in self._reference}.values())
         if missing:
-            for trace, result in zip(missing, self.domain.reference_results(missing)):
+            results = self.domain.reference_results(missing)
+            for trace, result in zip(missing, results):
                 if result.error is not None:
                     raise EvaluatorError(f"the reference failed on trace {trace.id}: {result.error}")
-                self._reference[trace.id] = result
-        return [self._reference[t.id] for t in traces]
+            with self._lock:
+                self._reference.update((t.id, r) for t, r in zip(missing, results))
+        with self._lock:
+            return [self._reference[t.id] for t in traces]
 
     def candidate(self, source: str, traces: Sequence[Trace]) -> list[TraceResult]:
         key = source_hash(source)
-        missing = list({t.id: t for t in traces if (key, t.id) not in self._candidate}.values())
+        with self._lock:
+            known = {t.id: self._candidate[(key, t.id)] for t in traces if (key, t.id) in self._candidate}
+        missing = list({t.id: t for t in traces if t.id not in known}.values())
         if missing:
             results = self.domain.run_traces(source, missing, self.per_trace_timeout_s)
-            self.candidate_executions += len(missing)
-            for trace, result in zip(missing, results):
-                self._candidate[(key, trace.id)] = result
-        return [self._candidate[(key, t.id)] for t in traces]
+            with self._lock:
+                self.candidate_executions += len(missing)
+                for trace, result in zip(missing, results):
+                    known[trace.id] = result
+                    if result.error in HARNESS_ERRORS:
+                        self.harness_errors += 1
+                    else:
+                        self._candidate[(key, trace.id)] = result
+        return [known[t.id] for t in traces]
 
     def failures(self, source: str, traces: Sequence[Trace]) -> list[Failure | None]:
         """One entry per trace: its Failure, or None when it passes."""

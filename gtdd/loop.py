@@ -11,6 +11,7 @@ family results and population outcomes stay in the `RoundRecord`, which only the
 
 from __future__ import annotations
 
+import hashlib
 import random
 import time
 from dataclasses import dataclass, field
@@ -19,8 +20,8 @@ from typing import Callable
 from gtdd import acceptance
 from gtdd.agents import Coder, CodingRequest, CodingResult, Tester, TestingRequest
 from gtdd.commit import Commitment, Workspace
-from gtdd.domains.base import Domain, Trace
-from gtdd.execution import TraceExecutor, source_hash
+from gtdd.domains.base import HARNESS_ERRORS, Domain, Trace, canonical_json, trace_id
+from gtdd.execution import EvaluatorError, TraceExecutor, source_hash
 from gtdd.feedback import POOL_FACTOR, Candidate, FeedbackRule
 from gtdd.policies import Policy, Proposals, property_proposals, proposals_from_raw, run_generator, staged_chunk
 from gtdd.reduction import reduce_failures
@@ -33,6 +34,7 @@ def run_round(ctx: "LoopContext", state: "TrajectoryState", t: int) -> "RoundRec
     commitment = ctx.workspace.commit(t, ctx.execution_config)      # restore protected, hash
     events.mark("commitment")
     proposals, program = propose_traces(ctx, state, commitment, t)  # the tester's policy
+    fixed = check_fixed_tests(ctx, state)                           # manifest before re-running them
     dev = evaluate_development(ctx, state, commitment, proposals, t)  # run, reduce, select, grow G
     events.mark("testing_end")
     public = run_public_tests(ctx, commitment)
@@ -49,7 +51,8 @@ def run_round(ctx: "LoopContext", state: "TrajectoryState", t: int) -> "RoundRec
     events.mark("population_end")
     state.advance(commitment, dev, public, decision.accepted)
     return RoundRecord(ctx.block, ctx.policy.name, t, commitment, coding, program, proposals, dev,
-                       public, audit, decision, population, events.times)
+                       public, audit, decision, population, events.times,
+                       dev.harness_errors + population["harness_errors"], fixed)
 
 
 # --- value types ------------------------------------------------------------------------------
@@ -74,6 +77,7 @@ class TrajectoryState:
     passing_ids: set[str] = field(default_factory=set)  # saved tests the last candidate passed
     public_results: list[dict] = field(default_factory=list)
     accepted: bool | None = None
+    regression_manifest: str = ""  # digest of G_t as the harness saved it (checked before re-running)
 
     def advance(self, commitment: Commitment, dev: "Development", public: list[dict],
                 accepted: bool) -> None:
@@ -85,16 +89,25 @@ class TrajectoryState:
         self.passing_ids = set(dev.passing_ids)
         self.public_results = public
         self.accepted = accepted
+        self.regression_manifest = tests_manifest(self.regression.values())
 
     def to_json(self) -> dict:
         return {"module": self.module, "regression": self.regression, "reported": self.reported,
                 "reported_ids": sorted(self.reported_ids), "passing_ids": sorted(self.passing_ids),
-                "public_results": self.public_results, "accepted": self.accepted}
+                "public_results": self.public_results, "accepted": self.accepted,
+                "regression_manifest": self.regression_manifest}
 
     @classmethod
     def from_json(cls, d: dict) -> "TrajectoryState":
         return cls(d["module"], dict(d["regression"]), list(d["reported"]), set(d["reported_ids"]),
-                   set(d["passing_ids"]), list(d["public_results"]), d["accepted"])
+                   set(d["passing_ids"]), list(d["public_results"]), d["accepted"],
+                   d.get("regression_manifest", ""))
+
+
+def tests_manifest(tests) -> str:
+    """sha256 over fixed tests (trace JSON objects or Traces), in id order: what a re-run must match."""
+    items = sorted((t.to_json() if isinstance(t, Trace) else dict(t) for t in tests), key=lambda d: d["id"])
+    return hashlib.sha256(canonical_json(items).encode()).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -111,6 +124,7 @@ class Development:
     regressions: int  # saved tests the previous candidate passed and this one fails
     repaired_previous: int  # of last round's counterexamples, how many now pass
     reduction_executions: int
+    harness_errors: int = 0
 
     @property
     def regression_pass(self) -> bool:
@@ -132,6 +146,8 @@ class RoundRecord:
     decision: acceptance.AcceptanceDecision
     population: dict  # private
     events: dict[str, float]
+    harness_errors: int = 0  # executions without a verdict (wall-clock backstop), counted as failures
+    fixed_tests_manifest: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -153,6 +169,7 @@ class LoopContext:
     static_generator: Callable[[Policy], tuple[list, dict]]  # the block's pre-round-1 generator
     audit_randomness: Callable[[int], bytes] = lambda t: acceptance.fresh_randomness()
     execution_config: dict = field(default_factory=dict)
+    public_manifest: str = ""  # tests_manifest of public_tests when the run was created
 
 
 # --- steps -----------------------------------------------------------------------------------
@@ -169,6 +186,22 @@ def write_candidate(ctx: LoopContext, state: TrajectoryState, t: int) -> CodingR
     ctx.workspace.write_module(result.module)
     ctx.workspace.apply_edits(result.edits)
     return result
+
+
+def check_fixed_tests(ctx: LoopContext, state: TrajectoryState) -> dict:
+    """Seed paper §3.1: before fixed tests are re-executed, check them against their manifest --
+    the saved regression tests G_{t-1} (each trace's id is its content hash, and the set's digest
+    was recorded when it was saved) and the public tests."""
+    saved = state.regression.values()
+    changed = [d["id"] for d in saved if trace_id(d["ops"]) != d["id"]]
+    if changed or (state.regression_manifest and tests_manifest(saved) != state.regression_manifest):
+        raise EvaluatorError(f"block {ctx.block} {ctx.policy.name}: the saved regression tests do not match "
+                             f"their manifest ({', '.join(changed[:3]) or 'the set changed'}); they were "
+                             "altered after they were saved")
+    public = tests_manifest(ctx.public_tests)
+    if ctx.public_manifest and public != ctx.public_manifest:
+        raise EvaluatorError(f"the public tests do not match their manifest {ctx.public_manifest[:12]}")
+    return {"regression": state.regression_manifest, "public": public}
 
 
 def propose_traces(ctx: LoopContext, state: TrajectoryState, commitment: Commitment, t: int
@@ -219,7 +252,8 @@ def evaluate_development(ctx: LoopContext, state: TrajectoryState, commitment: C
         tuple(new), duplicates, len(executed), len(failing),
         sum(1 for c in failing if c.trace.id not in state.regression), tuple(counterexamples),
         tuple(links), tuple(link["original_id"] for link in links), tuple(sorted(passing)),
-        len(state.passing_ids - passing), len(last & passing), executions)
+        len(state.passing_ids - passing), len(last & passing), executions,
+        sum(1 for f in outcomes if f is not None and f.error in HARNESS_ERRORS))
 
 
 def select_counterexamples(ctx: LoopContext, state: TrajectoryState, commitment: Commitment,
@@ -271,14 +305,15 @@ def evaluate_population(ctx: LoopContext, state: TrajectoryState, commitment: Co
             unseen_size += 1
             unseen_failures += failure is not None
     return {"failures": sum(by_family.values()), "size": len(population), "by_family": by_family,
+            "harness_errors": sum(1 for f in outcomes if f is not None and f.error in HARNESS_ERRORS),
             "unseen_failures": unseen_failures, "unseen_size": unseen_size,
             "module_hash": source_hash(commitment.module_source)}
 
 
 def public_examples(domain: Domain, count: int) -> list[Trace]:
     """The public examples: the domain's own when it has them, else `count` seeded traces."""
-    own = getattr(domain, "public_examples", None)
-    if callable(own):
-        return list(own())[:count] if count else list(own())
+    own = list(domain.public_examples())
+    if own:
+        return own[:count] if count else own
     rng = random.Random("gtdd-public-examples")
     return [domain.generate(rng) for _ in range(count)]

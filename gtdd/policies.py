@@ -18,7 +18,7 @@ Testing happens in rounds 1..T-1: each is followed by a repair round that receiv
 regression tests.
 
 LLM generators are untrusted programs. `run_generator` runs one in the same isolated child process
-as candidate modules (see _HOST below) under a wall-clock limit; what it prints is discarded, and
+as candidate modules (see _HOST below) under a CPU-time limit; what it prints is discarded, and
 its traces come back as one JSON reply.
 """
 
@@ -34,7 +34,7 @@ from testhelix.errors import UserError
 from gtdd.domains.base import Domain, Trace
 
 GENERATOR_FILE = "trace_generator_host.py"
-GENERATOR_WALL_S = 30.0
+GENERATOR_CPU_S = 30.0
 
 
 @dataclass(frozen=True)
@@ -132,10 +132,10 @@ def property_proposals(domain: Domain, count: int, seed: int) -> Proposals:
 
 # --- running a generator program ---------------------------------------------------------------
 
-# The generator is hosted as a one-operation "store" so that it runs in the same isolated child as
-# candidate modules (gtdd/domains/kvstore/runner.py: namespaces, chroot, unprivileged uid, rlimits,
-# allow-listed environment, results over a pipe the harness owns). That runner is generic: it runs
-# any module file whose entry class answers execute(cmd, args).
+# The generator is hosted as a one-operation "store" so that it runs in the same isolation as
+# candidate modules (gtdd/isolation/: namespaces, chroot, unprivileged uid, CPU and memory limits,
+# allow-listed environment, results over a pipe the harness owns), which runs any module file whose
+# entry class answers execute(cmd, args).
 _HOST = """import random
 
 SOURCE = {source!r}
@@ -150,14 +150,14 @@ class Generator:
 """
 
 
-def run_generator(source: str, count: int, seed: int, wall_s: float = GENERATOR_WALL_S
+def run_generator(source: str, count: int, seed: int, cpu_s: float = GENERATOR_CPU_S
                   ) -> tuple[list[Any], str | None]:
     """Run a generator program; returns (raw traces, None) or ([], why it yielded nothing)."""
-    from gtdd.domains.kvstore.runner import run_traces
+    from gtdd.isolation import IsolationLimits, run_traces
 
     call = Trace.of([{"cmd": "generate", "args": [count, seed]}], "generator")
-    [result] = run_traces(_HOST.format(source=source), [call], wall_s, module_file=GENERATOR_FILE,
-                          entry="Generator")
+    [result] = run_traces(_HOST.format(source=source), [call], IsolationLimits(cpu_s=cpu_s, import_cpu_s=cpu_s, wall_factor=2.0),
+                          module_file=GENERATOR_FILE, entry="Generator")
     if result.error is not None:
         return [], result.error
     traces = result.replies[0] if result.replies else None

@@ -63,7 +63,7 @@ def paired_contrast(first: str, second: str, diffs: np.ndarray, seed: int = REPO
         interval = (float(boot.confidence_interval.low), float(boot.confidence_interval.high))
     elif len(diffs) >= 2:  # every block differs by the same amount: the interval is that point
         interval = (float(diffs[0]), float(diffs[0]))
-    if len(diffs) >= 1:
+    if len(diffs) >= 2:  # scipy needs two blocks; one block has no sign-flip distribution to speak of
         flip = stats.permutation_test((diffs,), lambda x, axis: np.mean(x, axis=axis), vectorized=True,
                                       permutation_type="samples", n_resamples=SIGN_FLIPS,
                                       random_state=np.random.default_rng(seed + 1))
@@ -86,9 +86,19 @@ def load(run_dir: Path) -> tuple[dict, list[dict]]:
         cols, rows = store.query("SELECT block, policy, round, failure_rate, population_failures, "
                                  "population_size, counterexamples, simulated, accepted "
                                  "FROM gtdd_rounds ORDER BY block, policy, round")
+        config["reaudited"] = _count(store, "SELECT count(*) FROM gtdd_superseded_audits")
+        config["per_audit_error"] = _count(store, "SELECT any_value(json_extract_string(record, '$.per_audit_error')) "
+                                                  "FROM gtdd_audits")
     finally:
         store.close()
     return config, [dict(zip(cols, r)) for r in rows]
+
+
+def _count(store: RunStore, sql: str):
+    try:
+        return store.query(sql)[1][0][0]
+    except Exception:  # noqa: BLE001 - a run recorded before the table existed
+        return 0
 
 
 def build_report(run_dir: Path) -> dict:
@@ -117,6 +127,9 @@ def build_report(run_dir: Path) -> dict:
             contrasts.append(paired_contrast(a, b, diffs).__dict__)
     return {"run_dir": str(run_dir), "config": config, "rounds": rounds, "failure_table": table,
             "contrasts": contrasts, "recorded_audit": recorded_candidates(config, rows),
+            "acceptance": {**config["acceptance"], "accepted": sum(bool(r["accepted"]) for r in rows),
+                           "rounds_recorded": len(rows), "reaudited": config.get("reaudited", 0),
+                           "per_audit_error": config.get("per_audit_error")},
             "simulated": any(r["simulated"] for r in rows)}
 
 
@@ -177,6 +190,12 @@ def render_text(report: dict) -> str:
                      f"{interval:>18} {_p(c['p_sign_flip']):>7} {_fmt(c['median'], True):>7} "
                      f"{_fmt(c['trimmed_mean'], True):>7} {_p(c['p_sign_test']):>7} "
                      f"{str(c['lower']) + ',' + str(c['higher']):>12}")
+    acc = report.get("acceptance")
+    if acc:
+        lines += ["", f"Acceptance: {acc['allocation']} allocation, alpha {acc['alpha']}, tolerance {acc['tolerance']}, "
+                  f"M = {acc['trajectories']} trajectories, T = {acc['rounds']} rounds, per-audit error "
+                  f"{acc['per_audit_error']}; {acc['accepted']} of {acc['rounds_recorded']} recorded rounds "
+                  f"accepted; re-audited {acc['reaudited']} rounds after extensions"]
     audit = report["recorded_audit"]
     if audit:
         lines += ["", f"Audits of the recorded candidates ({audit['candidates']} candidates in "

@@ -24,7 +24,6 @@ Strength comes from the testhelix simulated-model profiles (testhelix/llm/sim/pr
 
 from __future__ import annotations
 
-import importlib
 import json
 import random
 import re
@@ -76,12 +75,14 @@ class DefectCatalogue:
 
 
 def load_defects(domain: Domain) -> DefectCatalogue:
-    """The domain's defect catalogue: `domain.defects` if set, else gtdd.domains.<name>.defects."""
-    module = getattr(domain, "defects", None) or importlib.import_module(f"gtdd.domains.{domain.name}.defects")
-    for attr in ("DEFECTS", "CATALOGUE", "CATALOG"):
-        if hasattr(module, attr):
-            return DefectCatalogue(tuple(getattr(module, attr)), module.apply_defects)
-    raise RuntimeError(f"{module.__name__} has no defect list (DEFECTS)")
+    """The domain's defect catalogue (`domain.defects`)."""
+    module = domain.defects
+    if module is None:
+        from testhelix.errors import UserError
+
+        raise UserError(f"domain {domain.name!r} has no defect catalogue, so the simulated coder cannot "
+                        "play it; use an LLM coder (--coder anthropic:..., openai:...)")
+    return DefectCatalogue(tuple(module.DEFECTS), module.apply_defects)
 
 
 @dataclass(frozen=True)
@@ -147,8 +148,7 @@ class SimCoder:
         todo = [(d, t) for d in active for t in evidence if (d, t.id) not in self._exposure]
         if todo:
             variants = sorted({d for d, _ in todo})
-            entry = getattr(self.domain, "entry_class", "Store")
-            mux = _MULTIPLEXER.format(entry=entry, sources=[self.catalogue.apply(self.reference, [d])
+            mux = _MULTIPLEXER.format(entry=self.domain.entry_class, sources=[self.catalogue.apply(self.reference, [d])
                                                             for d in variants])
             runs = [Trace.of([{"cmd": SELECT_VARIANT, "args": [variants.index(d)]}, *t.ops], t.family)
                     for d, t in todo]

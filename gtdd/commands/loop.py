@@ -24,7 +24,8 @@ def _common(f):
         click.option("--coder", default="sim:strong", show_default=True,
                      help="Coder model: sim:strong, sim:weak, anthropic:..., openai:..., openai-compatible:..."),
         click.option("--tester", default="sim:strong", show_default=True, help="Tester model (same names)."),
-        click.option("--domain", default="kvstore", show_default=True, help="GTDD domain."),
+        click.option("--domain", default="kvstore", show_default=True,
+                     help="GTDD domain: a built-in name, package.module:OBJECT, or a gtdd.domains entry point."),
         click.option("-k", "--report-limit", "k", type=click.IntRange(0, 10_000), default=6, show_default=True,
                      help="At most k counterexamples reported per round."),
         click.option("--rule", type=click.Choice(sorted(RULES)), default="standard", show_default=True,
@@ -38,7 +39,7 @@ def _common(f):
                      help="An audit accepts with at most this many failures."),
         click.option("--no-regression-gate", is_flag=True, help="Acceptance does not require regression tests."),
         click.option("--per-trace-timeout", type=FiniteFloat(0, 3600, low_open=True), default=1.0, show_default=True,
-                     help="Seconds per trace execution."),
+                     help="CPU seconds per trace execution (a wall-clock backstop only yields harness errors)."),
         click.option("--quiet", is_flag=True, help="No progress lines."),
         run_dir_opt,
     ]
@@ -48,7 +49,7 @@ def _common(f):
 
 
 def _experiment(run_dir, policies, blocks, rounds, coder, tester, domain, k, rule, seed, allocation,
-                alpha, tolerance, failures_allowed, no_regression_gate, per_trace_timeout, quiet):
+                alpha, tolerance, failures_allowed, no_regression_gate, per_trace_timeout, quiet, jobs=1):
     from gtdd.experiment import Experiment, ExperimentConfig
 
     if per_trace_timeout <= 0:
@@ -57,7 +58,8 @@ def _experiment(run_dir, policies, blocks, rounds, coder, tester, domain, k, rul
                   "failures_allowed": failures_allowed, "require_regression": not no_regression_gate}
     config = ExperimentConfig(policies=tuple(p.name for p in parse_policies(policies)), blocks=blocks,
                               rounds=rounds, coder=coder, tester=tester, domain=domain, k=k, rule=rule,
-                              seed=seed, per_trace_timeout_s=per_trace_timeout, acceptance=acceptance)
+                              seed=seed, per_trace_timeout_s=per_trace_timeout, acceptance=acceptance,
+                              jobs=jobs)
     echo = (lambda line: None) if quiet else (lambda line: click.echo(line, err=True))
     experiment = Experiment(run_dir, config, progress=echo)
     try:
@@ -73,16 +75,23 @@ def _experiment(run_dir, policies, blocks, rounds, coder, tester, domain, k, rul
 @click.option("--policies", required=True,
               help=f"Comma-separated policies: {', '.join(POLICIES)}.")
 @click.option("--blocks", type=click.IntRange(1, 10_000), default=30, show_default=True, help="Paired blocks.")
+@click.option("--jobs", type=click.IntRange(1, 64), default=1, show_default=True,
+              help="Blocks run concurrently (results are the same for every value).")
 @_common
 @json_option
-def experiment_command(policies, blocks, as_json, **kw):
-    """Run (or resume) a paired GTDD experiment: every policy from each block's shared first module."""
-    summary = _experiment(policies=policies, blocks=blocks, **kw)
+def experiment_command(policies, blocks, jobs, as_json, **kw):
+    """Run, resume or extend a paired GTDD experiment: every policy from each block's shared first module.
+
+    The same command resumes a run exactly. More --blocks or --policies extend it: the audits' error
+    allocation is recomputed for the new number of trajectories and the recorded rounds are re-audited.
+    A different --rounds, acceptance setting or execution configuration is refused (use a new --run)."""
+    summary = _experiment(policies=policies, blocks=blocks, jobs=jobs, **kw)
     if as_json:
         print_json(summary)
     else:
         click.echo(f"{summary['rounds_run']} rounds run, {summary['trajectories']} trajectories complete, "
-                   f"{summary['wall_s']} s; `gtdd report {kw['run_dir']}` prints the results")
+                   f"{summary['reaudited']} recorded rounds re-audited, {summary['wall_s']} s; "
+                   f"`gtdd report {kw['run_dir']}` prints the results")
 
 
 @click.command("run")

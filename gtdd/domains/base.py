@@ -23,10 +23,14 @@ from typing import Any, Protocol, Sequence
 Op = dict  # {"cmd": "SET", "args": ["k", "v"]}; must be JSON-serialisable
 
 # Execution failures a runner may report in TraceResult.error besides an exception type name.
-ERROR_TIMEOUT = "timeout"  # the per-trace time limit was exceeded
+ERROR_TIMEOUT = "timeout"  # the per-trace CPU-time limit was exceeded
 ERROR_IMPORT = "import"  # the candidate module could not be imported or lacks its entry point
-ERROR_CRASH = "crash"  # the process running the candidate died (exit, signal, resource limit)
+ERROR_CRASH = "crash"  # the process running the candidate died (exit, signal, memory)
 ERROR_MALFORMED = "malformed"  # a reply that is not a JSON value
+# Harness errors: no verdict was obtained (the wall-clock backstop fired). Never cached; a use counts
+# the trace as failed, conservatively, and the round records how many there were.
+ERROR_WALL_CLOCK = "harness:wall-clock"
+HARNESS_ERRORS = frozenset({ERROR_WALL_CLOCK})
 
 
 def canonical_json(value: Any) -> str:
@@ -120,21 +124,39 @@ def first_divergence(expected: TraceResult, got: TraceResult) -> int | None:
 
 
 class Domain(Protocol):
-    """What GTDD needs from one behavioural contract (see module docstring)."""
+    """What GTDD needs from one behavioural contract (see module docstring). Every hook the loop,
+    the experiment and the simulated agents read is declared here; nothing is probed with getattr.
+    A domain outside the project is loaded with `--domain package.module:OBJECT` (gtdd.domains)."""
 
     name: str
     families: tuple[str, ...]
     module_name: str  # file name a candidate provides, e.g. "kvstore.py"
+    entry_class: str  # the class in that module whose instances answer execute(cmd, args)
     max_ops: int  # the schema's trace-length limit L (bounds reduction cost)
+    # The defect catalogue the simulated coder injects from (an object with DEFECTS and
+    # apply_defects(source, ids)); None when the domain has none (then only LLM coders can run).
+    defects: Any
 
     def spec(self) -> str: ...
     def reference_source(self) -> str: ...  # HIDDEN from agents
     def validate(self, ops: Sequence[Op]) -> list[str]: ...  # problems, [] when valid
     def generate(self, rng: random.Random, family: str | None = None) -> Trace: ...
     def population(self) -> tuple[Trace, ...]: ...
+    def public_examples(self) -> tuple[Trace, ...]: ...  # the domain's own; () to let the loop draw some
     def family_of_op(self, op: Op) -> str: ...  # requirement family of one operation's command
     def reference_results(self, traces: Sequence[Trace]) -> list[TraceResult]: ...  # trusted, in-process
     def run_traces(self, module_source: str, traces: Sequence[Trace],
-                   per_trace_timeout_s: float = 1.0) -> list[TraceResult]: ...  # untrusted, isolated
+                   per_trace_timeout_s: float = 1.0) -> list[TraceResult]: ...  # untrusted, one fresh process per trace
+    def execution_config(self, per_trace_timeout_s: float) -> dict: ...  # sandbox, limits, versions: committed
     def replies_equal(self, a: Any, b: Any) -> bool: ...
     def first_divergence(self, expected: TraceResult, got: TraceResult) -> int | None: ...
+
+
+DOMAIN_HOOKS = ("name", "families", "module_name", "entry_class", "max_ops", "defects", "spec",
+                "reference_source", "validate", "generate", "population", "public_examples", "family_of_op",
+                "reference_results", "run_traces", "execution_config", "replies_equal", "first_divergence")
+
+
+def missing_hooks(obj: Any) -> list[str]:
+    """The Domain hooks an object lacks (a plug-in is checked once, when it is loaded)."""
+    return [name for name in DOMAIN_HOOKS if not hasattr(obj, name)]

@@ -104,6 +104,7 @@ class FakeDomain:
     name = "fake"
     families = ("stack", "map")
     module_name = "store.py"
+    entry_class = "Store"
     max_ops = 12
     defects = defects_module
 
@@ -152,6 +153,12 @@ class FakeDomain:
                 seen.add(t.id)
                 out.append(t)
         return tuple(out)
+
+    def public_examples(self) -> tuple[Trace, ...]:
+        return ()
+
+    def execution_config(self, per_trace_timeout_s: float) -> dict:
+        return {"sandbox": "in-process test fake", "timeout_s": per_trace_timeout_s}
 
     def family_of_op(self, op: dict) -> str:
         return COMMANDS[op["cmd"]][0]

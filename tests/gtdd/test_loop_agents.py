@@ -55,7 +55,7 @@ def test_invalid_proposals_are_counted_but_not_kept():
 ])
 def test_generators_run_isolated(body, expect, monkeypatch):
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-must-not-leak")
-    raw, error = run_generator(body, 5, seed=7, wall_s=2.0)
+    raw, error = run_generator(body, 5, seed=7, cpu_s=1.0)
     if expect is None:
         assert error is None and len(raw) in (1, 5)
         assert "sk-must-not-leak" not in repr(raw)

@@ -1,7 +1,9 @@
 """The key-value store domain (spec.md): 61 commands in 8 families, Redis-compatible where shared.
 
-`DOMAIN` satisfies gtdd.domains.base.Domain. Keep this module light: the sandbox launcher never
-imports the package, but tools that only need the spec or the schema should not pay for more.
+`DOMAIN` satisfies gtdd.domains.base.Domain. Candidates run through the domain-independent
+isolation in gtdd/isolation/ (one fresh sandboxed process per trace). Keep this module light: the
+sandbox never imports the package, and tools that only need the spec or the schema should not pay
+for more.
 """
 
 from __future__ import annotations
@@ -13,7 +15,8 @@ from typing import Any, Sequence
 
 from gtdd.domains import base
 from gtdd.domains.base import Op, Trace, TraceResult
-from gtdd.domains.kvstore import generator, population as population_module, runner, schema
+from gtdd.domains.kvstore import generator, population as population_module, schema
+from gtdd.isolation import IsolationLimits, execution_config, run_traces
 
 HERE = Path(__file__).parent
 
@@ -58,10 +61,22 @@ class KVStoreDomain:
     def reference_results(self, traces: Sequence[Trace]) -> list[TraceResult]:
         return [_reference_result(t) for t in traces]
 
+    @property
+    def defects(self):
+        from gtdd.domains.kvstore import defects
+
+        return defects
+
+    def public_examples(self) -> tuple[Trace, ...]:
+        return ()  # the loop draws seeded examples from the generator
+
     def run_traces(self, module_source: str, traces: Sequence[Trace],
                    per_trace_timeout_s: float = 1.0) -> list[TraceResult]:
-        return runner.run_traces(module_source, traces, per_trace_timeout_s, module_file=self.module_name,
-                                 entry=self.entry_class)
+        return run_traces(module_source, traces, IsolationLimits.for_timeout(per_trace_timeout_s),
+                          module_file=self.module_name, entry=self.entry_class)
+
+    def execution_config(self, per_trace_timeout_s: float) -> dict:
+        return execution_config(IsolationLimits.for_timeout(per_trace_timeout_s))
 
     def replies_equal(self, a: Any, b: Any) -> bool:
         return base.json_equal(a, b)

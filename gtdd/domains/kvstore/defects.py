@@ -130,7 +130,7 @@ DEFECTS: tuple[Defect, ...] = (
        "        self.data[key] = value\n        self.expires.pop(key, None)\n",
        "        self.data[key] = value\n"),
     _d("expiry-zero-seconds", "expiry", "SET EX 0 and SETEX 0 are accepted",
-       "if seconds <= 0 or seconds > MAX_EXPIRE_SECONDS:", "if seconds < 0 or seconds > MAX_EXPIRE_SECONDS:"),
+       "if seconds <= 0 or seconds > MAX_EXPIRE_SECONDS or", "if seconds < 0 or seconds > MAX_EXPIRE_SECONDS or"),
     _d("expiry-incr-drops-ttl", "expiry", "INCR/DECR/INCRBY remove the expiry",
        "self.data[key] = str(result)  # keeps any expiry",
        "self.put_string(key, str(result))  # keeps any expiry"),

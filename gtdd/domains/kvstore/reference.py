@@ -9,6 +9,7 @@ import re
 
 INT_MIN, INT_MAX = -(2 ** 63), 2 ** 63 - 1
 MAX_EXPIRE_SECONDS = 9223372036854775  # the largest seconds value whose milliseconds fit in 64 bits
+EPOCH_MS = 1_700_000_000_000  # the notional absolute time of logical second 0 (spec section 2)
 SCORE_LIMIT = 2 ** 53  # scores are integers that a double holds exactly
 IMMEDIATE = frozenset({"MULTI", "EXEC", "DISCARD", "WATCH", "TICK"})  # never queued
 
@@ -54,9 +55,14 @@ def parse_bound(text):
     return (parse_score(body), exclusive)
 
 
-def parse_expire_seconds(text):
+def expiry_fits(now, seconds):
+    """The absolute expiry time in milliseconds, EPOCH_MS + 1000 * (now + seconds), fits in 64 bits."""
+    return EPOCH_MS + 1000 * (now + seconds) <= INT_MAX
+
+
+def parse_expire_seconds(text, now):
     seconds = parse_int(text)
-    if seconds <= 0 or seconds > MAX_EXPIRE_SECONDS:
+    if seconds <= 0 or seconds > MAX_EXPIRE_SECONDS or not expiry_fits(now, seconds):
         raise CommandError("BADEXPIRE")
     return seconds
 
@@ -98,6 +104,9 @@ class Store:
             return {"error": "UNKNOWN"}
         handler, min_args, max_args = entry[1], entry[2], entry[3]
         if len(args) < min_args or (max_args is not None and len(args) > max_args):
+            if cmd == "EXEC":  # a rejected EXEC ends any transaction and every watch
+                self.end_transaction()
+                return {"error": "EXECABORT"}
             if self.in_multi:
                 self.exec_aborted = True
             return {"error": "ARITY"}
@@ -214,7 +223,7 @@ class Store:
             else:
                 raise CommandError("SYNTAX")
             i += 1
-        seconds = parse_expire_seconds(expire_text) if expire_text is not None else None
+        seconds = parse_expire_seconds(expire_text, self.now) if expire_text is not None else None
         exists = key in self.data
         if (nx and exists) or (xx and not exists):
             return None
@@ -539,7 +548,7 @@ class Store:
     # ---- expiry on the logical clock ----------------------------------------------------
     def cmd_expire(self, args):
         seconds = parse_int(args[1])
-        if abs(seconds) > MAX_EXPIRE_SECONDS:
+        if abs(seconds) > MAX_EXPIRE_SECONDS or not expiry_fits(self.now, seconds):
             raise CommandError("BADEXPIRE")
         key = args[0]
         if key not in self.data:
@@ -565,7 +574,7 @@ class Store:
         return 1
 
     def cmd_setex(self, args):
-        seconds = parse_expire_seconds(args[1])
+        seconds = parse_expire_seconds(args[1], self.now)
         self.put_string(args[0], args[2], seconds)
         return "OK"
 

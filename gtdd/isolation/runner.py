@@ -1,0 +1,314 @@
+"""Harness side of trace isolation: one sandboxed zygote per batch, one fresh process per trace.
+
+`run_traces(source, traces, limits)` writes the candidate module into a fresh read-only workspace,
+starts zygote.py inside the TestPrism sandbox (see that file for the process tree), and then feeds
+it one trace at a time: each trace is read by a process forked for it alone from a zygote that has
+never executed candidate code, so a trace's result is the same alone and in any batch, and nothing
+tells a development batch from an audit or population batch.
+
+Before the traces, one empty probe trace tells whether the module imports at all (an import is
+deterministic under the fixed-loss assumption, so a failing import fails every trace without
+spending its CPU budget once per trace).
+
+Verdicts come from CPU-time limits inside the sandbox (see zygote.py). The only wall-clock limit is
+the watchdog here, for a worker that blocks without using CPU time or a harness that hangs: its
+trace gets the harness error ERROR_WALL_CLOCK (gtdd.domains.base.HARNESS_ERRORS), which the
+executor never caches, and the batch goes on in a fresh zygote.
+
+Nothing here is specific to a domain: a candidate is a module file defining an entry class whose
+instances have `execute(cmd, args)` returning JSON values.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import select
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Sequence
+
+from testhelix.prism.sandbox import detect_sandbox
+
+from gtdd.domains.base import (ERROR_CRASH, ERROR_IMPORT, ERROR_MALFORMED, ERROR_TIMEOUT, ERROR_WALL_CLOCK,
+                               Trace, TraceResult)
+
+HERE = Path(__file__).parent
+ZYGOTE = HERE / "zygote.py"
+START_GRACE_S = 30.0  # building the sandbox and compiling the candidate
+NAMESPACED_UID = 4_900_000  # one fixed uid, so no batch differs from another in what it can see
+
+
+@dataclass(frozen=True)
+class IsolationLimits:
+    """Per-trace resource limits; part of every commitment (they decide verdicts)."""
+
+    cpu_s: float = 1.0  # CPU seconds for one trace's operations
+    import_cpu_s: float = 2.0  # CPU seconds for executing the module body and finding the entry
+    memory_mb: int = 1024  # RLIMIT_AS of the worker
+    fsize_mb: int = 8
+    nofile: int = 64
+    nproc: int = 64
+    wall_factor: float = 10.0  # watchdog: wall_factor x rlimit_cpu_s + wall_grace_s
+    wall_grace_s: float = 5.0
+
+    @classmethod
+    def for_timeout(cls, per_trace_cpu_s: float, **kw) -> "IsolationLimits":
+        return cls(cpu_s=per_trace_cpu_s, import_cpu_s=max(2 * per_trace_cpu_s, 1.0), **kw)
+
+    @property
+    def rlimit_cpu_s(self) -> int:
+        """RLIMIT_CPU of a worker: stops a candidate that swallows or blocks the timer signal."""
+        return int(math.ceil(self.cpu_s + self.import_cpu_s)) + 1
+
+    @property
+    def wall_backstop_s(self) -> float:
+        return self.wall_factor * self.rlimit_cpu_s + self.wall_grace_s
+
+
+class EvaluatorError(RuntimeError):
+    """The trusted harness or its isolation failed: the execution is invalid, not the candidate's fault."""
+
+
+def isolation_code_digest() -> str:
+    """sha256 of the isolation code itself (zygote and runner): it is part of the execution image."""
+    h = hashlib.sha256()
+    for path in (ZYGOTE, Path(__file__)):
+        h.update(path.read_bytes())
+    return h.hexdigest()
+
+
+def execution_config(limits: IsolationLimits, sandbox_kind: str | None = None) -> dict:
+    """Everything besides the candidate's files that decides a verdict: sandbox kind and limits,
+    the interpreter (the candidate imports only the standard library) and the isolation code."""
+    import platform
+
+    kind = sandbox_kind or detect_sandbox().kind
+    return {"sandbox": kind, "limits": asdict(limits), "python": sys.version,
+            "implementation": platform.python_implementation(), "machine": platform.machine(),
+            "isolation_code": isolation_code_digest(), "dependencies": _dependency_versions()}
+
+
+def _dependency_versions() -> dict[str, str]:
+    """Versions of the installed packages that take part in running a candidate: the project (its
+    sandbox primitives) and the schema validator that decides which traces are valid inputs."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    out = {}
+    for name in ("testhelix", "jsonschema"):
+        try:
+            out[name] = version(name)
+        except PackageNotFoundError:
+            out[name] = "not installed"
+    return out
+
+
+def _sandbox_uid(kind: str) -> int:
+    if kind == "namespaced":
+        return NAMESPACED_UID
+    # The plain fallback kills leftovers by uid after each trace: never share one with another harness.
+    return 5_000_000 + os.getpid() % (1 << 20)
+
+
+def run_traces(module_source: str, traces: Sequence[Trace], limits: IsolationLimits | None = None,
+               module_file: str = "candidate.py", entry: str = "Store",
+               sandbox_kind: str | None = None) -> list[TraceResult]:
+    """One TraceResult per trace, in order. Raises EvaluatorError when the isolation itself fails."""
+    if not traces:
+        return []
+    limits = limits or IsolationLimits()
+    kind = sandbox_kind or detect_sandbox().kind
+    config = {"module_file": module_file, "module": Path(module_file).stem, "entry": entry,
+              "cpu_s": limits.cpu_s, "import_cpu_s": limits.import_cpu_s,
+              "rlimit_cpu_s": limits.rlimit_cpu_s, "memory_mb": limits.memory_mb,
+              "fsize_mb": limits.fsize_mb, "nofile": limits.nofile, "nproc": limits.nproc}
+    results: list[TraceResult | None] = [None] * len(traces)
+    with tempfile.TemporaryDirectory(prefix="gtdd-run-") as tmp:
+        base = Path(tmp)
+        workspace = base / "workspace"
+        workspace.mkdir()
+        (workspace / module_file).write_text(module_source)
+        for path in (base, workspace):
+            path.chmod(0o755)  # the unprivileged uid reads, never writes, the workspace
+        (workspace / module_file).chmod(0o644)
+        start = 0
+        while start < len(traces):
+            start = _Batch(kind, base, workspace, config, limits, traces, results).run(start)
+    return [r if r is not None else TraceResult((), ERROR_CRASH) for r in results]
+
+
+class _Batch:
+    """One zygote: runs traces from `start` until all are done or the watchdog fires."""
+
+    def __init__(self, kind, base, workspace, config, limits, traces, results):
+        self.kind, self.base, self.workspace, self.config = kind, base, workspace, config
+        self.limits, self.traces, self.results = limits, traces, results
+        self.log = base / "zygote.log"
+        self.buffer = b""
+
+    def run(self, start: int) -> int:
+        server_dir = Path(tempfile.mkdtemp(prefix="server-", dir=self.base))
+        status_r, status_w = os.pipe()
+        data_r, data_w = os.pipe()
+        argv = [*detect_sandbox(self.kind).launch_prefix(), sys.executable, "-s", "-P", str(ZYGOTE), self.kind,
+                str(server_dir), str(self.workspace), str(_sandbox_uid(self.kind)), str(status_w), str(data_w),
+                json.dumps(self.config)]
+        with open(self.log, "ab") as log:
+            proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=log, stderr=log,
+                                    pass_fds=(status_w, data_w), start_new_session=True, cwd=str(self.base),
+                                    env=_launcher_env())
+        os.close(status_w)
+        os.close(data_w)
+        self.fd, self.data_fd, self.proc, self.data = status_r, data_r, proc, b""
+        done = start
+        try:
+            done = self._drive(start)
+            return done
+        finally:
+            os.close(status_r)
+            os.close(data_r)
+            _kill(proc, graceful=done == len(self.traces))
+
+    def _drive(self, start: int) -> int:
+        first = self._next(START_GRACE_S)
+        if first is None or "ready" not in first:
+            raise EvaluatorError(f"the trace sandbox did not start: {_tail(self.log)}")
+        loaded = self._next(START_GRACE_S)
+        if loaded is None:
+            raise EvaluatorError(f"the trace zygote failed before the candidate was loaded: {_tail(self.log)}")
+        if "import_error" in loaded:
+            return self._fill(start, ERROR_IMPORT)
+        backstop = self.limits.wall_backstop_s
+        # Frames are written ahead by a thread (each worker reads exactly its own), so a worker never
+        # waits for the harness to be scheduled between two traces.
+        frames = [[]] + [[dict(op) for op in t.ops] for t in self.traces[start:]]
+        writer = threading.Thread(target=_write_frames, args=(self.proc, frames), daemon=True)
+        writer.start()
+        probe = self._answer(backstop)
+        if probe is None:
+            self.results[start] = TraceResult((), ERROR_WALL_CLOCK)
+            return start + 1
+        if probe.error == ERROR_IMPORT:
+            return self._fill(start, ERROR_IMPORT)
+        for index in range(start, len(self.traces)):
+            result = self._answer(backstop)
+            if result is None:  # blocked without using CPU time, or the harness hung
+                self.results[index] = TraceResult((), ERROR_WALL_CLOCK)
+                return index + 1
+            self.results[index] = result
+        return len(self.traces)
+
+    def _answer(self, timeout: float) -> TraceResult | None:
+        status = self._next(timeout)
+        if status is None:
+            if self.proc.poll() is not None:
+                raise EvaluatorError(f"the trace zygote died: {_tail(self.log)}")
+            return None
+        while len(self.data) < status["n"]:  # the record was spliced before its status was written
+            chunk = os.read(self.data_fd, 1 << 20)
+            if not chunk:
+                raise EvaluatorError("the trace zygote's record pipe closed early")
+            self.data += chunk
+        record, self.data = self.data[:status["n"]], self.data[status["n"]:]
+        return classify_worker(record, status["status"], status["cpu"], self.limits)
+
+    def _next(self, timeout: float) -> dict | None:
+        """The next JSON line on the status pipe, or None after `timeout` s or at its end. Records
+        arriving meanwhile are buffered, so a large one never blocks the zygote."""
+        deadline = time.monotonic() + timeout
+        while b"\n" not in self.buffer:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return None
+            readable, _, _ = select.select([self.fd, self.data_fd], [], [], remaining)
+            if self.data_fd in readable:
+                self.data += os.read(self.data_fd, 1 << 20)
+            if self.fd in readable:
+                chunk = os.read(self.fd, 1 << 16)
+                if not chunk:
+                    return None
+                self.buffer += chunk
+        line, self.buffer = self.buffer.split(b"\n", 1)
+        return json.loads(line)
+
+    def _fill(self, start: int, error: str) -> int:
+        for i in range(start, len(self.results)):
+            self.results[i] = TraceResult((), error)
+        return len(self.results)
+
+
+def classify_worker(data: bytes, status: int, cpu_s: float, limits: IsolationLimits) -> TraceResult:
+    """A trace's result from what its worker wrote and how it ended (zygote.py, run_candidate)."""
+    phase, record = None, None
+    for line in data.split(b"\n"):
+        try:
+            item = json.loads(line) if line else None
+        except ValueError:
+            item = None
+        if isinstance(item, dict) and set(item) == {"phase"} and record is None:
+            phase = item["phase"]
+        elif line:
+            record = item if record is None else "more than one record"
+    exited_cleanly = os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+    if isinstance(record, dict) and exited_cleanly:
+        if "import_error" in record:
+            return TraceResult((), ERROR_IMPORT)
+        replies, error = record.get("r"), record.get("e")
+        if isinstance(replies, list) and (error is None or isinstance(error, str)):
+            return TraceResult(tuple(replies), error)
+    if record is None and phase == "import":  # died while its module body ran
+        return TraceResult((), ERROR_IMPORT)
+    if not exited_cleanly:
+        if (os.WIFSIGNALED(status) and os.WTERMSIG(status) in (signal.SIGXCPU, signal.SIGKILL)
+                and cpu_s >= limits.rlimit_cpu_s - 0.5) or cpu_s >= limits.rlimit_cpu_s:
+            return TraceResult((), ERROR_TIMEOUT)  # the CPU rlimit stopped it
+        return TraceResult((), ERROR_CRASH)
+    return TraceResult((), ERROR_MALFORMED)
+
+
+def _write_frames(proc: subprocess.Popen, frames: list) -> None:
+    try:
+        assert proc.stdin is not None
+        for ops in frames:
+            body = json.dumps(ops).encode()
+            proc.stdin.write(len(body).to_bytes(8, "big") + body)
+            proc.stdin.flush()
+        proc.stdin.close()  # the next worker reads the end of input and the batch ends
+    except (BrokenPipeError, ValueError, OSError):
+        pass  # the batch was stopped (watchdog) or the zygote died; the reader reports it
+
+
+def _launcher_env() -> dict[str, str]:
+    # An explicit allow-list (no host variables reach the sandbox), so -E/-I are not needed and the
+    # fixed hash seed applies: set iteration order must not vary between runs of one module.
+    return {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1",
+            "PYTHONHASHSEED": "0"}
+
+
+def _kill(proc: subprocess.Popen, graceful: bool) -> None:
+    if graceful:
+        try:
+            proc.wait(timeout=2)
+        except subprocess.TimeoutExpired:
+            pass
+    if proc.poll() is None:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)  # the launcher's session; PID 1's exit ends the namespace
+        except ProcessLookupError:
+            pass
+    proc.wait()
+
+
+def _tail(log: Path, limit: int = 2000) -> str:
+    try:
+        return log.read_text(errors="replace")[-limit:] or "(no output)"
+    except OSError:
+        return "(no log)"

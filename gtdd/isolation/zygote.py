@@ -1,0 +1,289 @@
+"""Isolated launcher, zygote and per-trace processes; run as a FILE (never imported as part of `gtdd`).
+
+Started by runner.py as `[sandbox launch prefix] python -s -P zygote.py KIND SERVER_DIR WORKSPACE UID
+STATUS_FD DATA_FD CONFIG_JSON`. Process tree, namespaced sandbox (testhelix/prism/sandbox.py primitives):
+
+    launcher (fresh net/mount/IPC/UTS namespaces, builds the minimal root)
+      zygote = PID 1 of a batch PID namespace, chrooted, root, has NOT run any candidate code:
+               it only compiled the candidate's source (compiling executes nothing)
+        worker = PID 1 of a PID namespace of its own, one per trace: a private mount namespace with
+                 a fresh /tmp, /dev/shm and /proc; drops to the sandbox uid with rlimits, reads ONE
+                 trace from stdin, executes the candidate module fresh, runs the trace, writes one
+                 record to a pipe of its own
+
+So every trace starts from the same state: a fresh interpreter state forked from a zygote that has
+never executed candidate code, empty temporary directories, the same PID (1), the same uid, no
+process left by an earlier trace (the trace's PID namespace dies with its worker). The trace's
+operations are read by the worker itself, and the zygote moves the worker's record to the harness
+with splice(2), so no process a candidate runs in has ever held another trace, another trace's
+replies, or the batch's length or position; the zygote counts nothing. In the plain fallback there
+are no namespaces: each trace gets a fresh, empty temporary directory and leftovers of the sandbox
+uid are killed and deleted after each trace (PIDs then differ between traces).
+
+Limits are CPU time, not wall clock: an ITIMER_PROF timer interrupts the import (budget
+`import_cpu_s`) and then the trace (`cpu_s`), and RLIMIT_CPU backs both up for a candidate that
+swallows or blocks the timer signal. Memory is RLIMIT_AS. The harness keeps a wall-clock watchdog
+only for a worker that blocks without using CPU time; it reports a harness error, never a verdict.
+
+STATUS_FD carries one JSON line per event: {"ready":1} (sandbox up), {"loaded":1} or
+{"import_error": CLASS} (the source compiled or not), then per trace frame received
+{"n": bytes, "status": wait status, "cpu": seconds}, where the worker's `n` bytes -- JSON lines
+{"phase": ...} and its record {"r": [replies], "e": error|null} or {"import_error": CLASS} -- were
+spliced to DATA_FD just before (runner.classify_worker reads them). Trace frames on stdin: 8-byte
+big-endian length, then a JSON list of ops.
+"""
+
+import gc
+import json
+import math
+import os
+import resource
+import select
+import signal
+import sys
+import types
+from pathlib import Path
+
+from testhelix.prism.outcome import Limits
+from testhelix.prism.sandbox import detect_sandbox, kill_uid, remove_files_of, sandbox_env
+from testhelix.prism.syscalls import (CLONE_NEWNS, CLONE_NEWPID, MS_NODEV, MS_NOEXEC, MS_NOSUID,
+                                      PR_SET_PDEATHSIG, mount, prctl, setns, unshare)
+
+STDLIB_PATHS = [p for p in sys.path if p and p.startswith(sys.base_prefix) and "site-packages" not in p]
+# The plain fallback drops to a uid that may not be able to read the Python installation (here it
+# lives under /root); the modules a store implementation commonly uses are loaded before that.
+PRELOAD = ("bisect", "collections", "copy", "dataclasses", "enum", "fnmatch", "functools", "heapq",
+           "itertools", "json", "math", "operator", "re", "string", "time", "typing")
+EXIT_NO_MORE = 3  # the worker found stdin at its end: the batch is over
+MAX_RECORD_BYTES = 16 << 20
+COMPILE_CPU_S = 10
+
+
+class CpuLimit(BaseException):
+    """BaseException so that a candidate's `except Exception` cannot swallow it."""
+
+
+def _on_cpu_limit(signum, frame):
+    raise CpuLimit()
+
+
+def json_value(value):
+    if value is None or isinstance(value, (bool, int, str)):
+        return True
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if isinstance(value, (list, tuple)):
+        return all(json_value(v) for v in value)
+    if isinstance(value, dict):
+        return all(isinstance(k, str) and json_value(v) for k, v in value.items())
+    return False
+
+
+def emit(fd, record):
+    os.write(fd, (json.dumps(record, separators=(",", ":")) + "\n").encode())
+
+
+def read_exact(fd, n):
+    data = b""
+    while len(data) < n:
+        chunk = os.read(fd, n - len(data))
+        if not chunk:
+            return None
+        data += chunk
+    return data
+
+
+# ----------------------------------------------------------------------------------- the worker
+def worker(sandbox, cwd, uid, limits, config, code, server_dir, record_fd):
+    """Runs one trace of the candidate (PID 1 of its own namespaces when namespaced). Never returns."""
+    status = 0
+    try:
+        signal.signal(signal.SIGPROF, signal.SIG_DFL)
+        if sandbox.pid_namespace:
+            unshare(CLONE_NEWNS)
+            tmp_opts = "mode=1777,size=16m"
+            mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, tmp_opts)
+            mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, tmp_opts)
+            mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+            tmp = "/tmp"
+        else:
+            tmp = fresh_plain_tmp(server_dir, uid if sandbox.drops_privileges else None)
+        header = read_exact(0, 8)
+        if header is None:
+            os._exit(EXIT_NO_MORE)  # the batch is over (nothing written: n == 0 tells it apart)
+        ops = json.loads(read_exact(0, int.from_bytes(header, "big")))
+        null = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):  # the candidate's prints go nowhere; its stdin is empty
+            os.dup2(null, fd)
+        os.close(null)
+        sandbox.confine(limits, uid)
+        os.environ.clear()
+        os.environ.update(sandbox_env(home=tmp, tmp=tmp, pythonpath=cwd))
+        sys.path[:] = [cwd] + [p for p in STDLIB_PATHS if os.path.isdir(p)]
+        sys.argv = [config["module_file"]]
+        emit(record_fd, run_candidate(config, code, ops, cwd, record_fd))
+    except BaseException:  # noqa: BLE001 - leave without running any launcher code again
+        status = 71
+    finally:
+        os._exit(status)
+
+
+def run_candidate(config, code, ops, cwd, record_fd):
+    signal.signal(signal.SIGPROF, _on_cpu_limit)
+    name = config["module"]
+    emit(record_fd, {"phase": "import"})  # a process that dies from here on failed to import
+    try:
+        signal.setitimer(signal.ITIMER_PROF, config["import_cpu_s"])
+        module = types.ModuleType(name)
+        module.__file__ = os.path.join(cwd, config["module_file"])
+        sys.modules[name] = module
+        exec(code, module.__dict__)  # noqa: S102 - the candidate, confined, in its own process
+        factory = getattr(module, config["entry"])
+        signal.setitimer(signal.ITIMER_PROF, 0)
+    except BaseException as exc:  # noqa: BLE001 - a failed import is classified, never raised
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        return {"import_error": "timeout" if isinstance(exc, CpuLimit) else type(exc).__name__}
+    emit(record_fd, {"phase": "trace"})
+    replies, error = [], None
+    try:
+        signal.setitimer(signal.ITIMER_PROF, config["cpu_s"])
+        instance = factory()
+        for op in ops:
+            reply = instance.execute(op["cmd"], list(op["args"]))
+            if not json_value(reply):
+                error = "malformed"
+                break
+            replies.append(reply)
+        signal.setitimer(signal.ITIMER_PROF, 0)
+    except CpuLimit:
+        error = "timeout"
+    except BaseException as exc:  # noqa: BLE001 - the candidate's failure is the result
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        error = type(exc).__name__
+    try:
+        json.dumps(replies)
+    except (TypeError, ValueError, RecursionError):
+        return {"r": [], "e": "malformed"}
+    return {"r": replies, "e": error}
+
+
+def fresh_plain_tmp(server_dir, uid):
+    import shutil
+
+    tmp = os.path.join(server_dir, "trace-tmp")  # the same path for every trace
+    os.chmod(server_dir, 0o711)  # the sandbox uid passes through to its folder, lists nothing
+    shutil.rmtree(tmp, ignore_errors=True)
+    os.mkdir(tmp, 0o700)
+    if uid is not None:
+        os.chown(tmp, uid, uid)
+    return tmp
+
+
+# ----------------------------------------------------------------------------------- the zygote
+def pump(pid, record_fd, data_fd, sink_fd):
+    """Move the worker's record to the harness in the kernel (splice) while waiting for the worker;
+    returns (bytes moved, wait status, CPU seconds). Beyond MAX_RECORD_BYTES bytes go to /dev/null."""
+    moved, pidfd = 0, os.pidfd_open(pid)
+    os.set_blocking(record_fd, False)
+    done = None
+    while done is None:
+        readable, _, _ = select.select([record_fd, pidfd], [], [])
+        if pidfd in readable:
+            done = os.wait4(pid, 0)
+        while True:  # whatever is in the pipe now (all of it once the worker's namespace is gone)
+            try:
+                n = os.splice(record_fd, data_fd if moved < MAX_RECORD_BYTES else sink_fd, 1 << 16)
+            except BlockingIOError:
+                break
+            if n == 0:  # every writer closed the pipe: only the exit is left to wait for
+                if done is None:
+                    done = os.wait4(pid, 0)
+                break
+            moved += n if moved < MAX_RECORD_BYTES else 0
+    os.close(pidfd)
+    _, status, usage = done
+    return moved, status, usage.ru_utime + usage.ru_stime
+
+
+def zygote(sandbox, cwd, uid, limits, config, status_fd, data_fd, server_dir):
+    """Never returns."""
+    try:
+        os.chdir(cwd)
+        os.umask(0o022)
+        null = os.open(os.devnull, os.O_WRONLY)
+        for fd in (1, 2):
+            os.dup2(null, fd)
+        code = compile_candidate(os.path.join(cwd, config["module_file"]))
+        if isinstance(code, str):
+            emit(status_fd, {"import_error": code})
+            os._exit(0)
+        if sandbox.kind == "plain":
+            import importlib
+
+            for name in PRELOAD:
+                importlib.import_module(name)
+        emit(status_fd, {"loaded": 1})
+        own_pid_ns = os.open("/proc/self/ns/pid", os.O_RDONLY) if sandbox.pid_namespace else None
+        gc.freeze()  # children share these objects' pages instead of copying them for the collector
+        while True:
+            read_fd, write_fd = os.pipe()
+            if own_pid_ns is not None:
+                unshare(CLONE_NEWPID)  # the next child is PID 1 of a namespace of its own
+            pid = os.fork()
+            if pid == 0:
+                os.closerange(3, write_fd)  # nothing of the harness or the zygote stays open
+                os.closerange(write_fd + 1, 1 << 16)
+                worker(sandbox, cwd, uid, limits, config, code, server_dir, write_fd)
+            if own_pid_ns is not None:
+                setns(own_pid_ns, CLONE_NEWPID)
+            os.close(write_fd)
+            moved, status, cpu = pump(pid, read_fd, data_fd, null)
+            os.close(read_fd)
+            if not sandbox.pid_namespace and sandbox.drops_privileges:
+                kill_uid(uid)
+                remove_files_of(uid)
+            if moved == 0 and os.waitstatus_to_exitcode(status) == EXIT_NO_MORE:
+                break
+            emit(status_fd, {"n": moved, "status": status, "cpu": cpu})
+        os._exit(0)
+    except BaseException:  # noqa: BLE001
+        os._exit(70)
+
+
+def compile_candidate(path):
+    """The code object, or the class of the compile error. Compiling runs none of the candidate's
+    code; a soft CPU limit stops a source built to make the compiler itself spin."""
+    used = resource.getrusage(resource.RUSAGE_SELF)
+    soft, hard = resource.getrlimit(resource.RLIMIT_CPU)
+    resource.setrlimit(resource.RLIMIT_CPU, (int(used.ru_utime + used.ru_stime) + COMPILE_CPU_S, hard))
+    try:
+        with open(path, "rb") as f:
+            return compile(f.read(), path, "exec", dont_inherit=True)
+    except BaseException as exc:  # noqa: BLE001
+        return type(exc).__name__
+    finally:
+        resource.setrlimit(resource.RLIMIT_CPU, (soft, hard))
+
+
+def main():
+    kind, server_dir, workspace, uid, status_fd, data_fd, config_json = sys.argv[1:8]
+    uid, status_fd, data_fd, config = int(uid), int(status_fd), int(data_fd), json.loads(config_json)
+    backstop_cpu = config["rlimit_cpu_s"]
+    limits = Limits(wall_s=float(backstop_cpu) * 10, cpu_s=backstop_cpu, memory_mb=config["memory_mb"],
+                    fsize_mb=config["fsize_mb"], nofile=config["nofile"], nproc=config["nproc"])
+    sandbox = detect_sandbox(kind)
+    sandbox.setup_server(Path(server_dir))
+    emit(status_fd, {"ready": 1})
+    init = sandbox.fork_job()
+    if init == 0:
+        prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        cwd = sandbox.enter_job(Path(workspace), limits)
+        zygote(sandbox, cwd, uid, limits, config, status_fd, data_fd, server_dir)
+    os.close(status_fd)
+    os.close(data_fd)
+    _, status = os.waitpid(init, 0)
+    sys.exit(os.waitstatus_to_exitcode(status) & 0xFF)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,147 @@
+"""What an experiment stores: the tables, one round's records, model calls, and re-audits.
+
+Only the driver thread calls these (`gtdd experiment --jobs N` runs blocks in worker threads that
+hand their records over), so the store has one writer and its contents do not depend on N.
+
+Re-audit: when an experiment is extended with more blocks or policies, the number of trajectories
+M -- and with it every audit's error allocation (alpha / (M T) for the repository allocation) --
+changes. Audits already recorded were sized for the old M and no longer carry the guarantee, so
+`reaudit` draws, for every recorded round whose audit was made under another allocation, a fresh
+audit of the same committed candidate with the sizes the new allocation requires and fresh
+randomness (drawn now, after the candidate and everything else are fixed, which is all the bound
+needs). The new decision replaces the round's acceptance; the superseded audit and decision are kept
+in gtdd_superseded_audits (the superseded decision is the one the coder saw at the time).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Callable
+
+from testhelix.store import RunStore
+
+from gtdd import acceptance
+from gtdd.domains.base import Trace, canonical_json
+from gtdd.loop import RoundRecord
+from gtdd.policies import POLICIES
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS gtdd_config (key TEXT PRIMARY KEY, config JSON);
+CREATE TABLE IF NOT EXISTS gtdd_blocks (block INTEGER PRIMARY KEY, module TEXT, simulated BOOLEAN,
+    note TEXT);
+CREATE TABLE IF NOT EXISTS gtdd_static (block INTEGER, key TEXT, traces JSON, info JSON,
+    PRIMARY KEY (block, key));
+CREATE TABLE IF NOT EXISTS gtdd_rounds (block INTEGER, policy TEXT, round INTEGER,
+    manifest_hash TEXT, module_hash TEXT, simulated BOOLEAN, proposed INTEGER, valid INTEGER,
+    duplicates INTEGER, executed INTEGER, failures INTEGER, new_failures INTEGER,
+    counterexamples INTEGER, repaired_previous INTEGER, regressions INTEGER,
+    protected_changes INTEGER, public_pass BOOLEAN, regression_pass BOOLEAN, audits_pass BOOLEAN,
+    accepted BOOLEAN, population_failures INTEGER, population_size INTEGER, failure_rate DOUBLE,
+    unseen_failures INTEGER, unseen_size INTEGER, wall_s DOUBLE, detail JSON,
+    PRIMARY KEY (block, policy, round));
+CREATE TABLE IF NOT EXISTS gtdd_audits (block INTEGER, policy TEXT, round INTEGER, record JSON,
+    PRIMARY KEY (block, policy, round));
+CREATE TABLE IF NOT EXISTS gtdd_counterexamples (block INTEGER, policy TEXT, round INTEGER,
+    id TEXT, original_id TEXT, family TEXT, mechanism TEXT, shown JSON,
+    PRIMARY KEY (block, policy, round, id));
+CREATE TABLE IF NOT EXISTS gtdd_generators (block INTEGER, policy TEXT, round INTEGER,
+    source TEXT, info JSON, PRIMARY KEY (block, policy, round));
+CREATE TABLE IF NOT EXISTS gtdd_states (block INTEGER, policy TEXT, round INTEGER, state JSON,
+    PRIMARY KEY (block, policy, round));
+CREATE TABLE IF NOT EXISTS gtdd_superseded_audits (block INTEGER, policy TEXT, round INTEGER,
+    trajectories INTEGER, rounds INTEGER, accepted BOOLEAN, record JSON,
+    PRIMARY KEY (block, policy, round, trajectories, rounds));
+"""
+
+
+def record_calls(store: RunStore, block: int, role: str, round_index: int, calls) -> None:
+    for c in calls:
+        store.record_model_call({
+            "run_label": "gtdd", "task_id": f"block{block}", "role": role, "pair": block,
+            "round": round_index, "model": c.get("model"), "input_tokens": c.get("input_tokens"),
+            "output_tokens": c.get("output_tokens"), "cost_usd": c.get("cost_usd"),
+            "latency_s": c.get("latency_s"), "status": c.get("status"), "error": c.get("error"),
+            "simulated": bool(c.get("simulated"))})
+
+
+def save_round(store: RunStore, r: RoundRecord, state_json: str, wall_s: float, agents_simulated: bool) -> None:
+    dev, pop, dec, key = r.development, r.population, r.decision, [r.block, r.policy, r.round]
+    simulated = (r.coding.simulated or agents_simulated
+                 or bool(r.generator and r.generator.get("simulated")))
+    proposals = r.proposals
+    detail = {"events": r.events, "coder_note": r.coding.note, "public": [
+        {"id": p["id"], "passed": p["passed"]} for p in r.public],
+        "protected_changes": [c.__dict__ for c in r.commitment.protected_changes],
+        "population_by_family": pop["by_family"], "reduction_executions": dev.reduction_executions,
+        "invalid": proposals.invalid if proposals else 0,
+        "generator_error": proposals.error if proposals else None,
+        "validation_problems": list(proposals.problems) if proposals else [],
+        "snapshot_intact": dec.snapshot_intact, "harness_errors": r.harness_errors,
+        "fixed_tests_manifest": r.fixed_tests_manifest}
+    with store.transaction():
+        c = store.conn
+        c.execute("INSERT OR REPLACE INTO gtdd_rounds VALUES (" + ", ".join("?" * 27) + ")", key + [
+            r.commitment.manifest_hash, pop["module_hash"], simulated,
+            proposals.proposed if proposals else 0, len(proposals.valid) if proposals else 0,
+            dev.duplicates, dev.executed, dev.failures, dev.new_failures, len(dev.counterexamples),
+            dev.repaired_previous, dev.regressions, len(r.commitment.protected_changes),
+            all(p["passed"] for p in r.public), dev.regression_pass, dec.audits_pass, dec.accepted,
+            pop["failures"], pop["size"], pop["failures"] / pop["size"], pop["unseen_failures"],
+            pop["unseen_size"], wall_s, json.dumps(detail)])
+        c.execute("INSERT OR REPLACE INTO gtdd_audits VALUES (?, ?, ?, ?)",
+                  key + [canonical_json(r.audit.to_json())])
+        links = {link["id"]: link for link in dev.private_links}
+        for shown in dev.counterexamples:
+            link = links[shown["id"]]
+            c.execute("INSERT OR REPLACE INTO gtdd_counterexamples VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                      key + [shown["id"], link["original_id"], shown["family"], link["mechanism"],
+                             json.dumps(shown)])
+        if r.generator is not None:  # a static generator's source is kept once, in gtdd_static
+            info = {k: v for k, v in r.generator.items() if k not in ("source", "calls")}
+            source = None if POLICIES[r.policy].static_key else r.generator.get("source")
+            c.execute("INSERT OR REPLACE INTO gtdd_generators VALUES (?, ?, ?, ?, ?)",
+                      key + [source, json.dumps(info)])
+        c.execute("INSERT OR REPLACE INTO gtdd_states VALUES (?, ?, ?, ?)",
+                  key + [state_json])
+    record_calls(store, r.block, f"coder:{r.policy}", r.round, r.coding.calls)
+    if r.generator is not None and r.generator.get("calls"):
+        record_calls(store, r.block, f"tester:{r.policy}", r.round, r.generator["calls"])
+
+
+def reaudit(store: RunStore, rule: acceptance.AcceptanceRule, families: dict[str, list[Trace]],
+            failures_of: Callable[[str, list[Trace]], list], randomness_for: Callable[[int, str, int], bytes],
+            progress: Callable[[str], None]) -> int:
+    """Re-audit every recorded round whose audit was sized for another (M, T); returns how many."""
+    rows = store.conn.execute(
+        "SELECT a.block, a.policy, a.round, a.record, r.accepted, r.public_pass, r.regression_pass, "
+        "r.detail, s.state FROM gtdd_audits a JOIN gtdd_rounds r USING (block, policy, round) "
+        "JOIN gtdd_states s USING (block, policy, round) ORDER BY a.block, a.policy, a.round").fetchall()
+    done = 0
+    for block, policy, t, record_json, accepted, public_pass, regression_pass, detail, state in rows:
+        old = json.loads(record_json)
+        if (old["rule"]["trajectories"], old["rule"]["rounds"]) == (rule.trajectories, rule.rounds):
+            continue
+        module = json.loads(state)["module"]  # the committed candidate of this round
+        audit = acceptance.run_audit(rule, families, t, randomness_for(block, policy, t),
+                                     lambda traces, m=module: failures_of(m, traces))
+        decision = acceptance.decide(rule, json.loads(detail)["snapshot_intact"], public_pass,
+                                     regression_pass, audit)
+        with store.transaction():
+            store.conn.execute("INSERT OR REPLACE INTO gtdd_superseded_audits VALUES (?, ?, ?, ?, ?, ?, ?)",
+                               [block, policy, t, old["rule"]["trajectories"], old["rule"]["rounds"], accepted,
+                                record_json])
+            store.conn.execute("UPDATE gtdd_audits SET record = ? WHERE block = ? AND policy = ? AND round = ?",
+                               [canonical_json(audit.to_json()), block, policy, t])
+            store.conn.execute("UPDATE gtdd_rounds SET audits_pass = ?, accepted = ? WHERE block = ? AND "
+                               "policy = ? AND round = ?", [decision.audits_pass, decision.accepted, block, policy, t])
+        done += 1
+    if done:
+        progress(f"re-audited {done} recorded rounds for the new allocation (M = {rule.trajectories}, "
+                 f"T = {rule.rounds}, per-audit error {audit.per_audit_error})")
+    return done
+
+
+def audit_seed(seed: int, block: int, policy: str, t: int, trajectories: int, reaudit_round: bool) -> bytes:
+    tag = f"/reaudit-M{trajectories}" if reaudit_round else ""
+    return hashlib.sha256(f"{seed}/{block}/{policy}/{t}/audit{tag}".encode()).digest()
