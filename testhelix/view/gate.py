@@ -72,7 +72,7 @@ def _one_gate(g: dict) -> Markup:
     decision = tag("div", "PROMOTED: the challenger replaces the initial strategy" if g["promoted"] else
                    "NOT PROMOTED: the initial strategy stays", class_=f"decision {'yes' if g['promoted'] else 'no'}",
                    id=f"{g['gate_id']}-decision")
-    facts = table(["", ""], [
+    facts = table(None, [
         ["gate", g["gate_id"]], ["model", g["model"]], ["split", g["split"]], ["tasks (N)", n],
         ["challenger", f"{g['challenger_hash'][:12]}: {g['challenger_successes']} successes ({100 * g['challenger_successes'] / n:.1f}%)"],
         ["baseline", f"{g['baseline_hash'][:12]}: {g['baseline_successes']} successes ({100 * g['baseline_successes'] / n:.1f}%)"],

@@ -42,9 +42,9 @@ def join(items: Iterable[Any]) -> Markup:
     return Markup("".join(esc(i) for i in items))
 
 
-def table(headers: Sequence[Any], rows: Iterable[Sequence[Any]], **attrs: Any) -> Markup:
-    """Rows are sequences of cells; a cell may be a (content, css class) pair."""
-    head = tag("tr", *(tag("th", h) for h in headers))
+def table(headers: Sequence[Any] | None, rows: Iterable[Sequence[Any]], **attrs: Any) -> Markup:
+    """Rows are sequences of cells; a cell may be a (content, css class) pair. No headers: a key-value table."""
+    head = tag("tr", *(tag("th", h) for h in headers)) if headers else ""
     body = []
     for row in rows:
         cells = []
