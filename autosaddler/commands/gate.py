@@ -10,10 +10,12 @@ import click
 
 from autosaddler.config import load_config
 from autosaddler.gate import GateResult, PairedOutcome, decide, read_outcomes_csv, render
+from autosaddler.tracking import track_gate_command
 from autosaddler.session import helix_evaluator, load_pack_splits, refuse_spent
 from testhelix.cliutil import json_option, print_json
 from testhelix.errors import UserError
 from testhelix.store import RunStore
+from testhelix.tracking import mlflow_option, requested_mlflow_uri
 from testhelix.strategy.model import load_strategy
 
 
@@ -68,6 +70,7 @@ def run_gate(challenger_file: Path, baseline_file: Path, pack: Path, split: str,
 @click.option("--run", "run_dir", type=click.Path(path_type=Path), help="Run folder for the gate.")
 @click.option("--preset", type=click.Choice(["paper", "demo"]), default="paper", show_default=True,
               help="Execution settings (TestHelix configuration, caps) shared with the search.")
+@mlflow_option
 @json_option
 def command(outcomes_csv, challenger, baseline, pack, split, split_file, model, run_dir, preset, as_json) -> None:
     """Promote a frozen challenger only on a positive difference with one-sided exact McNemar p <= 0.05."""
@@ -79,6 +82,8 @@ def command(outcomes_csv, challenger, baseline, pack, split, split_file, model, 
         if missing:
             raise UserError(f"give --outcomes FILE.csv, or all of: {', '.join(missing)} (missing)")
         result = run_gate(challenger, baseline, pack, split, model, run_dir, split_file, preset)
+    track_gate_command(requested_mlflow_uri(), result, outcomes_csv=outcomes_csv, challenger=challenger,
+                       baseline=baseline, pack=pack, split=split, model=model, run_dir=run_dir)  # no-op without URI
     if as_json:
         print_json(result.to_json())
     else:

@@ -13,12 +13,14 @@ from autosaddler.config import PRESETS, SearchConfig, load_config
 from autosaddler.dag import Node
 from autosaddler.optimizer import ModelOptimizer
 from autosaddler.search import Search
+from autosaddler.tracking import track_search
 from autosaddler.session import helix_evaluator, load_pack_splits, refuse_spent
 from testhelix.agent.budget import Budget
 from testhelix.cliutil import json_option, print_json
 from testhelix.errors import UserError
 from testhelix.llm.registry import create_optimizer_model, resolve
 from testhelix.store import RunStore
+from testhelix.tracking import mlflow_option, requested_mlflow_uri
 from testhelix.strategy.model import initial_strategy
 
 OPTIMIZER_TOKEN_CAP = 5_000_000  # the optimizer's own accounting scope, separate from the generator's
@@ -74,6 +76,7 @@ def _run(run_dir: Path, meta: dict, cfg: SearchConfig, as_json: bool) -> None:
 @click.option("--preset", type=click.Choice(sorted(PRESETS)), default="paper", show_default=True)
 @click.option("--config", "config_file", type=click.Path(path_type=Path), help="JSON or TOML overrides.")
 @click.option("--split-file", type=click.Path(path_type=Path), help="Split file (default: splits/<pack>.json).")
+@mlflow_option
 @json_option
 def search(pack: Path, model: str, optimizer_model: str, run_dir: Path, preset: str, config_file, split_file,
            as_json: bool) -> None:
@@ -89,6 +92,7 @@ def search(pack: Path, model: str, optimizer_model: str, run_dir: Path, preset: 
     meta = {"pack": str(pack), "model": model, "optimizer_model": optimizer_model, "preset": preset,
             "config": cfg.model_dump(), "split_file": str(split_file) if split_file else None}
     _run(run_dir, meta, cfg, as_json)
+    track_search(run_dir, requested_mlflow_uri())  # no-op without --mlflow-uri
 
 
 @click.command("resume")

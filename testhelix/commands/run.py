@@ -16,6 +16,7 @@ from testhelix.llm.registry import resolve
 from testhelix.prism.task import load_pack
 from testhelix.store import RunStore
 from testhelix.strategy.model import initial_strategy, load_strategy
+from testhelix.tracking import mlflow_option, requested_mlflow_uri, track_helix_run
 
 
 def split_task_ids(pack: Path, split: str, split_file: Path | None) -> list[str] | None:
@@ -50,6 +51,7 @@ def split_task_ids(pack: Path, split: str, split_file: Path | None) -> list[str]
 @click.option("--limit", type=click.IntRange(1), help="Only the first N tasks of the split.")
 @click.option("--seed", type=int, default=42, show_default=True)
 @click.option("--coverage/--no-coverage", default=True, show_default=True, help="Measure ΔC and Entry Coverage.")
+@mlflow_option
 @json_option
 def command(pack_dir, split, split_file, configs, models, strategy_file, run_dir, workers, token_cap, limit, seed,
             coverage, as_json) -> None:
@@ -88,6 +90,7 @@ def command(pack_dir, split, split_file, configs, models, strategy_file, run_dir
             runner.run(tasks, plans, on_task)
     finally:
         store.close()
+    track_helix_run(run_dir, requested_mlflow_uri())  # no-op without --mlflow-uri
     summary = {"run": str(run_dir), "tasks": len(tasks), "runs": [f"{m}/{c.name}" for m, c, _ in plans],
                "new_results": len(results), "wall_s": round(time.monotonic() - started, 1),
                "simulated": any(m.startswith("sim:") for m in models)}
