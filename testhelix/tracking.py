@@ -97,6 +97,8 @@ def _import_mlflow(uri: str) -> Any:
         # MLflow 3 refuses its file store unless told it is wanted; a file:// URI on the command line
         # is exactly that request (the file store needs no server and no database).
         os.environ.setdefault("MLFLOW_ALLOW_FILE_STORE", "true")
+    # No usage reports leave the machine unless the user asks for them (MLflow 3 sends telemetry).
+    os.environ.setdefault("MLFLOW_DISABLE_TELEMETRY", "true")
     try:
         import mlflow
     except ImportError:
