@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from scipy.stats import binom
 
 from autosaddler.view import render_search_report
@@ -21,6 +22,7 @@ def _no_network_references(html: str) -> None:
     assert "default-src 'none'" in html_lib.unescape(html)
 
 
+@pytest.mark.slow
 def test_search_report_in_chromium(search_run, tmp_path, browser, parse_dom):
     parse = parse_dom
     out = tmp_path / "out" / "search.html"
@@ -81,6 +83,7 @@ def test_search_report_in_chromium(search_run, tmp_path, browser, parse_dom):
     assert data.startswith(PNG_MAGIC) and len(data) > 10_000
 
 
+@pytest.mark.slow
 def test_helix_report_in_chromium(helix_run, tmp_path, browser, parse_dom):
     parse = parse_dom
     out = tmp_path / "out" / "run.html"
