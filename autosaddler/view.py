@@ -95,9 +95,9 @@ def layout(dag: EvolutionDAG) -> dict[str, tuple[float, float]]:
     tallest = max(len(c) for c in columns.values())
     pos = {}
     for d, ids in columns.items():
-        offset = (tallest - len(ids)) * 64 / 2
+        offset = (tallest - len(ids)) * 80 / 2
         for i, nid in enumerate(ids):
-            pos[nid] = (70.0 + 170 * d, 50.0 + offset + 64 * i)
+            pos[nid] = (70.0 + 170 * d, 50.0 + offset + 80 * i)
     return pos
 
 
@@ -272,8 +272,8 @@ def _usage(dag: EvolutionDAG, sessions: list[dict]) -> Markup:
     return section("usage", "Usage and cost per optimizer session",
                    table(["session", "calls", "input tokens", "output tokens", "cost"], rows, id="sessions-table")
                    if rows else tag("p", "No optimizer call recorded.", class_="muted"),
-                   tag("p", f"Per proposal, see each node's panel. Execution-model tokens on minibatches, summed over "
-                            f"nodes: {number(gen_tokens)}. Cost is unknown, never 0, when a model has no price.",
+                   tag("p", f"Per proposal, see each node's panel. Execution-model tokens recorded with the "
+                            f"nodes' minibatch evaluations, summed: {number(gen_tokens)}. Cost is unknown, never 0, when a model has no price.",
                        class_="muted"))
 
 

@@ -64,8 +64,8 @@ def _one_gate(g: dict) -> Markup:
     grid = tag("table",
                tag("tr", tag("th", ""), tag("th", "baseline succeeds"), tag("th", "baseline fails")),
                tag("tr", tag("th", "challenger succeeds"), tag("td", both, class_="num", id=f"{g['gate_id']}-both"),
-                   tag("td", wins, class_="num gain", id=f"{g['gate_id']}-wins")),
-               tag("tr", tag("th", "challenger fails"), tag("td", losses, class_="num regression",
+                   tag("td", wins, class_="num gain" if wins else "num", id=f"{g['gate_id']}-wins")),
+               tag("tr", tag("th", "challenger fails"), tag("td", losses, class_="num regression" if losses else "num",
                                                           id=f"{g['gate_id']}-losses"),
                    tag("td", neither, class_="num", id=f"{g['gate_id']}-neither")),
                class_="discordance")
