@@ -78,3 +78,26 @@ def test_missing_mlflow_is_a_clear_error_before_any_work(monkeypatch, tmp_path, 
         saddler_cli(["gate", "--outcomes", str(tmp_path / "missing.csv"), "--mlflow-uri", "file:///x"])
     err = capsys.readouterr().err
     assert info.value.code == 2 and "MLflow is not installed" in err and "missing.csv" not in err
+
+
+@pytest.mark.slow
+def test_gate_in_run_mode_logs_its_files_and_report(search_run, mlflow_env, tmp_path):
+    from autosaddler.gate import PairedOutcome, decide
+    from autosaddler.tracking import track_gate_command
+    from testhelix.paths import strategies_dir
+    from testhelix.strategy.model import load_strategy
+
+    mlflow, uri = mlflow_env
+    (search_run / "gate_report.md").write_text("# Release gate\n")
+    (search_run / "gate_outcomes.csv").write_text("task,challenger,baseline\nt1,1,0\n")
+    initial = strategies_dir() / "initial.json"
+    result = decide([PairedOutcome("t1", 1, 0), PairedOutcome("t2", 1, 1)])
+    run_id = track_gate_command(uri, result, outcomes_csv=None, challenger=initial, baseline=initial,
+                                pack=tmp_path, split="release", model="sim:weak", run_dir=search_run)
+    run = mlflow.tracking.MlflowClient(uri).get_run(run_id)
+    assert run.data.params["challenger_hash"] == load_strategy(initial).content_hash()
+    assert run.data.tags["simulated"] == "true" and run.data.metrics["wins"] == 1
+    artifacts = {a.path for a in mlflow.tracking.MlflowClient(uri).list_artifacts(run_id)}
+    assert artifacts == {"gate_result.json", "initial.json", "gate_report.md", "gate_outcomes.csv", "report.html"}
+    assert track_gate_command(None, result, outcomes_csv=None, challenger=None, baseline=None, pack=None,
+                              split="release", model=None, run_dir=None) is None
