@@ -90,10 +90,10 @@ def command(pack_dir, split, split_file, configs, models, strategy_file, run_dir
             runner.run(tasks, plans, on_task)
     finally:
         store.close()
-    track_helix_run(run_dir, requested_mlflow_uri())  # no-op without --mlflow-uri
     summary = {"run": str(run_dir), "tasks": len(tasks), "runs": [f"{m}/{c.name}" for m, c, _ in plans],
                "new_results": len(results), "wall_s": round(time.monotonic() - started, 1),
                "simulated": any(m.startswith("sim:") for m in models)}
+    track_helix_run(run_dir, requested_mlflow_uri())  # no-op without --mlflow-uri
     if as_json:
         print_json(summary)
         return
