@@ -78,7 +78,11 @@ def render_trajectory(title: str, data: dict) -> Markup:
         if role == "tool" and msg.get("tool_call_id") in shown:
             continue  # already shown under the call it answers
         inner = [tag("div", role, class_="role")]
-        if msg.get("content"):
+        if msg.get("content") and role in ("system", "user"):
+            # prompts are long and the same in every session: folded, one click away
+            text = str(msg.get("content"))
+            inner.append(tag("details", tag("summary", f"{text[:90]}… ({len(text):,} characters)"), pre(text)))
+        elif msg.get("content"):
             inner.append(pre(msg.get("content")))
         for call in msg.get("tool_calls") or []:
             inner.append(_tool_call(call, results.get(call.get("id"))))
