@@ -8,7 +8,7 @@ from collections import Counter, defaultdict
 from typing import Any
 
 from testhelix.store import RunStore
-from testhelix.view.html import Markup, cost, esc, join, number, pct, section, table, tag
+from testhelix.view.html import Markup, cost, join, number, pct, section, table, tag
 from testhelix.view.trajectories import TrajectoryPages
 
 FIXED_N = ("Fixed-N convention: every rate divides by N, the fixed number of tasks of the run label; a task "
@@ -69,6 +69,8 @@ def _metrics(data: dict) -> Markup:
                      (r["n"], "num"), (pct(r["reference_acceptance"]), "num"), (pct(r["valid_acceptance"]), "num"),
                      (pct(r["invalid_rejection"]), "num"), (pct(r["h"], 2), "num"), (pct(r["joint_success"]), "num"),
                      (pct(r["delta_c"]) + (f" ({r['delta_c_missing']} missing)" if r["delta_c_missing"] else ""), "num"),
+                     (pct(r["entry_coverage"]) + (f" ({r['entry_coverage_missing']} missing)"
+                                                  if r["entry_coverage_missing"] else ""), "num"),
                      (number(r["tokens"]), "num"), (number(r["calls"]), "num")])
     paired = []
     for p in data["paired"]:
@@ -77,7 +79,7 @@ def _metrics(data: dict) -> Markup:
             paired.append([p["prefix"], f"{p['from']}→{p['to']}", p["metric"], (p["n"], "num"), (pct(p["mean_x"]), "num"),
                            (pct(p["mean_y"]), "num"), (delta, "num"), (p["improved"], "num"), (p["worsened"], "num")])
     body = [table(["run label", "model", "config", "N", "Reference Acceptance (F)", "Valid Acceptance",
-                   "Invalid Rejection", "H", "Joint Success (S)", "ΔC", "tokens", "calls"], rows, id="metrics"),
+                   "Invalid Rejection", "H", "Joint Success (S)", "ΔC", "Entry Coverage", "tokens", "calls"], rows, id="metrics"),
             tag("p", FIXED_N, class_="muted")]
     if paired:
         body += [tag("h3", "Paired differences between configurations (points)"),
@@ -102,7 +104,7 @@ def _matrix(data: dict, labels: list[str], pages: TrajectoryPages | None) -> Mar
         rows.append(cells)
     legend = tag("p", "Each cell: F = 1 when the submitted suite fails on the initial program and passes on the reference; "
                       "S = 1 for joint success (also every valid candidate passes and every invalid one fails). "
-                      "Green: S=1; light green: F=1 only; red: neither.", class_="muted")
+                      "Green: S=1; yellow: F=1 only; red: neither.", class_="muted")
     return section("helix-matrix", "Task × configuration: F and S",
                    table(["task", *labels], rows, id="matrix"), legend)
 
@@ -136,5 +138,3 @@ def _usage(data: dict, labels: list[str]) -> Markup:
                    tag("p", "From the model-call ledger (provider-reported usage). Cost is unknown, never 0, when a "
                             "model has no price.", class_="muted"))
 
-
-__all__ = ["helix_sections", "collect_helix", "helix_models", "esc"]

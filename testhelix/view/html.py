@@ -154,7 +154,7 @@ table{border-collapse:collapse;margin:6px 0 12px;font-size:13px}
 th,td{border:1px solid var(--line);padding:3px 8px;text-align:left;vertical-align:top}
 th{background:var(--soft)}td.num{text-align:right;font-variant-numeric:tabular-nums}
 td.ok{background:#dff3e4}td.bad{background:#fbe0e0}td.gain{background:#dff3e4;font-weight:600}
-td.fonly{background:#eef8e6}
+td.fonly{background:#fff3cd}
 td.regression{background:#f6b9b9;font-weight:700}td.na{color:var(--muted)}
 pre{background:var(--soft);border:1px solid var(--line);padding:8px;overflow:auto;max-height:420px;
  white-space:pre-wrap;word-break:break-word;font-size:12px}

@@ -11,7 +11,7 @@ import json
 import re
 from pathlib import Path
 
-from testhelix.view.html import Markup, esc, join, page, pre, pretty_json, simulated_sentence, table, tag
+from testhelix.view.html import Markup, join, page, pre, pretty_json, simulated_sentence, table, tag
 
 
 def safe_name(label: str) -> str:
@@ -106,5 +106,3 @@ def _tool_call(call: dict, result: dict | None) -> Markup:
                    if result else tag("p", "no observation recorded", class_="muted"))
     return tag("div", tag("div", f"tool call: {call.get('name')}", class_="role"), *blocks, observation, class_="call")
 
-
-__all__ = ["TrajectoryPages", "render_task_page", "render_trajectory", "trajectory_files", "safe_name", "esc"]
