@@ -19,6 +19,9 @@ def _register() -> None:
 
     for command in (search.search, search.resume, dag.command, freeze.freeze, freeze.export, gate.command):
         cli.add_command(command)
+    from autosaddler.commands import view  # the HTML report
+
+    cli.add_command(view.command)
 
 
 _register()

@@ -20,6 +20,9 @@ def _register() -> None:
 
     for mod in (strategy, splits, sql, pack, report, evaluate, run, serve):
         cli.add_command(mod.command)
+    from testhelix.commands import view  # the HTML report
+
+    cli.add_command(view.command)
 
 
 _register()

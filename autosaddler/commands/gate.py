@@ -11,6 +11,7 @@ import click
 from autosaddler.config import load_config
 from autosaddler.gate import GateResult, PairedOutcome, decide, read_outcomes_csv, render
 from autosaddler.ledger import REUSE_NOTE, ReleaseLedger, new_entry, refuse_spent_release
+from autosaddler.tracking import track_gate_command
 from autosaddler.session import helix_evaluator, load_pack_splits, refuse_spent
 from testhelix import atomic
 from testhelix.cliutil import json_option, print_json
@@ -19,6 +20,7 @@ from testhelix.parallel.options import concurrency_options
 from testhelix.parallel.progress import TaskProgress
 from testhelix.inputs import InputDir, InputFile, NewRunDir
 from testhelix.store import RunStore
+from testhelix.tracking import mlflow_option, requested_mlflow_uri
 from testhelix.strategy.model import load_strategy
 
 
@@ -93,6 +95,7 @@ def run_gate(challenger_file: Path, baseline_file: Path, pack: Path, split: str,
 @click.option("--allow-reuse", is_flag=True, help="Gate on a release split an earlier gate already spent (the "
                                                   "decision is then marked as no longer a fresh test).")
 @concurrency_options
+@mlflow_option
 @json_option
 def command(outcomes_csv, challenger, baseline, pack, split, split_file, model, run_dir, preset, allow_reuse,
             jobs, backend, ray_address, as_json) -> None:
@@ -112,6 +115,8 @@ def command(outcomes_csv, challenger, baseline, pack, split, split_file, model, 
             raise UserError(f"give --outcomes FILE.csv, or all of: {', '.join(missing)} (missing)")
         result, fresh = run_gate(challenger, baseline, pack, split, model, run_dir, split_file, preset, allow_reuse,
                                  jobs, backend, ray_address, progress=not as_json)
+    track_gate_command(requested_mlflow_uri(), result, outcomes_csv=outcomes_csv, challenger=challenger,
+                       baseline=baseline, pack=pack, split=split, model=model, run_dir=run_dir)  # no-op without URI
     if as_json:
         print_json(result.to_json() | ({} if fresh else {"fresh_test": False, "note": REUSE_NOTE}))
     else:

@@ -14,6 +14,7 @@ from autosaddler.dag import Node
 from autosaddler.ledger import ReleaseLedger, refuse_spent_release
 from autosaddler.optimizer import ModelOptimizer
 from autosaddler.search import Search
+from autosaddler.tracking import track_search
 from autosaddler.session import helix_evaluator, load_pack_splits, refuse_spent
 from testhelix.agent.budget import Budget
 from testhelix.cliutil import json_option, print_json
@@ -23,6 +24,7 @@ from testhelix.llm.registry import create_optimizer_model, resolve
 from testhelix.parallel.options import concurrency_options
 from testhelix.parallel.progress import TaskProgress
 from testhelix.store import RunStore
+from testhelix.tracking import mlflow_option, requested_mlflow_uri
 from testhelix.strategy.model import initial_strategy
 
 OPTIMIZER_TOKEN_CAP = 5_000_000  # the optimizer's own accounting scope, separate from the generator's
@@ -87,6 +89,7 @@ def _run(run_dir: Path, meta: dict, cfg: SearchConfig, as_json: bool, jobs: int 
 @click.option("--config", "config_file", type=InputFile(), help="JSON or TOML overrides.")
 @click.option("--split-file", type=InputFile(), help="Split file (default: splits/<pack>.json).")
 @concurrency_options
+@mlflow_option
 @json_option
 def search(pack: Path, model: str, optimizer_model: str, run_dir: Path, preset: str, config_file, split_file,
            jobs, backend, ray_address, as_json: bool) -> None:
@@ -105,6 +108,7 @@ def search(pack: Path, model: str, optimizer_model: str, run_dir: Path, preset: 
     meta = {"pack": str(pack), "model": model, "optimizer_model": optimizer_model, "preset": preset,
             "config": cfg.model_dump(), "split_file": str(split_file) if split_file else None}
     _run(run_dir, meta, cfg, as_json, jobs, backend, ray_address)
+    track_search(run_dir, requested_mlflow_uri())  # no-op without --mlflow-uri
 
 
 @click.command("resume")

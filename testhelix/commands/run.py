@@ -19,6 +19,7 @@ from testhelix.parallel.progress import TaskProgress
 from testhelix.prism.task import load_pack
 from testhelix.store import RunStore, check_run_folder
 from testhelix.strategy.model import check_run_compatibility, initial_strategy, load_strategy
+from testhelix.tracking import mlflow_option, requested_mlflow_uri, track_helix_run
 
 
 def split_task_ids(pack: Path, split: str, split_file: Path | None) -> list[str] | None:
@@ -60,6 +61,7 @@ def split_task_ids(pack: Path, split: str, split_file: Path | None) -> list[str]
 @click.option("--rpm", type=FiniteFloat(0.1, 1e7), help="Requests per minute allowed per model (shared by all work).")
 @click.option("--tpm", type=FiniteFloat(1, 1e12), help="Tokens per minute allowed per model (shared by all work).")
 @concurrency_options
+@mlflow_option
 @json_option
 def command(pack_dir, split, split_file, configs, models, strategy_file, run_dir, workers, token_cap, limit, seed,
             coverage, call_timeout, context_window, rpm, tpm, jobs, backend, ray_address, as_json) -> None:
@@ -123,6 +125,7 @@ def command(pack_dir, split, split_file, configs, models, strategy_file, run_dir
                "new_results": len(finished), "incomplete": len(incomplete),
                "incomplete_causes": _causes(incomplete), "wall_s": round(time.monotonic() - started, 1),
                "simulated": any(m.startswith("sim:") for m in models)}
+    track_helix_run(run_dir, requested_mlflow_uri())  # no-op without --mlflow-uri
     if as_json:
         print_json(summary)
         return 3 if incomplete else 0

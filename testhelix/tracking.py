@@ -1,0 +1,152 @@
+"""MLflow tracking (optional extra `testhelix[mlflow]`): `--mlflow-uri URI` on `testhelix run`,
+`autosaddler search` and `autosaddler gate` logs what the run stored (params, metrics, artifacts).
+
+Logging happens after the run from its store, so a run never depends on the tracking server and
+the numbers in MLflow are exactly the stored ones. MLflow is imported only when asked for.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import click
+
+from testhelix.errors import UserError
+
+def _remember_uri(ctx: click.Context, _param: click.Parameter, value: str | None) -> None:
+    """Kept in the click context (not a function argument) so commands only add one call; checked
+    before the run starts so a missing extra never costs a finished run its tracking."""
+    if value:
+        import importlib.util
+
+        if importlib.util.find_spec("mlflow") is None:
+            raise click.BadParameter("MLflow is not installed; install the extra: pip install -e '.[mlflow]'")
+        ctx.meta["testhelix.mlflow_uri"] = value
+
+
+mlflow_option = click.option("--mlflow-uri", default=None, metavar="URI", expose_value=False, callback=_remember_uri,
+                             help="Also log params, metrics and artifacts to this MLflow tracking store "
+                                  "(e.g. file:///abs/mlruns or http://127.0.0.1:5000; needs the mlflow extra).")
+
+
+def requested_mlflow_uri() -> str | None:
+    """The --mlflow-uri of the running command, if one was given."""
+    ctx = click.get_current_context(silent=True)
+    return ctx.meta.get("testhelix.mlflow_uri") if ctx else None
+
+
+PARAM_CHARS = 500  # long values (guidance, lessons) are cut here; the full text is in the artifacts
+
+
+class Tracker:
+    """The active MLflow run: small wrappers that keep names and values within MLflow's rules."""
+
+    def __init__(self, mlflow: Any, run_id: str):
+        self.mlflow = mlflow
+        self.run_id = run_id
+
+    def params(self, values: dict[str, Any]) -> None:
+        flat = {k: (v if len(v) <= PARAM_CHARS else v[: PARAM_CHARS - 1] + "…")
+                for k, v in flatten(values).items()}
+        items = sorted(flat.items())
+        for i in range(0, len(items), 100):  # MLflow takes at most 100 params per batch
+            self.mlflow.log_params(dict(items[i:i + 100]))
+
+    def metric(self, name: str, value: float | None, step: int | None = None) -> None:
+        if value is not None:
+            self.mlflow.log_metric(metric_name(name), float(value), step=step)
+
+    def artifact(self, path: Path, folder: str | None = None) -> None:
+        if Path(path).is_file():
+            self.mlflow.log_artifact(str(path), artifact_path=folder)
+
+    def folder(self, path: Path, folder: str | None = None) -> None:
+        self.mlflow.log_artifacts(str(path), artifact_path=folder)
+
+    def json_artifact(self, obj: Any, name: str) -> None:
+        self.mlflow.log_text(json.dumps(obj, indent=2, default=str), name)
+
+    def text_artifact(self, text: str, name: str) -> None:
+        self.mlflow.log_text(text, name)
+
+
+def flatten(values: dict[str, Any], prefix: str = "") -> dict[str, str]:
+    out: dict[str, str] = {}
+    for key, value in values.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, dict) and value:
+            out.update(flatten(value, name + "."))
+        else:
+            out[metric_name(name)] = value if isinstance(value, str) else json.dumps(value, sort_keys=True, default=str)
+    return out
+
+
+def metric_name(name: str) -> str:
+    """MLflow names allow letters, digits, _ - . / : and spaces."""
+    return "".join(c if c.isalnum() or c in "_-./: " else "_" for c in name)
+
+
+def _import_mlflow(uri: str) -> Any:
+    if uri.startswith("file:") or "://" not in uri:
+        # MLflow 3 refuses its file store unless told it is wanted; a file:// URI on the command line
+        # is exactly that request (the file store needs no server and no database).
+        os.environ.setdefault("MLFLOW_ALLOW_FILE_STORE", "true")
+    # No usage reports leave the machine unless the user asks for them (MLflow 3 sends telemetry).
+    os.environ.setdefault("MLFLOW_DISABLE_TELEMETRY", "true")
+    try:
+        import mlflow
+    except ImportError:
+        raise UserError("--mlflow-uri: MLflow is not installed; install the extra with "
+                        "pip install -e '.[mlflow]' (mlflow-skinny)") from None
+    return mlflow
+
+
+@contextmanager
+def mlflow_run(uri: str, experiment: str, run_name: str, tags: dict[str, str]) -> Iterator[Tracker]:
+    mlflow = _import_mlflow(uri)
+    try:
+        mlflow.set_tracking_uri(uri)
+        mlflow.set_experiment(experiment)
+        run = mlflow.start_run(run_name=run_name, tags=tags)
+    except Exception as err:  # noqa: BLE001 - any tracking-store failure is the user's URI
+        raise UserError(f"--mlflow-uri {uri}: cannot start an MLflow run: {err}") from None
+    status = "FAILED"
+    try:
+        yield Tracker(mlflow, run.info.run_id)
+        status = "FINISHED"
+    finally:
+        mlflow.end_run(status=status)
+
+
+def track_helix_run(run_dir: Path, uri: str | None) -> str | None:
+    """Log a helix run: params per run label (config), metrics per run label, the HTML report and
+    the per-task results as artifacts. Returns the MLflow run id."""
+    if not uri:
+        return None
+    from testhelix.view import render_run_report
+    from testhelix.view.helix import collect_helix
+    from testhelix.view.source import open_run
+
+    run_dir = Path(run_dir)
+    with open_run(run_dir) as opened:
+        data = collect_helix(opened.store)
+    simulated = any(str(c.get("model", "")).startswith("sim:") for c in data["configs"].values())
+    with mlflow_run(uri, "testhelix-run", run_dir.name, {"kind": "helix", "simulated": str(simulated).lower(),
+                                                         "run_dir": str(run_dir.resolve())}) as tracker:
+        tracker.params({"run": {label: cfg for label, cfg in data["configs"].items()}})
+        for r in data["runs"]:
+            for name in ("n", "reference_acceptance", "valid_acceptance", "invalid_rejection", "h", "joint_success",
+                         "delta_c", "entry_coverage", "tokens", "calls"):
+                tracker.metric(f"{r['run_label']}/{name}", r.get(name))
+        tracker.json_artifact({"runs": data["runs"], "per_task": data["per_task"], "rules": data["rules"]},
+                              "results.json")
+        with tempfile.TemporaryDirectory(prefix="testhelix-mlflow-") as tmp:
+            render_run_report(run_dir, Path(tmp) / "report.html")
+            tracker.folder(Path(tmp))  # the report and its trajectory pages, links intact
+        return tracker.run_id

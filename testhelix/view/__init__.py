@@ -1,0 +1,54 @@
+"""Self-contained HTML reports of runs (`testhelix view`); `autosaddler view` adds the search DAG.
+
+`render_run_report` builds the page for a helix run and/or the release gates stored in a run
+directory: one HTML file plus sibling trajectory pages, no network, works opened from disk.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from testhelix.errors import UserError
+from testhelix.view.gate import gate_rows, gate_section
+from testhelix.view.helix import helix_models, helix_sections
+from testhelix.view.html import page, simulated_sentence
+from testhelix.view.source import has_rows, open_run
+from testhelix.view.trajectories import TrajectoryPages
+
+
+def write_page(out: Path, text: str) -> Path:
+    out = Path(out)
+    if out.exists() and out.is_dir():
+        raise UserError(f"--out {out}: is a folder; give a file name such as report.html")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(text, encoding="utf-8")
+    return out
+
+
+def render_run_report(run_dir: Path, out: Path) -> dict:
+    """Write the report of a helix run and/or its gates; returns what was written."""
+    run_dir, out = Path(run_dir), Path(out)
+    with open_run(run_dir) as opened:
+        store = opened.store
+        helix, gates = has_rows(store, "task_results"), has_rows(store, "gate_results")
+        if not helix and not gates:
+            if has_rows(store, "dag_nodes"):
+                raise UserError(f"{run_dir}: this is a strategy search run; use `autosaddler view {run_dir}`")
+            raise UserError(f"{run_dir}: no evaluated task and no gate decision in this run yet"
+                            + (" (it is still running; try again later)" if opened.live else ""))
+        body, nav, models = [], [], []
+        pages = TrajectoryPages(out, run_dir)
+        if helix:
+            body += helix_sections(store, pages)
+            nav += [("helix-metrics", "metrics"), ("helix-matrix", "task × configuration"),
+                    ("helix-rules", "selection rules"), ("helix-usage", "tokens and cost")]
+            models += helix_models(store)
+        if gates:
+            body.append(gate_section(store, run_dir))
+            nav.append(("gate", "release gate"))
+            models += [g["model"] for g in gate_rows(store)]
+        text = page(f"TestHelix run: {run_dir.name}", body, simulated=simulated_sentence(models), live=opened.live,
+                    subtitle=f"run directory {run_dir}", nav=nav)
+    write_page(out, text)
+    return {"out": str(out), "bytes": out.stat().st_size, "trajectory_pages": pages.written,
+            "simulated": bool(simulated_sentence(models)), "in_progress": opened.live is not None}

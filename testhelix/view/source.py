@@ -1,0 +1,74 @@
+"""Opening a run directory for a report, including a run that is still going.
+
+A finished run's store opens read-only. A running process holds DuckDB's write lock, so then the
+database file and its write-ahead log are copied to a temporary folder and the copy is opened:
+DuckDB replays only committed transactions from the log, so the report shows exactly what the run
+had committed when the copy was taken. If even the copy cannot be opened, the report says that it
+cannot be made yet (a clear error, exit code 2).
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+from testhelix.errors import UserError
+from testhelix.store import DB_NAME, RunStore
+
+
+@dataclass(frozen=True)
+class Opened:
+    store: RunStore
+    run_dir: Path
+    live: str | None  # a sentence for the page when this is a snapshot of a run in progress
+
+
+@contextmanager
+def open_run(run_dir: Path) -> Iterator[Opened]:
+    run_dir = Path(run_dir)
+    db = run_dir / DB_NAME
+    if not db.is_file():
+        raise UserError(f"{run_dir}: no run store here (expected {DB_NAME}); nothing to show yet")
+    try:
+        store = RunStore(run_dir, read_only=True)
+    except UserError as err:
+        if "lock" not in str(err).lower():
+            raise
+        with tempfile.TemporaryDirectory(prefix="testhelix-view-") as tmp:
+            store = _snapshot(run_dir, Path(tmp))
+            taken = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+            try:
+                yield Opened(store, run_dir, f"Another process is still writing this run. This page shows what "
+                                             f"it had committed at {taken}; make it again for later results.")
+            finally:
+                store.close()
+        return
+    try:
+        yield Opened(store, run_dir, None)
+    finally:
+        store.close()
+
+
+def _snapshot(run_dir: Path, tmp: Path) -> RunStore:
+    for name in (DB_NAME, DB_NAME + ".wal"):
+        src = run_dir / name
+        if src.is_file():
+            shutil.copy2(src, tmp / name)
+    try:
+        return RunStore(tmp, read_only=True)
+    except UserError as err:
+        raise UserError(f"{run_dir}: the run is in progress and its store cannot be read yet ({err}); "
+                        "make the report again when the run has committed more or has stopped") from None
+
+
+def has_rows(store: RunStore, table: str) -> bool:
+    try:
+        _, rows = store.query(f"SELECT 1 FROM {table} LIMIT 1")
+    except UserError:
+        return False
+    return bool(rows)
