@@ -22,6 +22,8 @@ RELEASE = [f"r{i:02d}" for i in range(12)]
 class Evaluator:
     """Challenger solves every task, the baseline none: a clear promotion (no models run)."""
 
+    runner = SimpleNamespace(progress=None)     # the gate hands its progress display to the runner
+
     def evaluate(self, strategy, ids):
         return {t: TaskEval(success=int(strategy.agentSteps != 12)) for t in ids}
 
@@ -42,7 +44,7 @@ def offline_gate(monkeypatch):
 def gate(tmp_path, capsys, run, challenger, *extra):
     with pytest.raises(SystemExit) as done:
         main(["gate", "--challenger", str(challenger), "--baseline", str(ROOT / "strategies" / "initial.json"),
-              "--pack", "katas", "--model", "sim:strong", "--run", str(tmp_path / run), *extra])
+              "--pack", str(ROOT / "tasks" / "katas"), "--model", "sim:strong", "--run", str(tmp_path / run), *extra])
     out = capsys.readouterr()
     return done.value.code, out.out, out.err
 
