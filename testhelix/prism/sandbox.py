@@ -126,7 +126,7 @@ class Sandbox(Protocol):
     def setup_server(self, server_dir: Path) -> None: ...  # once, inside the server process
     def fork_job(self) -> int: ...  # os.fork() for the job's first process
     def enter_job(self, workspace: Path | Layers, limits: Limits) -> str: ...  # PID 1 / the keeper; returns cwd
-    def confine(self, limits: Limits, uid: int, cgroup: bool) -> None: ...  # in the test process, last step
+    def confine(self, limits: Limits, uid: int, cgroup: bool = False) -> None: ...  # in the test process, last step
     def scratch_mounts(self, cwd: str) -> list[str]: ...  # where the job writes (checked for a full disk)
 
 
@@ -229,7 +229,7 @@ class NamespaceSandbox:
         os.chroot(root)
         return INSIDE_WORKSPACE
 
-    def confine(self, limits: Limits, uid: int, cgroup: bool) -> None:
+    def confine(self, limits: Limits, uid: int, cgroup: bool = False) -> None:
         os.setgroups([])
         os.setgid(uid)
         os.setuid(uid)
@@ -269,7 +269,7 @@ class PlainSandbox:
         assert isinstance(workspace, Path), "the plain sandbox runs in a built workspace"
         return str(workspace)
 
-    def confine(self, limits: Limits, uid: int, cgroup: bool) -> None:
+    def confine(self, limits: Limits, uid: int, cgroup: bool = False) -> None:
         install_network_block()
         if self.drops_privileges:
             os.setgroups([])
