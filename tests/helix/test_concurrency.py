@@ -64,8 +64,9 @@ def search_snapshot(run: Path) -> list[dict]:
 
 
 def helix_run(run: Path, jobs: int, *extra: str) -> dict:
+    workers = () if "--workers" in extra else ("--workers", "2")
     invoke(helix_cli, "run", "--pack", str(PACK), "--split", "test", "--config", "C", "--model", RUN_MODEL,
-           "--limit", "3", "--no-coverage", "--workers", "2", "--jobs", str(jobs), "--run", str(run), "--json", *extra)
+           "--limit", "3", "--no-coverage", "--jobs", str(jobs), "--run", str(run), "--json", *workers, *extra)
     return run_snapshot(run)
 
 
