@@ -39,7 +39,7 @@ class InputFile(click.ParamType):
 def check_input_file(path: Path, text: bool = True) -> str | None:
     """None when `path` is a readable (UTF-8 text) file, else what is wrong, naming the path."""
     if not path.exists():
-        return f"{path}: no such file"
+        return f"{path}: no such file (does not exist)"
     if path.is_dir():
         return f"{path}: is a folder, not a file"
     if not path.is_file():
@@ -65,7 +65,7 @@ class InputDir(click.ParamType):
     def convert(self, value, param, ctx) -> Path:
         path = Path(value)
         if not path.exists():
-            self.fail(f"{path}: no such folder", param, ctx)
+            self.fail(f"{path}: no such folder (does not exist)", param, ctx)
         if not path.is_dir():
             self.fail(f"{path}: is a file, not a folder", param, ctx)
         return path
@@ -79,7 +79,7 @@ class RunDir(click.ParamType):
     def convert(self, value, param, ctx) -> Path:
         path = Path(value)
         if not path.exists():
-            self.fail(f"{path}: no such run folder", param, ctx)
+            self.fail(f"{path}: no run store here (no such folder)", param, ctx)
         if not path.is_dir():
             self.fail(f"{path}: is a file, not a run folder", param, ctx)
         if not (path / "run.duckdb").is_file():

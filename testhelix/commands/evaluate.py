@@ -110,11 +110,11 @@ def evaluate_split(executor, store, pack: Path, ids: list[str], tasks: list[Task
 
 @click.command("evaluate")
 @click.option("--task", "task_dir", type=InputDir(), help="One task folder.")
-@click.option("--suite", "suite_dir", type=InputDir(), help="The submitted suite (with --task).")
+@click.option("--suite", "suite_dir", type=click.Path(path_type=Path), help="The submitted suite (with --task).")
 @click.option("--pack", "pack_dir", type=InputDir(), help="A task pack (with --split).")
 @click.option("--split", help="Split name in splits/<pack>.json, or 'all'.")
 @click.option("--split-file", type=InputFile(), help="Split file (default: splits/<pack>.json).")
-@click.option("--suites", "suites_dir", type=InputDir(), help="Folder of <task id>/ suites.")
+@click.option("--suites", "suites_dir", type=click.Path(path_type=Path), help="Folder of <task id>/ suites.")
 @click.option("--run", "run_dir", type=NewRunDir(), help="Run folder (DuckDB store).")
 @click.option("--workers", type=click.IntRange(1, 64), help="Parallel executions (default: cores).")
 @click.option("--coverage/--no-coverage", default=True, show_default=True,

@@ -335,8 +335,9 @@ def command(run_dir: Path, as_json: bool, curves_png: Path | None, pack: Path | 
     """Print TestPrism metrics per run label of RUN_DIR and write RUN_DIR/report.md."""
     store = RunStore(run_dir, read_only=True)
     try:
-        if not store.kinds() & {"helix", "evaluate"}:
-            store.require_kind("helix", "testhelix report")
+        kinds = store.kinds()
+        if kinds & {"search", "gtdd"} and not kinds & {"helix", "evaluate"}:
+            store.require_kind("helix", "testhelix report")  # a search or GTDD folder: say so in one line
         data = collect(store)
         data["selection_rules"] = selection_rules(store)
         sql = "SELECT task_id FROM task_results UNION SELECT task_id FROM task_outcomes"
