@@ -76,30 +76,6 @@ MIGRATIONS: tuple[str, ...] = (
     """,
     # Later migrations are (unique name, SQL) pairs: a store records the names it applied, so
     # migrations added on different branches merge by appending both entries here, in any order.
-    # optimizer sessions of each search step: selection, diagnosis, reflection, each with its own
-    # deadline, tokens, cost (NULL when unknown) and elapsed time
-    ("optimizer-sessions", """
-    CREATE TABLE optimizer_sessions (
-        node_id TEXT, session TEXT, calls INTEGER, input_tokens BIGINT, output_tokens BIGINT, tokens BIGINT,
-        cost_usd DOUBLE, failures INTEGER, timeouts INTEGER, elapsed_s DOUBLE, timeout_s DOUBLE,
-        PRIMARY KEY (node_id, session));
-    """),
-    # provider failures as a state. model_calls gains the SDK retries behind each call (count,
-    # causes, seconds waited), whether the provider reported usage, the tokens charged to the budget
-    # (reported usage, clamped; or the kept reservation) and any anomaly found at the boundary.
-    # incomplete_evals holds every task evaluation the provider prevented; it never gets a metric
-    # row, and an evaluation is unresolved while no task_results row exists for it.
-    ("provider-failures", """
-    ALTER TABLE model_calls ADD COLUMN retries INTEGER;
-    ALTER TABLE model_calls ADD COLUMN retry_causes TEXT;
-    ALTER TABLE model_calls ADD COLUMN retry_wait_s DOUBLE;
-    ALTER TABLE model_calls ADD COLUMN usage_reported BOOLEAN;
-    ALTER TABLE model_calls ADD COLUMN charged_tokens BIGINT;
-    ALTER TABLE model_calls ADD COLUMN anomaly TEXT;
-    CREATE TABLE incomplete_evals (
-        run_label TEXT, task_id TEXT, cause TEXT, error TEXT, tokens BIGINT, calls INTEGER,
-        created_at TIMESTAMP DEFAULT now());
-    """),
     ("attempts-and-accounting", """
     CREATE TABLE attempts (
         attempt_id TEXT PRIMARY KEY, pid INTEGER, command TEXT, status TEXT, last_call_id BIGINT,
@@ -118,6 +94,30 @@ MIGRATIONS: tuple[str, ...] = (
             OR EXISTS (SELECT 1 FROM search_evals e WHERE e.task_id = c.task_id AND e.attempt_id = c.attempt_id
                        AND c.run_label LIKE '%/' || left(e.strategy_hash, 12))) AS attributed
     FROM model_calls c LEFT JOIN attempts a USING (attempt_id);
+    """),
+    # Optimizer sessions of each search step: selection, diagnosis, reflection, each with its own
+    # deadline, tokens, cost (NULL when unknown) and elapsed time
+    ("optimizer-sessions", """
+    CREATE TABLE optimizer_sessions (
+        node_id TEXT, session TEXT, calls INTEGER, input_tokens BIGINT, output_tokens BIGINT, tokens BIGINT,
+        cost_usd DOUBLE, failures INTEGER, timeouts INTEGER, elapsed_s DOUBLE, timeout_s DOUBLE,
+        PRIMARY KEY (node_id, session));
+    """),
+    # Provider failures as a state. model_calls gains the SDK retries behind each call (count,
+    # causes, seconds waited), whether the provider reported usage, the tokens charged to the budget
+    # (reported usage, clamped; or the kept reservation) and any anomaly found at the boundary.
+    # incomplete_evals holds every task evaluation the provider prevented; it never gets a metric
+    # row, and an evaluation is unresolved while no task_results row exists for it.
+    ("provider-failures", """
+    ALTER TABLE model_calls ADD COLUMN retries INTEGER;
+    ALTER TABLE model_calls ADD COLUMN retry_causes TEXT;
+    ALTER TABLE model_calls ADD COLUMN retry_wait_s DOUBLE;
+    ALTER TABLE model_calls ADD COLUMN usage_reported BOOLEAN;
+    ALTER TABLE model_calls ADD COLUMN charged_tokens BIGINT;
+    ALTER TABLE model_calls ADD COLUMN anomaly TEXT;
+    CREATE TABLE incomplete_evals (
+        run_label TEXT, task_id TEXT, cause TEXT, error TEXT, tokens BIGINT, calls INTEGER,
+        created_at TIMESTAMP DEFAULT now());
     """),
 )
 SCHEMA_VERSION = len(MIGRATIONS)

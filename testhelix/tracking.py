@@ -31,6 +31,7 @@ def _remember_uri(ctx: click.Context, _param: click.Parameter, value: str | None
 
 
 mlflow_option = click.option("--mlflow-uri", default=None, metavar="URI", expose_value=False, callback=_remember_uri,
+                             is_eager=True,  # a missing extra is reported before any other input is read
                              help="Also log params, metrics and artifacts to this MLflow tracking store "
                                   "(e.g. file:///abs/mlruns or http://127.0.0.1:5000; needs the mlflow extra).")
 

@@ -140,7 +140,8 @@ class Budget:
             each = free // n
             self.reserved += each * n
         parts = [Budget(each, label=self.label, run_label=self.run_label, task_id=self.task_id, sink=self.sink,
-                        min_output_tokens=self.min_output_tokens) for _ in range(n)]
+                        min_output_tokens=self.min_output_tokens, deadline=self.deadline,
+                        call_timeout_s=self.call_timeout_s) for _ in range(n)]
         try:
             yield parts
         finally:
@@ -152,6 +153,7 @@ class Budget:
                         self.calls += part.calls
                         self.refused += part.refused
                         self.overruns += part.overruns
+                        self.anomalies += part.anomalies
                         self.statuses.update(part.statuses)
 
     def _reserve(self, request: ModelRequest) -> tuple[ModelRequest, int]:

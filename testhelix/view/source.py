@@ -1,6 +1,7 @@
 """Opening a run directory for a report, including a run that is still going.
 
-A finished run's store opens read-only. A running process holds DuckDB's write lock, so then the
+A finished run's store opens read-only. A running process holds DuckDB's write lock; then the
+snapshot it publishes after each step is read (testhelix/store.py), and before its first step the
 database file and its write-ahead log are copied to a temporary folder and the copy is opened:
 DuckDB replays only committed transactions from the log, so the report shows exactly what the run
 had committed when the copy was taken. If even the copy cannot be opened, the report says that it
@@ -37,7 +38,9 @@ def open_run(run_dir: Path) -> Iterator[Opened]:
     try:
         store = RunStore(run_dir, read_only=True)
     except UserError as err:
-        if "lock" not in str(err).lower():
+        # held by a writer: its published snapshot opens as the store; before the writer's first
+        # step there is none, and a copy of the committed database stands in for it
+        if "lock" not in str(err).lower() and "snapshot" not in str(err).lower():
             raise
         with tempfile.TemporaryDirectory(prefix="testhelix-view-") as tmp:
             store = _snapshot(run_dir, Path(tmp))
@@ -48,8 +51,12 @@ def open_run(run_dir: Path) -> Iterator[Opened]:
             finally:
                 store.close()
         return
+    snap = getattr(store, "snapshot", None)
+    live = None if not snap else (f"Another process is still writing this run. This page shows the snapshot it "
+                                  f"published after step {snap['step']} ({snap['published_at']} UTC); make it "
+                                  "again for later results.")
     try:
-        yield Opened(store, run_dir, None)
+        yield Opened(store, run_dir, live)
     finally:
         store.close()
 

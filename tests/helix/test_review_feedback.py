@@ -4,6 +4,8 @@ feedback uses only counterexamples the review confirmed; a verdict stands until 
 from __future__ import annotations
 
 import json
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from types import SimpleNamespace
 
 from testhelix.agent.budget import BudgetExhausted
@@ -31,6 +33,27 @@ class ScriptedBudget:
     def roles(self) -> list[str]:
         return [r.tags.role for r in self.requests]
 
+    @contextmanager
+    def shares(self, n: int):
+        yield [self] * n            # one script for every pair: the order of calls is the pairs' order
+
+
+@dataclass
+class Ctx:
+    """The parts of a HelixContext that review and feedback read (a dataclass, as pairs are given copies)."""
+
+    task: object
+    strategy: Strategy
+    config: object
+    model: object
+    budget: ScriptedBudget
+    library: dict
+    events: list = field(default_factory=list)
+    concurrent: bool = False
+
+    def log(self, step: str, **data) -> None:
+        self.events.append({"step": step, **data})
+
 
 def make_ctx(tmp_path, budget):
     program = tmp_path / "program"
@@ -38,9 +61,7 @@ def make_ctx(tmp_path, budget):
     (program / "mod.py").write_text("def f():\n    return 1\n")
     task = SimpleNamespace(id="t1", instruction="f returns the wrong value", context="general", packages=("mod",),
                            initial_dir=program)
-    events = []
-    return SimpleNamespace(task=task, strategy=Strategy(), config=get_config("C"), model=None, budget=budget,
-                           library={}, log=lambda step, **d: events.append({"step": step, **d}))
+    return Ctx(task=task, strategy=Strategy(), config=get_config("C"), model=None, budget=budget, library={})
 
 
 def make_pair(tmp_path, index, tests=("test_a", "test_b")):

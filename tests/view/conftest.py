@@ -129,7 +129,11 @@ def parse(html: str) -> Element:
 
 # --- run directories -----------------------------------------------------------------------------
 def _node(node_id, iteration, strategy, edit, status, reason="", parent=None, child=None, dev=None, usage=None):
-    return Node(node_id=node_id, iteration=iteration, strategy_hash=f"hash-{node_id}", strategy=strategy, edit=edit,
+    # the real content hash: a store whose strategies do not re-hash to it is refused on load
+    from testhelix.strategy.model import Strategy
+
+    digest = (strategy if isinstance(strategy, Strategy) else Strategy.model_validate(strategy)).content_hash()
+    return Node(node_id=node_id, iteration=iteration, strategy_hash=digest, strategy=strategy, edit=edit,
                 status=status, reason=reason, parent_outcomes=parent or {}, child_outcomes=child or {},
                 dev_score=dev, optimizer_usage=usage or {}, generator_usage={"tokens": 1000, "calls": 10},
                 elapsed_s=1.5)
