@@ -112,15 +112,13 @@ class ModelOptimizer:
         self._usage = {s: _fresh_line(self.timeouts[s]) for s in SESSIONS}
         return out
 
-    def restore_usage(self, usage: dict) -> None:
-        """Continue the counters of a resumed search from its last recorded node, so the DAG equals
-        an uninterrupted run's; the budget continues from the tokens those sessions used."""
-        for session, line in self._usage.items():
-            saved = usage.get(session) or {}
-            for key in line:
-                value = saved.get(key, 0)
-                line[key] = int(value) if isinstance(value, (int, float)) and value >= 0 else 0
-        self.budget.used = sum(line["tokens"] for line in self._usage.values())
+    def restore_usage(self, recorded: list[dict]) -> None:
+        """Continue a resumed search's optimizer budget from what the recorded nodes used. Each node
+        records what its own step used (`usage()` starts afresh per step), so the per-session lines
+        start empty: the step a kill interrupted is redone whole and recorded once, as in an
+        uninterrupted run."""
+        self.budget.used = sum(int(line.get("tokens") or 0) for usage in recorded
+                               for line in (usage or {}).values() if isinstance(line, dict))
 
     def _call(self, session: str, messages: list[Message], max_tokens: int, role: str | None = None) -> str | None:
         """One call of `session` within its own deadline; None when it fails or runs out of time."""

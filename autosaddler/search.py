@@ -95,9 +95,8 @@ class Search:
             state = _validated_state(saved, dag, self.proposal_ids, self.config, str(self.store.path))
             rng = random.Random()
             rng.setstate(_rng_from_json(state.rng))
-            last = dag.node(f"n{state.next_node - 1:03d}")
             if hasattr(self.optimizer, "restore_usage"):
-                self.optimizer.restore_usage(last.optimizer_usage)
+                self.optimizer.restore_usage([n.optimizer_usage for n in dag.nodes()])
             return dag, state, rng
         rng = random.Random(self.config.seed)
         state = SearchState(order=_epoch_order(self.proposal_ids, self.config.train_epochs,

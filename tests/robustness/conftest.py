@@ -30,6 +30,10 @@ def dag_rows(run_dir: Path) -> list[dict]:
         store.close()
     nodes = [{c: (json.loads(v) if isinstance(v, str) and v.startswith(("{", "[")) else v) for c, v in zip(cols, r)}
              for r in rows]
+    for node in nodes:   # each optimizer session's own elapsed time is elapsed time too
+        for line in (node.get("optimizer_usage") or {}).values():
+            if isinstance(line, dict):
+                line.pop("elapsed_s", None)
     return [{"nodes": nodes, "edges": edges, "evals": evals, "state": json.loads(state[0][1])}]
 
 
