@@ -39,7 +39,8 @@ def invoke(cli, *args: str) -> None:
 def run_snapshot(run: Path) -> dict:
     store = RunStore(run, read_only=True)
     try:
-        results = [{k: v for k, v in r.items() if k != "wall_s"} for r in store.task_results()]
+        results = [{k: v for k, v in r.items() if k not in ("wall_s", "attempt_id")}  # attempt: per process
+                   for r in store.task_results()]
         for r in results:
             detail = json.loads(r["detail"])
             r["detail"] = detail

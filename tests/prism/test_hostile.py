@@ -81,7 +81,8 @@ EXPECTED = {  # suite -> (status, reason prefixes accepted)
     "guess_paths": ("pass", (None,)),
     "env_secrets": ("pass", (None,)),
     "write_outside": ("pass", (None,)),
-    "fork_bomb": ("error", ("resource limit: processes", "timeout")),
+    # the job's process cap or its aggregate memory cap (all processes together) stops it first
+    "fork_bomb": ("error", ("resource limit: processes", "resource limit: memory", "timeout")),
     "memory_hog": ("error", ("resource limit: memory",)),
     "busy_loop": ("error", ("resource limit: cpu time", "timeout")),
     "sleeper": ("error", ("timeout after 3s",)),
