@@ -1,6 +1,6 @@
 """The domain interface of GTDD: what the loop needs from a behavioural contract.
 
-A *domain* is one issue of the GTDD setting (DESIGN.md §7): a written spec, a trusted reference
+A *domain* is one issue of the GTDD setting: a written spec, a trusted reference
 implementation, an operation schema that decides which traces are valid, a trace generator, and a
 fixed evaluation population labelled by requirement family. The key-value store is the first
 domain; a parser or a formally specified API plugs in by providing another object that satisfies

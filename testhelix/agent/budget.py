@@ -38,7 +38,7 @@ results are the same in any completion order and for sequential and concurrent r
 Optimizer calls (AutoSaddler) use their own `Budget(label="optimizer", ...)`: accounting is per
 instance, so the generator's cap never pays for them.
 
-Time (DESIGN §4): `working_cap_s(T)` = T - (min(120, T/4) + 20) (T=600 -> 460 s) and
+Time: `working_cap_s(T)` = T - (min(120, T/4) + 20) (T=600 -> 460 s) and
 `execution_time_limit_s(t)` = min(180, t). `Deadline` is the object the agent loop checks.
 """
 

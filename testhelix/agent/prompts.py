@@ -1,4 +1,4 @@
-"""Prompt text: what every role sees, and how strategy content enters it (DESIGN §3).
+"""Prompt text: what every role sees, and how strategy content enters it.
 
 A session's opening messages, in order:
 1. system: the role, the workspace layout and rules, then the skills: the skills the strategy

@@ -1,5 +1,5 @@
 """Judging one submitted suite on a task: outcomes on the initial program, the reference and every
-panel candidate, and the task indicators F, A, R, S (DESIGN §5).
+panel candidate, and the task indicators F, A, R, S.
 
 `reference_only` is the single-reference mode used by strategy search: only the initial program and
 the reference run, which is all F needs.
@@ -22,7 +22,7 @@ from testhelix.prism.metrics import task_indicators
 from testhelix.prism.outcome import Limits, Outcome
 from testhelix.prism.task import Task, panel_programs
 
-MAX_TEST_WALL_S = 180.0  # DESIGN §4: test execution limit min(180 s, the task's test timeout)
+MAX_TEST_WALL_S = 180.0  # the test execution limit: min(180 s, the task's test timeout)
 PANEL_TRACEBACK = "line"  # panel outputs are kept but read by no agent: the cheap traceback style
 
 

@@ -1,4 +1,4 @@
-"""TestPrism metrics over per-task outcome records (DESIGN §5, seed appendix B).
+"""TestPrism metrics over per-task outcome records.
 
 Everything here is a pure function of recorded outcomes. One task's record maps a program id to
 `(role, status)`: role is "initial", "reference", "alternative" or "invalid"; status is the outcome

@@ -1,4 +1,4 @@
-"""Hand-computed checks of the TestPrism metrics (DESIGN §5)."""
+"""Hand-computed checks of the TestPrism metrics."""
 
 from __future__ import annotations
 
