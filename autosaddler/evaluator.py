@@ -11,7 +11,7 @@ from autosaddler.protocols import TaskEval
 from testhelix.errors import EvaluationIncomplete
 from testhelix.helix.config import RunConfig
 from testhelix.helix.runner import HelixRunner
-from testhelix.prism.task import Task
+from testhelix.tasks.task import Task
 from testhelix.strategy.model import Strategy
 
 EXCERPT_CHARS = 400

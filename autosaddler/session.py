@@ -13,7 +13,7 @@ from testhelix.helix.config import get_config
 from testhelix.helix.runner import HelixRunner
 from testhelix.llm.registry import resolve
 from testhelix.paths import splits_dir
-from testhelix.prism.task import Task, load_pack
+from testhelix.tasks.task import Task, load_pack
 from testhelix.splits import SplitFile, check_splits, load_split_file
 from testhelix.store import RunStore
 
@@ -54,8 +54,8 @@ def helix_evaluator(store: RunStore, run_dir: Path, tasks: dict[str, Task], mode
                     scope: str, jobs: int | None = None, backend: str = "local", ray_address: str | None = None):
     """`jobs` tasks at once (default by model kind) on the local thread pool or a Ray cluster."""
     from testhelix.parallel import WorkerSettings, default_jobs, make_backend
-    from testhelix.prism.cache import StoreOutcomeCache
-    from testhelix.prism.executor import default_executor
+    from testhelix.execution.cache import StoreOutcomeCache
+    from testhelix.execution.executor import default_executor
 
     resolve(model)
     jobs = jobs or default_jobs([model])

@@ -36,7 +36,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Sequence
 
-from testhelix.prism.sandbox import detect_sandbox
+from testhelix.execution.sandbox import detect_sandbox
 
 from gtdd.domains.base import (ERROR_CRASH, ERROR_IMPORT, ERROR_MALFORMED, ERROR_TIMEOUT, ERROR_WALL_CLOCK,
                                Trace, TraceResult)

@@ -1,7 +1,7 @@
 """Isolated launcher, zygote and per-trace processes; run as a FILE (never imported as part of `gtdd`).
 
 Started by runner.py as `[sandbox launch prefix] python -s -P zygote.py KIND SERVER_DIR WORKSPACE UID
-STATUS_FD DATA_FD CONFIG_JSON`. Process tree, namespaced sandbox (testhelix/prism/sandbox.py primitives):
+STATUS_FD DATA_FD CONFIG_JSON`. Process tree, namespaced sandbox (testhelix/execution/sandbox.py primitives):
 
     launcher (fresh net/mount/IPC/UTS namespaces, builds the minimal root)
       zygote = PID 1 of a batch PID namespace, chrooted, root, has NOT run any candidate code:
@@ -44,9 +44,9 @@ import sys
 import types
 from pathlib import Path
 
-from testhelix.prism.outcome import Limits
-from testhelix.prism.sandbox import detect_sandbox, kill_uid, remove_files_of, sandbox_env
-from testhelix.prism.syscalls import (CLONE_NEWNS, CLONE_NEWPID, MS_NODEV, MS_NOEXEC, MS_NOSUID,
+from testhelix.execution.outcome import Limits
+from testhelix.execution.sandbox import detect_sandbox, kill_uid, remove_files_of, sandbox_env
+from testhelix.execution.syscalls import (CLONE_NEWNS, CLONE_NEWPID, MS_NODEV, MS_NOEXEC, MS_NOSUID,
                                       PR_SET_PDEATHSIG, mount, prctl, setns, unshare)
 
 STDLIB_PATHS = [p for p in sys.path if p and p.startswith(sys.base_prefix) and "site-packages" not in p]

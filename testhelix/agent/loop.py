@@ -110,7 +110,7 @@ def run_agent_session(model: ChatModel, budget, *, task: Any, strategy: Any, wor
                       trajectory_path: Path | None = None, writable: tuple[str, ...] = ("suite", "repair"),
                       max_output_tokens: int = 4096, max_consecutive_errors: int = 3) -> SessionResult:
     """Run one generation or repair session; see the module docstring."""
-    from testhelix.prism.executor import Limits
+    from testhelix.execution.executor import Limits
 
     public = PublicTask.of(task)
     ws = AgentWorkspace.create(workspace_root, task.initial_dir)

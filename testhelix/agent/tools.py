@@ -110,7 +110,7 @@ def _clip(text: str, limit: int) -> str:
 
 @dataclass
 class ToolBox:
-    """Executes tool calls for one session. `limits` is a testhelix.prism.executor.Limits."""
+    """Executes tool calls for one session. `limits` is a testhelix.execution.executor.Limits."""
 
     workspace: AgentWorkspace
     executor: Any

@@ -23,7 +23,7 @@ from testhelix.errors import UserError
 from testhelix.prism.coverage import CoverageMeter
 from testhelix.prism.evaluation import evaluate_task, no_submission
 from testhelix.prism.metrics import split_metrics
-from testhelix.prism.task import Task, load_pack, load_task
+from testhelix.tasks.task import Task, load_pack, load_task
 
 RUN_LABEL = "evaluate"
 def _public(result: dict) -> dict:
@@ -125,8 +125,8 @@ def evaluate_split(executor, store, pack: Path, ids: list[str], tasks: list[Task
 def command(task_dir, suite_dir, pack_dir, split, split_file, suites_dir, run_dir, workers, coverage, jobs,
             as_json) -> None:
     """Run a submitted suite on the initial program, the reference and every panel candidate."""
-    from testhelix.prism.cache import StoreOutcomeCache
-    from testhelix.prism.executor import default_executor
+    from testhelix.execution.cache import StoreOutcomeCache
+    from testhelix.execution.executor import default_executor
 
     if task_dir is not None:
         if suite_dir is None or pack_dir is not None:

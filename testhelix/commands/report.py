@@ -234,7 +234,7 @@ def _pct_missing(v: float | None, missing: int) -> str:
 
 def panel_diversity(pack: Path, task_ids: set[str]) -> dict[str, Any]:
     """Mean pairwise AST-feature Jaccard distance of each run task's panel (reference + candidates)."""
-    from testhelix.prism.task import load_pack
+    from testhelix.tasks.task import load_pack
 
     per_task = {t.id: round(P.panel_diversity(P.program_features(c.artifact for c in t.candidates)), 4)
                 for t in load_pack(pack) if t.id in task_ids}

@@ -16,7 +16,7 @@ from testhelix.llm.registry import resolve
 from testhelix.parallel import WorkerSettings, default_jobs, make_backend
 from testhelix.parallel.options import concurrency_options
 from testhelix.parallel.progress import TaskProgress
-from testhelix.prism.task import load_pack
+from testhelix.tasks.task import load_pack
 from testhelix.store import RunStore, check_run_folder
 from testhelix.strategy.model import check_run_compatibility, initial_strategy, load_strategy
 from testhelix.tracking import mlflow_option, requested_mlflow_uri, track_helix_run
@@ -66,8 +66,8 @@ def split_task_ids(pack: Path, split: str, split_file: Path | None) -> list[str]
 def command(pack_dir, split, split_file, configs, models, strategy_file, run_dir, workers, token_cap, limit, seed,
             coverage, call_timeout, context_window, rpm, tpm, jobs, backend, ray_address, as_json) -> None:
     """Run TestHelix configurations on a split and evaluate every submitted suite (resumable)."""
-    from testhelix.prism.cache import StoreOutcomeCache
-    from testhelix.prism.executor import default_executor
+    from testhelix.execution.cache import StoreOutcomeCache
+    from testhelix.execution.executor import default_executor
 
     from testhelix.llm import ratelimit
     from testhelix.llm.registry import set_context_window

@@ -24,7 +24,7 @@ def command(model_name, port, pack_dir, seed, faults, api_key) -> None:
     from testhelix.llm.serve.faults import parse_fault
     from testhelix.llm.serve.server import ModelServer
     from testhelix.paths import tasks_dir
-    from testhelix.prism.task import load_pack
+    from testhelix.tasks.task import load_pack
 
     info = resolve(model_name)
     tasks = []

@@ -9,13 +9,13 @@ from typing import Any
 
 from testhelix.agent.budget import Budget, Deadline, execution_time_limit_s
 from testhelix.helix.config import RunConfig
-from testhelix.prism.outcome import Limits, Outcome
+from testhelix.execution.outcome import Limits, Outcome
 from testhelix.strategy.model import Strategy
 
 
 @dataclass
 class HelixContext:
-    task: Any                 # testhelix.prism.task.Task (the pipeline reads only public parts)
+    task: Any                 # testhelix.tasks.task.Task (the pipeline reads only public parts)
     strategy: Strategy
     config: RunConfig
     model: Any                # ChatModel

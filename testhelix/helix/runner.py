@@ -39,7 +39,7 @@ from testhelix.llm.registry import create_model, model_label
 from testhelix.parallel.jobs import TaskJob
 from testhelix.prism.coverage import MISSING, CoverageMeter
 from testhelix.prism.evaluation import evaluate_task, no_submission, reference_only
-from testhelix.prism.task import Task, load_task
+from testhelix.tasks.task import Task, load_task
 from testhelix.skills import load_library
 from testhelix.store import RunStore
 from testhelix.strategy.model import Strategy, check_run_compatibility

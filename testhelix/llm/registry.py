@@ -124,7 +124,7 @@ def create_model(name: str, *, task: Any = None, seed: int = 0, http_client: Any
                  context_window: int | None = None, max_retry_wait_s: float = 30.0) -> ChatModel:
     """Build the model for `name`.
 
-    `task` (a testhelix.prism.task.Task) is required by simulated models only: they are test
+    `task` (a testhelix.tasks.task.Task) is required by simulated models only: they are test
     doubles that read the task's simulation bank. `http_client` lets tests inject an
     `httpx2.Client(transport=httpx2.MockTransport(...))`. `max_retries` is handed to the SDK, which
     is the single place where transient failures are retried.

@@ -116,9 +116,9 @@ def _inspect(task_dir: Path) -> TaskInfo:
 
 def _run_with_executor(jobs: list[Job], workers: int) -> dict[str, SuiteRun]:
     """The harness executor (fast path). Only pass/fail/error and the reason come back."""
-    from testhelix.prism.executor import default_executor
+    from testhelix.execution.executor import default_executor
     from testhelix.prism.evaluation import PANEL_TRACEBACK
-    from testhelix.prism.outcome import Limits
+    from testhelix.execution.outcome import Limits
 
     executor = default_executor(workers=workers)
     try:
@@ -136,7 +136,7 @@ def _run_with_executor(jobs: list[Job], workers: int) -> dict[str, SuiteRun]:
 
 def executor_available() -> bool:
     try:
-        from testhelix.prism.executor import default_executor  # noqa: F401
+        from testhelix.execution.executor import default_executor  # noqa: F401
     except ImportError:
         return False
     return True

@@ -34,7 +34,7 @@ class RecordingCache:
     def __init__(self) -> None:
         import threading
 
-        from testhelix.prism.cache import MemoryOutcomeCache
+        from testhelix.execution.cache import MemoryOutcomeCache
 
         self.memory = MemoryOutcomeCache()
         self._lock = threading.Lock()
@@ -69,7 +69,7 @@ class TaskWorker:
 
     def __init__(self, settings: WorkerSettings):
         from testhelix.helix.runner import HelixRunner
-        from testhelix.prism.executor import default_executor
+        from testhelix.execution.executor import default_executor
 
         self.cache = RecordingCache()
         self.executor = default_executor(settings.executor_workers, cache=self.cache)

@@ -1,7 +1,7 @@
-"""TestPrism: task + panel format, sandboxed execution of submitted suites, and the metrics.
+"""TestPrism: judging a submitted suite against a task's hidden panel, and the metrics.
 
-Modules (import what you need; this package imports nothing heavy on its own):
-task.py (Task, load_task, load_pack), importers.py (Harbor, SWE-bench), outcome.py (Limits,
-Outcome, classification), sandbox.py (isolation), forkserver.py, workspace.py, cache.py,
-executor.py (default_executor), metrics.py, astfeatures.py.
+Modules: evaluation.py (one suite on one task: outcomes and the F/A/R/S indicators),
+metrics.py (rates over a split), coverage.py (change and entry coverage), panel.py (panel
+analysis: diversity, expected joint score), astfeatures.py, plots.py. The task format lives in
+`testhelix.tasks`, sandboxed execution in `testhelix.execution`.
 """

@@ -37,8 +37,8 @@ from pathlib import Path
 from typing import Any, Literal, Mapping
 
 from testhelix.digest import tree_files
-from testhelix.prism.coverage_run import BEGIN, END
-from testhelix.prism.outcome import Limits
+from testhelix.execution.coverage_run import BEGIN, END
+from testhelix.execution.outcome import Limits
 
 CoverageStatus = Literal["ok", "empty", "failed", "missing"]
 Coord = tuple[str, str, int]  # (state, program-relative path, line)

@@ -19,8 +19,8 @@ from pathlib import Path
 from testhelix.digest import tree_sha256
 
 from testhelix.prism.metrics import task_indicators
-from testhelix.prism.outcome import Limits, Outcome
-from testhelix.prism.task import Task, panel_programs
+from testhelix.execution.outcome import Limits, Outcome
+from testhelix.tasks.task import Task, panel_programs
 
 MAX_TEST_WALL_S = 180.0  # the test execution limit: min(180 s, the task's test timeout)
 PANEL_TRACEBACK = "line"  # panel outputs are kept but read by no agent: the cheap traceback style

@@ -11,7 +11,7 @@ from testhelix.agent.trajectory import Trajectory, replay
 from testhelix.digest import tree_sha256
 from testhelix.llm.base import Completion, Message, ToolCall, Usage
 from testhelix.llm.registry import create_model
-from testhelix.prism.executor import Limits
+from testhelix.execution.executor import Limits
 from testhelix.store import RunStore
 from testhelix.strategy.model import initial_strategy
 

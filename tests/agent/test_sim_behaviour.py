@@ -13,7 +13,7 @@ from testhelix.llm.faults import FaultyModel
 from testhelix.llm.registry import create_model
 from testhelix.llm.sim.agent import SUITE_FILE, read_view
 from testhelix.llm.sim.bank import bank_for
-from testhelix.prism.executor import Limits
+from testhelix.execution.executor import Limits
 from testhelix.strategy.model import Strategy, initial_strategy
 
 

@@ -12,7 +12,7 @@ from gtdd.domains.base import ERROR_WALL_CLOCK, Trace, TraceResult
 from gtdd.domains.kvstore import DOMAIN
 from gtdd.execution import TraceExecutor
 from gtdd.isolation import IsolationLimits, execution_config, run_traces
-from testhelix.prism.sandbox import detect_sandbox
+from testhelix.execution.sandbox import detect_sandbox
 
 OPS = [{"cmd": "SET", "args": ["k", "v"]}, {"cmd": "GET", "args": ["k"]}]
 FAST = IsolationLimits.for_timeout(0.3)

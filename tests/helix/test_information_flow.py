@@ -23,8 +23,8 @@ from testhelix.helix.config import get_config
 from testhelix.helix.runner import HelixRunner
 from testhelix.pack.bank import dump_json, relabel_task_bank
 from testhelix.paths import tasks_dir
-from testhelix.prism.executor import default_executor
-from testhelix.prism.task import load_task
+from testhelix.execution.executor import default_executor
+from testhelix.tasks.task import load_task
 from testhelix.store import RunStore
 from testhelix.strategy.model import initial_strategy
 

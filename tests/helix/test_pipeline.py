@@ -10,8 +10,8 @@ import pytest
 from testhelix.digest import tree_sha256
 from testhelix.helix.config import CONFIGS, get_config
 from testhelix.helix.runner import HelixRunner, default_model_factory
-from testhelix.prism.executor import default_executor
-from testhelix.prism.task import load_task
+from testhelix.execution.executor import default_executor
+from testhelix.tasks.task import load_task
 from testhelix.store import RunStore
 from testhelix.strategy.model import Lesson, Strategy
 

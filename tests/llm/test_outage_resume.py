@@ -12,7 +12,7 @@ import pytest
 from testhelix.cli import main
 from testhelix.llm.serve.faults import Fault
 from testhelix.llm.serve.server import ModelServer
-from testhelix.prism.task import load_pack
+from testhelix.tasks.task import load_pack
 from testhelix.store import RunStore
 
 PACK = Path(__file__).resolve().parents[1] / "fixtures" / "sim_task"

@@ -16,7 +16,7 @@ from testhelix.llm.base import (ContextOverflowError, Message, ModelAuthError, M
 from testhelix.llm.registry import create_model
 from testhelix.llm.serve.faults import Fault, parse_fault
 from testhelix.llm.serve.server import ModelServer
-from testhelix.prism.task import load_task
+from testhelix.tasks.task import load_task
 from testhelix.strategy.model import initial_strategy
 
 SIM_TASK = Path(__file__).resolve().parents[1] / "fixtures" / "sim_task" / "sim-chunker-m01"

@@ -9,7 +9,7 @@ from testhelix.errors import UserError
 from testhelix.llm.base import CallTags, Message, ModelRequest
 from testhelix.llm.registry import create_model, resolve
 from testhelix.llm.sim.latency import JITTER, LatencyModel, split_sim_options
-from testhelix.prism.task import load_task
+from testhelix.tasks.task import load_task
 
 SIM_TASK = Path(__file__).resolve().parents[1] / "fixtures" / "sim_task" / "sim-chunker-m01"
 

@@ -72,7 +72,7 @@ class SubprocessExecutor:
         shutil.copytree(suite_dir, ws / "suite")
         env = {"PATH": os.environ["PATH"], "PYTHONPATH": os.pathsep.join([str(ws), *sys.path]), "HOME": str(ws)}
         try:
-            proc = subprocess.run([sys.executable, "-m", "testhelix.prism.coverage_run"], cwd=ws, env=env,
+            proc = subprocess.run([sys.executable, "-m", "testhelix.execution.coverage_run"], cwd=ws, env=env,
                                   capture_output=True, text=True, timeout=self.wall_s)
         except subprocess.TimeoutExpired:
             return FakeOutcome("error", "timeout", "")
@@ -234,7 +234,7 @@ def test_entry_points_skip_ambiguous_names_and_test_helpers(tmp_path):
 
 def test_with_the_harness_executor(task):
     """The same hand-checked numbers through the real sandboxed executor (skipped if absent)."""
-    executor_mod = pytest.importorskip("testhelix.prism.executor")
+    executor_mod = pytest.importorskip("testhelix.execution.executor")
     root, _, _, initial, reference = task
     trusted = root / "trusted"
     s = suite(root, "gen_real", "from calc.core import clamp\n\ndef test_high():\n    assert clamp(10, 0, 3) == 3\n")

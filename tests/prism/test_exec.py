@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from testhelix.prism.cache import MemoryOutcomeCache, StoreOutcomeCache, cache_key
-from testhelix.prism.executor import ForkServerExecutor, default_executor
-from testhelix.prism.outcome import Limits, Outcome, RawRun, classify, parse_summary
+from testhelix.execution.cache import MemoryOutcomeCache, StoreOutcomeCache, cache_key
+from testhelix.execution.executor import ForkServerExecutor, default_executor
+from testhelix.execution.outcome import Limits, Outcome, RawRun, classify, parse_summary
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "tasks"
 TASK = FIXTURES / "pack" / "fx-clamp-m01"
@@ -174,7 +174,7 @@ def test_memory_cache_strips_cached_flag():
 
 
 def test_coverage_runs_are_their_own_executions(executor, tmp_path):
-    from testhelix.prism.coverage_run import BEGIN, END
+    from testhelix.execution.coverage_run import BEGIN, END
 
     suite = _suite(tmp_path, "cov", {
         "test_a.py": "from clampy import clamp\ndef test_a():\n    assert clamp(9, 0, 5) == 5\n",

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from testhelix.digest import tree_sha256
-from testhelix.prism.executor import ForkServerExecutor
-from testhelix.prism.outcome import Limits
-from testhelix.prism.sandbox import OVERLAY_ENV, namespaces_available
-from testhelix.prism.task import load_task
+from testhelix.execution.executor import ForkServerExecutor
+from testhelix.execution.outcome import Limits
+from testhelix.execution.sandbox import OVERLAY_ENV, namespaces_available
+from testhelix.tasks.task import load_task
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 HOSTILE = FIXTURES / "hostile"

@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 
 from testhelix.cli import main
-from testhelix.prism.task import load_task
+from testhelix.tasks.task import load_task
 from testhelix.digest import NonUtf8Name, tree_sha256
-from testhelix.prism.cgroup import Cgroups
-from testhelix.prism.outcome import Limits
-from testhelix.prism.workspace import force_rmtree
+from testhelix.execution.cgroup import Cgroups
+from testhelix.execution.outcome import Limits
+from testhelix.execution.workspace import force_rmtree
 
 TASK = Path(__file__).resolve().parents[1] / "fixtures" / "tasks" / "pack" / "fx-clamp-m01"
 
@@ -97,7 +97,7 @@ def test_no_cgroup_hierarchy_means_no_cgroups(tmp_path):
 
 
 def test_trusted_suites_get_their_own_pool():
-    from testhelix.prism.executor import ForkServerExecutor
+    from testhelix.execution.executor import ForkServerExecutor
 
     ex = ForkServerExecutor(workers=1)
     try:

@@ -192,7 +192,7 @@ def test_no_submission_stays_in_every_denominator():
 
 
 def test_collection_error_caused_by_the_program_is_a_rejection():
-    from testhelix.prism.outcome import RawRun, classify
+    from testhelix.execution.outcome import RawRun, classify
 
     # an invalid program lacking a function: the suite's import fails at collection (pytest exit 2)
     status, reason, _ = classify(RawRun("pytest", exit_code=2))

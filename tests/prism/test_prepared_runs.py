@@ -12,12 +12,12 @@ import _pytest.config as pytest_config
 import pytest
 from _pytest.assertion.rewrite import rewrite_asserts
 
-from testhelix.prism.executor import ForkServerExecutor
-from testhelix.prism.outcome import PYTEST_ARGS, Limits, pytest_args
-from testhelix.prism.precompile import REWRITTEN_SUFFIX, asks_for_pass_hook, compile_in_helper, precompile_tree
-from testhelix.prism.pytest_warm import PROG, ConfigTemplate
-from testhelix.prism.sandbox import OVERLAY_ENV, namespaces_available
-from testhelix.prism.workspace import TreeCache
+from testhelix.execution.executor import ForkServerExecutor
+from testhelix.execution.outcome import PYTEST_ARGS, Limits, pytest_args
+from testhelix.execution.precompile import REWRITTEN_SUFFIX, asks_for_pass_hook, compile_in_helper, precompile_tree
+from testhelix.execution.pytest_warm import PROG, ConfigTemplate
+from testhelix.execution.sandbox import OVERLAY_ENV, namespaces_available
+from testhelix.execution.workspace import TreeCache
 
 PROGRAM = Path(__file__).resolve().parents[1] / "fixtures" / "tasks" / "pack" / "fx-clamp-m01" / "solution" / "program"
 LIMITS = Limits(wall_s=20, cpu_s=20, memory_mb=512)
@@ -78,7 +78,7 @@ def test_pass_hook_ini_is_detected(tmp_path):
 
 def _overlay_available(tmp: Path) -> bool:
     """Probe overlayfs the way a fork server does, in a throwaway private mount namespace."""
-    probe = (f"from pathlib import Path; from testhelix.prism.overlay import overlay_supported; "
+    probe = (f"from pathlib import Path; from testhelix.execution.overlay import overlay_supported; "
              f"raise SystemExit(0 if overlay_supported(Path({str(tmp)!r})) else 1)")
     cmd = ["unshare", "--mount", "--propagation", "private", sys.executable, "-c", probe]
     return subprocess.run(cmd, capture_output=True).returncode == 0

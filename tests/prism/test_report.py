@@ -143,7 +143,7 @@ def test_panel_diversity_from_the_pack(tmp_path, capsys):
     from pathlib import Path
 
     from testhelix.prism import panel as P
-    from testhelix.prism.task import load_task
+    from testhelix.tasks.task import load_task
 
     pack = Path(__file__).resolve().parents[1] / "fixtures" / "tasks" / "pack"
     store = RunStore(tmp_path)

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from testhelix.errors import UserError
-from testhelix.prism.importers import import_harbor, import_swebench
-from testhelix.prism.task import load_pack, load_task, panel_programs
+from testhelix.tasks.importers import import_harbor, import_swebench
+from testhelix.tasks.task import load_pack, load_task, panel_programs
 
 PACK = Path(__file__).resolve().parents[1] / "fixtures" / "tasks" / "pack"
 

@@ -1,6 +1,6 @@
 """The fork server: a supervisor, and a clean zygote (zygote.py) from which every job is forked.
 
-Started by the executor (`python -m testhelix.prism.forkserver ...`) already inside the sandbox's
+Started by the executor (`python -m testhelix.execution.forkserver ...`) already inside the sandbox's
 outer isolation (for the namespaced sandbox: new network / mount / IPC / UTS namespaces), with an
 allow-listed environment, so its memory never held the host's secrets. It speaks one JSON object
 per line on stdin/stdout; every other output of its own goes to a log file.
@@ -46,15 +46,15 @@ import traceback
 from pathlib import Path
 from typing import Callable
 
-from testhelix.prism.cgroup import Cgroups, JobCgroup
-from testhelix.prism.outcome import Limits
-from testhelix.prism.overlay import Layers
-from testhelix.prism.precompile import asks_for_pass_hook, is_rewritten_pyc
-from testhelix.prism.pytest_warm import ConfigTemplate, warm_up
-from testhelix.prism.sandbox import Sandbox, detect_sandbox, kill_uid, remove_files_of
-from testhelix.prism.syscalls import MS_NODEV, MS_NOSUID, PR_SET_PDEATHSIG, mount, prctl, umount
-from testhelix.prism.workspace import SUITE_SUBDIR, build_workspace, force_rmtree, listing, tree_bytes, tree_module_names
-from testhelix.prism.zygote import Job, Zygote, zygote_loop
+from testhelix.execution.cgroup import Cgroups, JobCgroup
+from testhelix.execution.outcome import Limits
+from testhelix.execution.overlay import Layers
+from testhelix.execution.precompile import asks_for_pass_hook, is_rewritten_pyc
+from testhelix.execution.pytest_warm import ConfigTemplate, warm_up
+from testhelix.execution.sandbox import Sandbox, detect_sandbox, kill_uid, remove_files_of
+from testhelix.execution.syscalls import MS_NODEV, MS_NOSUID, PR_SET_PDEATHSIG, mount, prctl, umount
+from testhelix.execution.workspace import SUITE_SUBDIR, build_workspace, force_rmtree, listing, tree_bytes, tree_module_names
+from testhelix.execution.zygote import Job, Zygote, zygote_loop
 
 DRAIN_GRACE_S = 2.0
 

@@ -34,12 +34,12 @@ import testhelix
 from testhelix import staging
 from testhelix.digest import tree_sha256
 from testhelix.errors import UserError
-from testhelix.prism.cgroup import CGROUPS_ENV
-from testhelix.prism.cache import MemoryOutcomeCache, OutcomeCache, cache_key, cacheable
-from testhelix.prism.outcome import RUNNER_VERSION, Limits, Outcome, RawRun, classify
-from testhelix.prism.sandbox import OVERLAY_ENV, Sandbox, detect_sandbox, sandbox_env
-from testhelix.prism.precompile import compile_in_helper
-from testhelix.prism.workspace import ENTRY_SCRIPT, TreeCache, force_rmtree
+from testhelix.execution.cgroup import CGROUPS_ENV
+from testhelix.execution.cache import MemoryOutcomeCache, OutcomeCache, cache_key, cacheable
+from testhelix.execution.outcome import RUNNER_VERSION, Limits, Outcome, RawRun, classify
+from testhelix.execution.sandbox import OVERLAY_ENV, Sandbox, detect_sandbox, sandbox_env
+from testhelix.execution.precompile import compile_in_helper
+from testhelix.execution.workspace import ENTRY_SCRIPT, TreeCache, force_rmtree
 
 __all__ = ["Executor", "ForkServerExecutor", "Limits", "Outcome", "OutcomeCache", "default_executor"]
 
@@ -126,7 +126,7 @@ class _ServerHandle:
             if knob in os.environ:
                 env[knob] = os.environ[knob]
         keep = self.staging / KEEP_FILE  # written by the executor before any server starts
-        argv = [*self.sandbox.launch_prefix(), sys.executable, "-s", "-m", "testhelix.prism.forkserver",
+        argv = [*self.sandbox.launch_prefix(), sys.executable, "-s", "-m", "testhelix.execution.forkserver",
                 "--dir", str(self.dir), "--staging", str(self.staging), "--uid", str(self.uid),
                 "--kind", self.sandbox.kind, "--keep-modules", str(keep)]
         self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,

@@ -13,7 +13,7 @@ import threading
 from dataclasses import replace
 from typing import Any, Protocol
 
-from testhelix.prism.outcome import Limits, Outcome
+from testhelix.execution.outcome import Limits, Outcome
 
 
 class OutcomeCache(Protocol):

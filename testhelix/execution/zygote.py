@@ -25,13 +25,13 @@ from pathlib import Path
 
 import pytest
 
-from testhelix.prism.coverage_run import run_under_coverage
-from testhelix.prism.outcome import Limits, pytest_args
-from testhelix.prism.overlay import Layers
-from testhelix.prism.pytest_warm import ConfigTemplate
-from testhelix.prism.sandbox import Sandbox, sandbox_env
-from testhelix.prism.syscalls import PR_SET_PDEATHSIG, prctl
-from testhelix.prism.workspace import ENTRY_SCRIPT, HOME_SUBDIR, SUITE_SUBDIR
+from testhelix.execution.coverage_run import run_under_coverage
+from testhelix.execution.outcome import Limits, pytest_args
+from testhelix.execution.overlay import Layers
+from testhelix.execution.pytest_warm import ConfigTemplate
+from testhelix.execution.sandbox import Sandbox, sandbox_env
+from testhelix.execution.syscalls import PR_SET_PDEATHSIG, prctl
+from testhelix.execution.workspace import ENTRY_SCRIPT, HOME_SUBDIR, SUITE_SUBDIR
 
 FULL_BYTES = 64 * 1024  # a job tmpfs with less room than this ran out of space
 

@@ -101,7 +101,7 @@ def is_rewritten_pyc(name: str) -> bool:
 
 
 def compile_in_helper(trees: list[Path], timeout_s: float = 300.0) -> None:
-    """Compile trees in a short-lived helper process (`python -m testhelix.prism.precompile DIR...`):
+    """Compile trees in a short-lived helper process (`python -m testhelix.execution.precompile DIR...`):
     no long-lived process of the harness ever parses a tree. A helper that fails only means the
     test processes compile what they import, as without this step."""
     import subprocess
@@ -110,7 +110,7 @@ def compile_in_helper(trees: list[Path], timeout_s: float = 300.0) -> None:
     package_parent = str(Path(__file__).resolve().parents[2])
     env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": package_parent, "LANG": "C.UTF-8"}
     try:
-        subprocess.run([sys.executable, "-s", "-m", "testhelix.prism.precompile", *map(str, trees)], env=env,
+        subprocess.run([sys.executable, "-s", "-m", "testhelix.execution.precompile", *map(str, trees)], env=env,
                        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                        timeout=timeout_s, check=False)
     except (OSError, subprocess.TimeoutExpired):

@@ -22,8 +22,8 @@ from pathlib import Path
 
 from testhelix.digest import tree_sha256
 from testhelix.errors import UserError
-from testhelix.prism.task import CONTEXTS, DIFFICULTIES, ID_RE, load_task
-from testhelix.prism.workspace import program_packages
+from testhelix.tasks.task import CONTEXTS, DIFFICULTIES, ID_RE, load_task
+from testhelix.execution.workspace import program_packages
 
 SOLVE_SH = "#!/bin/sh\n# Copies the reference program over the working program (our layout).\n" \
            'set -e\ncp -R "$(dirname "$0")/program/." "${1:-.}"\n'

@@ -24,8 +24,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from testhelix.prism.syscalls import mount, umount
-from testhelix.prism.workspace import HOME_SUBDIR, SUITE_SUBDIR
+from testhelix.execution.syscalls import mount, umount
+from testhelix.execution.workspace import HOME_SUBDIR, SUITE_SUBDIR
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,7 @@
 
 This runs where the suite runs: in the fork server's test process (`run_under_coverage`, no new
 interpreter: pytest and coverage are already imported), or, for another executor, as
-`python -m testhelix.prism.coverage_run` in a workspace (program at the root, suite in suite/).
+`python -m testhelix.execution.coverage_run` in a workspace (program at the root, suite in suite/).
 After pytest it prints one JSON report between the BEGIN/END markers:
 
     {"files": {"<program-relative path>": {"statements": [...], "missing": [...]}}}
@@ -60,7 +60,7 @@ def run_under_coverage(args: Sequence[str], suite_subdir: str, plugins: Sequence
 
 
 def main() -> None:
-    from testhelix.prism.outcome import Limits, pytest_args
+    from testhelix.execution.outcome import Limits, pytest_args
 
     suite_subdir = sys.argv[1] if len(sys.argv) > 1 else "suite"
     sys.exit(run_under_coverage([*pytest_args(Limits()), suite_subdir], suite_subdir))

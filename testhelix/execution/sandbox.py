@@ -35,9 +35,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Protocol
 
-from testhelix.prism.outcome import Limits
-from testhelix.prism.overlay import Layers, mount_layers, overlay_supported
-from testhelix.prism.syscalls import (CLONE_NEWIPC, CLONE_NEWNS, CLONE_NEWPID, MS_BIND, MS_NOEXEC, MS_NODEV,
+from testhelix.execution.outcome import Limits
+from testhelix.execution.overlay import Layers, mount_layers, overlay_supported
+from testhelix.execution.syscalls import (CLONE_NEWIPC, CLONE_NEWNS, CLONE_NEWPID, MS_BIND, MS_NOEXEC, MS_NODEV,
                                       MS_NOSUID, MS_REMOUNT, PR_SET_NO_NEW_PRIVS, bind_readonly,
                                       deny_unix_sockets, mount, prctl, setns, unshare)
 

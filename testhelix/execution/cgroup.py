@@ -31,7 +31,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from testhelix.prism.outcome import Limits
+from testhelix.execution.outcome import Limits
 
 ROOT = Path("/sys/fs/cgroup")
 PARENT = "testhelix-prism"

@@ -27,8 +27,8 @@ from typing import Any, Sequence
 import _pytest.config as _pytest_config  # the private hook point; guarded by ConfigTemplate.build
 import pytest
 
-from testhelix.prism.coverage_run import run_under_coverage
-from testhelix.prism.outcome import PYTEST_ARGS
+from testhelix.execution.coverage_run import run_under_coverage
+from testhelix.execution.outcome import PYTEST_ARGS
 
 PROG = "pytest.main()"  # what pytest.main passes to get_config
 
