@@ -12,7 +12,7 @@ from testhelix.errors import UserError
 from testhelix.helix.config import get_config
 from testhelix.helix.runner import HelixRunner
 from testhelix.llm.registry import resolve
-from testhelix.paths import splits_dir
+from testhelix.paths import recorded_pack, splits_dir
 from testhelix.tasks.task import Task, load_pack
 from testhelix.splits import SplitFile, check_splits, load_split_file
 from testhelix.store import RunStore
@@ -29,7 +29,7 @@ class PackSplits:
 
 
 def load_pack_splits(pack: Path, split_file: Path | None = None) -> PackSplits:
-    pack = Path(pack)
+    pack = recorded_pack(pack)      # a resumed run may name a bundled pack's cache folder that was cleared
     path = split_file or splits_dir() / f"{pack.resolve().name}.json"
     if not path.is_file():
         raise UserError(f"{path}: no split file for this pack (make one with `testhelix splits make --pack {pack}`)")

@@ -4,7 +4,12 @@ Each type refuses a bad value before any work starts, with click's usual message
 option and the value ("Invalid value for '--strategy': x.json: not UTF-8 text ..."), exit code 2:
 
 - `InputFile`: exists, is a file (not a folder), readable and, for text files, valid UTF-8.
+  `InputFile(bundled="strategy")` / `InputFile(bundled="split file")` also take the name of a
+  bundled strategy (`initial`) or split file (`katas`) when no file of that name exists.
 - `InputDir`: exists and is a folder.
+- `PackDir`: a task pack folder, or the name of a bundled pack (`katas`), unpacked on first use.
+  Names are resolved in one place, `testhelix.paths.resolve`: a path always wins, and one line on
+  stderr says which was used whenever a bundled name is involved.
 - `RunDir`: an existing run folder with a `run.duckdb` store (for commands that read a run).
 - `NewRunDir`: a run folder to create or continue (not a file, parent writable).
 - `OutputFile`: a file to write (not a folder; the nearest existing parent is a writable folder).
@@ -19,20 +24,49 @@ from pathlib import Path
 
 import click
 
+from testhelix.paths import Kind, bundled_names, resolve
+
 MAX_TEXT_BYTES = 256 * 1024 * 1024  # larger inputs are not strategy, split, config or CSV files
+
+
+def _echo(line: str) -> None:
+    click.echo(line, err=True)
+
+
+def _bundled(ptype: click.ParamType, value, kind: Kind, param, ctx) -> tuple[Path | None, str]:
+    """(the path to use, or None when `value` is neither a path nor a bundled name; a hint naming
+    the bundled names for the error message)."""
+    from testhelix.errors import UserError
+
+    try:
+        found = resolve(value, kind, log=_echo)
+        names = bundled_names(kind)
+    except UserError as err:
+        ptype.fail(err.message, param, ctx)
+    if found is not None:
+        if found.note:
+            _echo(found.note)
+        return found.path, ""
+    hint = f"; no bundled {kind} has that name either (bundled: {', '.join(names) or 'none'})" \
+        if "/" not in str(value) else ""
+    return None, hint
 
 
 class InputFile(click.ParamType):
     name = "file"
 
-    def __init__(self, text: bool = True):
+    def __init__(self, text: bool = True, bundled: Kind | None = None):
         self.text = text
+        self.bundled = bundled
 
     def convert(self, value, param, ctx) -> Path:
-        path = Path(value)
+        path, hint = Path(value), ""
+        if self.bundled:
+            found, hint = _bundled(self, value, self.bundled, param, ctx)
+            path = found or path
         problem = check_input_file(path, self.text)
         if problem:
-            self.fail(problem, param, ctx)
+            self.fail(problem + (hint if not path.exists() else ""), param, ctx)
         return path
 
 
@@ -66,6 +100,20 @@ class InputDir(click.ParamType):
         path = Path(value)
         if not path.exists():
             self.fail(f"{path}: no such folder (does not exist)", param, ctx)
+        if not path.is_dir():
+            self.fail(f"{path}: is a file, not a folder", param, ctx)
+        return path
+
+
+class PackDir(click.ParamType):
+    """A task pack folder or the name of a bundled pack."""
+
+    name = "pack"
+
+    def convert(self, value, param, ctx) -> Path:
+        path, hint = _bundled(self, value, "pack", param, ctx)
+        if path is None:
+            self.fail(f"{value}: no such folder (does not exist){hint}", param, ctx)
         if not path.is_dir():
             self.fail(f"{path}: is a file, not a folder", param, ctx)
         return path

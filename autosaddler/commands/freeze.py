@@ -30,7 +30,7 @@ def freeze(run_dir: Path, out: Path, as_json: bool) -> None:
 
 
 @click.command("export")
-@click.argument("frozen", type=InputFile())
+@click.argument("frozen", type=InputFile(bundled="strategy"))
 @click.option("--format", "fmt", type=click.Choice(["json", "yaml"]), default="json", show_default=True)
 @click.option("--out", type=OutputFile(), help="Write here instead of printing.")
 def export(frozen: Path, fmt: str, out: Path | None) -> None:

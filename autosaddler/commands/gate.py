@@ -18,7 +18,7 @@ from testhelix.cliutil import json_option, print_json
 from testhelix.errors import UserError
 from testhelix.parallel.options import concurrency_options
 from testhelix.parallel.progress import TaskProgress
-from testhelix.inputs import InputDir, InputFile, NewRunDir
+from testhelix.inputs import InputFile, NewRunDir, PackDir
 from testhelix.store import RunStore
 from testhelix.tracking import mlflow_option, requested_mlflow_uri
 from testhelix.strategy.model import load_strategy
@@ -83,11 +83,13 @@ def run_gate(challenger_file: Path, baseline_file: Path, pack: Path, split: str,
 @click.command("gate")
 @click.option("--outcomes", "outcomes_csv", type=InputFile(),
               help="CSV with columns task, challenger, baseline (0/1): decide without running anything.")
-@click.option("--challenger", type=InputFile(), help="Frozen challenger strategy.")
-@click.option("--baseline", type=InputFile(), help="Baseline strategy (strategies/initial.json).")
-@click.option("--pack", type=InputDir(), help="Task pack folder.")
+@click.option("--challenger", type=InputFile(bundled="strategy"), help="Frozen challenger strategy.")
+@click.option("--baseline", type=InputFile(bundled="strategy"),
+              help="Baseline strategy file, or a bundled one's name (initial).")
+@click.option("--pack", type=PackDir(), help="Task pack folder, or a bundled pack's name (katas).")
 @click.option("--split", default="release", show_default=True, help="The release split (spent afterwards).")
-@click.option("--split-file", type=InputFile(), help="Split file (default: splits/<pack>.json).")
+@click.option("--split-file", type=InputFile(bundled="split file"),
+              help="Split file or a bundled one's name (default: splits/<pack>.json).")
 @click.option("--model", help="Execution model for both strategies.")
 @click.option("--run", "run_dir", type=NewRunDir(), help="Run folder for the gate.")
 @click.option("--preset", type=click.Choice(["paper", "demo"]), default="paper", show_default=True,

@@ -19,7 +19,7 @@ from autosaddler.session import helix_evaluator, load_pack_splits, refuse_spent
 from testhelix.agent.budget import Budget
 from testhelix.cliutil import json_option, print_json
 from testhelix.errors import UserError
-from testhelix.inputs import InputDir, InputFile, NewRunDir, RunDir
+from testhelix.inputs import InputFile, NewRunDir, PackDir, RunDir
 from testhelix.llm.registry import create_optimizer_model, resolve
 from testhelix.parallel.options import concurrency_options
 from testhelix.parallel.progress import TaskProgress
@@ -81,13 +81,14 @@ def _run(run_dir: Path, meta: dict, cfg: SearchConfig, as_json: bool, jobs: int 
 
 
 @click.command("search")
-@click.option("--pack", required=True, type=InputDir(), help="Task pack folder.")
+@click.option("--pack", required=True, type=PackDir(), help="Task pack folder, or a bundled pack's name (katas).")
 @click.option("--model", required=True, help="Execution model (runs TestHelix), e.g. sim:strong.")
 @click.option("--optimizer-model", required=True, help="Optimizer model (three sessions), e.g. sim:strong.")
 @click.option("--run", "run_dir", required=True, type=NewRunDir(), help="Run folder.")
 @click.option("--preset", type=click.Choice(sorted(PRESETS)), default="paper", show_default=True)
 @click.option("--config", "config_file", type=InputFile(), help="JSON or TOML overrides.")
-@click.option("--split-file", type=InputFile(), help="Split file (default: splits/<pack>.json).")
+@click.option("--split-file", type=InputFile(bundled="split file"),
+              help="Split file or a bundled one's name (default: splits/<pack>.json).")
 @concurrency_options
 @mlflow_option
 @json_option

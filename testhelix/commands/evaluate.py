@@ -17,7 +17,7 @@ from pathlib import Path
 import click
 
 from testhelix.cliutil import json_option, print_json
-from testhelix.inputs import InputDir, InputFile, NewRunDir
+from testhelix.inputs import InputDir, InputFile, NewRunDir, PackDir
 from testhelix.digest import tree_sha256
 from testhelix.errors import UserError
 from testhelix.prism.coverage import CoverageMeter
@@ -111,9 +111,10 @@ def evaluate_split(executor, store, pack: Path, ids: list[str], tasks: list[Task
 @click.command("evaluate")
 @click.option("--task", "task_dir", type=InputDir(), help="One task folder.")
 @click.option("--suite", "suite_dir", type=click.Path(path_type=Path), help="The submitted suite (with --task).")
-@click.option("--pack", "pack_dir", type=InputDir(), help="A task pack (with --split).")
+@click.option("--pack", "pack_dir", type=PackDir(), help="A task pack or a bundled pack's name (with --split).")
 @click.option("--split", help="Split name in splits/<pack>.json, or 'all'.")
-@click.option("--split-file", type=InputFile(), help="Split file (default: splits/<pack>.json).")
+@click.option("--split-file", type=InputFile(bundled="split file"),
+              help="Split file or a bundled one's name (default: splits/<pack>.json).")
 @click.option("--suites", "suites_dir", type=click.Path(path_type=Path), help="Folder of <task id>/ suites.")
 @click.option("--run", "run_dir", type=NewRunDir(), help="Run folder (DuckDB store).")
 @click.option("--workers", type=click.IntRange(1, 64), help="Parallel executions (default: cores).")

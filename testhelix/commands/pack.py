@@ -1,4 +1,5 @@
-"""`testhelix pack build` / `testhelix pack verify`: build the kata task pack and re-check it."""
+"""`testhelix pack build|verify|list|bundle`: build the kata task pack, re-check it, list the bundled
+packs, and refresh the archive the package ships (see testhelix/pack/bundle.py)."""
 
 from __future__ import annotations
 
@@ -8,19 +9,21 @@ from pathlib import Path
 import click
 
 from testhelix.cliutil import json_option, print_json
-from testhelix.inputs import InputDir
-from testhelix.paths import tasks_dir
+from testhelix.errors import UserError
+from testhelix.inputs import InputDir, OutputFile, PackDir
+from testhelix.paths import is_installed, tasks_dir
 
 
 @click.group("pack")
 def command() -> None:
-    """Build a task pack from hand-written katas and verify a built pack."""
+    """Build a task pack from hand-written katas, verify a built pack, list the bundled packs."""
 
 
 @command.command("build")
 @click.option("--src", type=InputDir(), default=None,
               help="Kata source folder (default: tasks/katas-src).")
-@click.option("--out", type=click.Path(path_type=Path), default=None, help="Pack folder to write (default: tasks/katas).")
+@click.option("--out", type=click.Path(path_type=Path), default=None,
+              help="Pack folder to write (default in a source checkout: tasks/katas; required in an installed copy).")
 @click.option("--seed", type=int, default=42, show_default=True, help="Seed for the panel tie-breaks.")
 @click.option("--workers", type=click.IntRange(1, 64), default=2, show_default=True, help="Parallel test processes.")
 @click.option("--kata", "katas", multiple=True, help="Build only this kata (repeatable).")
@@ -29,6 +32,9 @@ def build(src: Path | None, out: Path | None, seed: int, workers: int, katas: tu
     """Write one task per kata defect, with confirmed labels, panels and simulation banks."""
     from testhelix.pack.build import build_pack
 
+    if out is None and is_installed():
+        raise UserError("--out: give the folder to write the pack to (an installed package does not write into "
+                        "its own files; commands use the bundled pack by name: --pack katas)")
     start = time.monotonic()
     # Progress goes to stderr so that --json leaves stdout to the result.
     report = build_pack(src or tasks_dir() / "katas-src", out or tasks_dir() / "katas", seed, workers, katas,
@@ -47,7 +53,7 @@ def build(src: Path | None, out: Path | None, seed: int, workers: int, katas: tu
 
 
 @command.command("verify")
-@click.argument("pack", type=InputDir())
+@click.argument("pack", type=PackDir())
 @click.option("--workers", type=click.IntRange(1, 64), default=2, show_default=True, help="Parallel test processes.")
 @click.option("--runner", type=click.Choice(["auto", "executor", "subprocess"]), default="auto", show_default=True,
               help="auto: the harness executor when installed, else plain pytest subprocesses.")
@@ -68,3 +74,51 @@ def verify(pack: Path, workers: int, runner: str, as_json: bool) -> None:
         click.echo("OK" if report.ok else f"{len(report.failures)} failure(s)")
     if not report.ok:
         raise click.exceptions.Exit(1)
+
+
+@command.command("list")
+@json_option
+def list_packs(as_json: bool) -> None:
+    """The bundled packs: name, tasks, tree digest, and where the unpacked copy is (if it is yet)."""
+    from testhelix.pack.bundle import bundled_packs, cache_slot
+
+    rows = []
+    for pack in bundled_packs().values():
+        folder = cache_slot(pack) / pack.name
+        rows.append({"name": pack.name, "tasks": pack.tasks, "tree_sha256": pack.tree_sha256,
+                     "contexts": pack.contexts, "archive_sha256": pack.archive_sha256,
+                     "source_sha256": pack.source_sha256, "cached": str(folder) if folder.is_dir() else None})
+    if as_json:
+        print_json({"packs": rows})
+        return
+    if not rows:
+        click.echo("no bundled packs")
+    for row in rows:
+        where = row["cached"] or "not unpacked yet (first use unpacks it)"
+        click.echo(f"{row['name']}  {row['tasks']} tasks  tree sha256 {row['tree_sha256']}")
+        click.echo(f"  contexts: {', '.join(f'{k} {v}' for k, v in row['contexts'].items())}")
+        click.echo(f"  cache: {where}")
+
+
+@command.command("bundle")
+@click.argument("pack", type=InputDir(), required=False)
+@click.option("--name", default="katas", show_default=True, help="Name of the bundled pack.")
+@click.option("--src", type=InputDir(), default=None, help="The kata sources it was built from (default: tasks/katas-src).")
+@click.option("--seed", type=int, default=42, show_default=True, help="The seed it was built with.")
+@click.option("--out", type=OutputFile(), default=None, help="Archive to write (default: tasks/<name>.tar.xz).")
+def bundle(pack: Path | None, name: str, src: Path | None, seed: int, out: Path | None) -> None:
+    """Write PACK (default: tasks/<name>, as `pack build` writes it) as the deterministic archive the
+    package ships, and record it in tasks/bundled.json (run in a source checkout after `pack build`)."""
+    from testhelix.pack.bundle import write_archive, write_manifest
+
+    if is_installed() and out is None:
+        raise UserError("--out: give the archive to write (an installed package does not rewrite its own files)")
+    pack = pack or tasks_dir() / name
+    if not pack.is_dir():
+        raise UserError(f"{pack}: no such pack folder (build it with `testhelix pack build`)")
+    out = out or tasks_dir() / f"{name}.tar.xz"
+    start = time.monotonic()
+    write_archive(pack, out)
+    entry = write_manifest(name, pack, out, src or tasks_dir() / "katas-src", seed)
+    click.echo(f"wrote {out} ({out.stat().st_size} bytes, {time.monotonic() - start:.1f} s): {entry.tasks} tasks, "
+               f"tree sha256 {entry.tree_sha256}")

@@ -22,7 +22,7 @@ import click
 
 from testhelix import atomic
 from testhelix.cliutil import json_option, print_json
-from testhelix.inputs import InputDir, OutputFile, RunDir
+from testhelix.inputs import OutputFile, PackDir, RunDir
 from testhelix.errors import UserError
 from testhelix.prism import metrics as M
 from testhelix.prism import panel as P
@@ -329,7 +329,7 @@ def render_markdown(data: dict[str, Any]) -> str:
 @json_option
 @click.option("--curves", "curves_png", type=OutputFile(),
               help="Also draw the panel-size curves (expected joint score vs panel size) to this PNG.")
-@click.option("--pack", type=InputDir(),
+@click.option("--pack", type=PackDir(),
               help="Task pack of the run: adds the AST-feature diversity of the tasks' panels.")
 def command(run_dir: Path, as_json: bool, curves_png: Path | None, pack: Path | None) -> None:
     """Print TestPrism metrics per run label of RUN_DIR and write RUN_DIR/report.md."""

@@ -9,7 +9,7 @@ import click
 
 from testhelix.cliutil import json_option, print_json
 from testhelix.errors import UserError
-from testhelix.inputs import FiniteFloat, InputDir, InputFile, NewRunDir
+from testhelix.inputs import FiniteFloat, InputFile, NewRunDir, PackDir
 from testhelix.helix.config import get_config
 from testhelix.helix.runner import HelixRunner
 from testhelix.llm.registry import resolve
@@ -40,12 +40,13 @@ def split_task_ids(pack: Path, split: str, split_file: Path | None) -> list[str]
 
 
 @click.command("run")
-@click.option("--pack", "pack_dir", required=True, type=InputDir(), help="Task pack folder.")
+@click.option("--pack", "pack_dir", required=True, type=PackDir(), help="Task pack folder, or a bundled pack's name (katas).")
 @click.option("--split", required=True, help="Split name (proposal, development, release, test) or 'all'.")
-@click.option("--split-file", type=InputFile(), help="Split file (default: splits/<pack>.json).")
+@click.option("--split-file", type=InputFile(bundled="split file"),
+              help="Split file or a bundled one's name (default: splits/<pack>.json).")
 @click.option("--config", "configs", multiple=True, required=True, help="A, B, C, D or E (repeatable).")
 @click.option("--model", "models", multiple=True, required=True, help="e.g. sim:strong, anthropic:claude-opus-4-6.")
-@click.option("--strategy", "strategy_file", type=InputFile(),
+@click.option("--strategy", "strategy_file", type=InputFile(bundled="strategy"),
               help="Frozen strategy for configuration E (A-D use strategies/initial.json).")
 @click.option("--run", "run_dir", required=True, type=NewRunDir(), help="Run folder.")
 @click.option("--workers", type=click.IntRange(1, 64), default=None, help="Parallel executions (default: cores).")

@@ -6,14 +6,16 @@ from pathlib import Path
 
 import click
 
+from testhelix.inputs import PackDir
 from testhelix.llm.registry import resolve
+from testhelix.paths import bundled_pack
 
 
 @click.command("serve")
 @click.option("--model", "model_name", required=True, help="Any model name, e.g. sim:weak.")
 @click.option("--port", type=click.IntRange(0, 65535), default=0, show_default=True,
               help="Port on 127.0.0.1 (0: any free port, printed at start).")
-@click.option("--pack", "pack_dir", type=click.Path(path_type=Path),
+@click.option("--pack", "pack_dir", type=PackDir(),
               help="Task pack a simulated model plays (default: the bundled katas pack).")
 @click.option("--seed", type=int, default=42, show_default=True, help="Seed of a simulated model.")
 @click.option("--fault", "faults", multiple=True,
@@ -23,13 +25,12 @@ def command(model_name, port, pack_dir, seed, faults, api_key) -> None:
     """Serve MODEL over OpenAI Chat Completions, OpenAI Responses and Anthropic Messages (loopback only)."""
     from testhelix.llm.serve.faults import parse_fault
     from testhelix.llm.serve.server import ModelServer
-    from testhelix.paths import tasks_dir
     from testhelix.tasks.task import load_pack
 
     info = resolve(model_name)
     tasks = []
     if info.provider == "sim":
-        tasks = load_pack(pack_dir or tasks_dir() / "katas")
+        tasks = load_pack(pack_dir or bundled_pack("katas", log=lambda line: click.echo(line, err=True)))
     server = ModelServer(model_name, tasks=tasks, port=port, seed=seed, faults=[parse_fault(f) for f in faults],
                          api_key=api_key)
     click.echo(f"serving {model_name} on {server.url} ({len(tasks)} tasks)")

@@ -8,7 +8,7 @@ import click
 
 from testhelix.cliutil import json_option, print_json
 from testhelix.errors import UserError
-from testhelix.inputs import InputDir, InputFile, OutputFile
+from testhelix.inputs import InputFile, OutputFile, PackDir
 from testhelix.paths import splits_dir
 from testhelix.splits import SPLIT_NAMES, check_splits, load_split_file, make_splits, write_split_file
 
@@ -19,7 +19,7 @@ def command() -> None:
 
 
 @command.command("make")
-@click.option("--pack", "pack_dir", required=True, type=InputDir(), help="Task pack folder.")
+@click.option("--pack", "pack_dir", required=True, type=PackDir(), help="Task pack folder, or a bundled pack's name (katas).")
 @click.option("--seed", type=int, default=42, show_default=True, help="Seed of the assignment.")
 @click.option("--proposal", type=click.IntRange(0, 1_000_000), help="Proposal split size (default: 500, or 50% of a small pack).")
 @click.option("--development", type=click.IntRange(0, 1_000_000), help="Development split size (default: 100, or 15%).")
@@ -51,8 +51,8 @@ def make(pack_dir: Path, seed: int, proposal, development, release, test, group_
 
 
 @command.command("check")
-@click.argument("split_file", type=InputFile())
-@click.option("--pack", "pack_dir", required=True, type=InputDir(), help="Task pack folder.")
+@click.argument("split_file", type=InputFile(bundled="split file"))
+@click.option("--pack", "pack_dir", required=True, type=PackDir(), help="Task pack folder, or a bundled pack's name (katas).")
 @json_option
 def check(split_file: Path, pack_dir: Path, as_json: bool) -> None:
     """Refuse overlaps, unknown ids and a pack that changed since the splits were made."""

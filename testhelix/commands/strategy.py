@@ -21,7 +21,7 @@ def command() -> None:
 
 
 @command.command("validate")
-@click.argument("file", type=InputFile())
+@click.argument("file", type=InputFile(bundled="strategy"))
 @click.option("--config", "config_name", type=click.Choice(list("ABCDE"), case_sensitive=False), default="C",
               show_default=True, help="Run configuration the strategy must fit (C, D, E run differential "
                                       "challenges, which need rounds >= 2; A and B do not).")

@@ -174,11 +174,13 @@ def canonical_json(obj: Any) -> str:
 
 
 def bundled_task_ids() -> frozenset[str]:
-    """Ids of every task in the bundled packs (folder names holding a task.toml)."""
+    """Ids of every task in the bundled packs (listed in their manifest, so no pack is unpacked for
+    this) and in any pack folder built beside them (folder names holding a task.toml)."""
+    from testhelix.pack.bundle import bundled_packs
+
     root = tasks_dir()
-    if not root.is_dir():
-        return frozenset()
-    return frozenset(p.parent.name for p in root.glob("*/*/task.toml"))
+    built = frozenset(p.parent.name for p in root.glob("*/*/task.toml")) if root.is_dir() else frozenset()
+    return built | {task for pack in bundled_packs().values() for task in pack.task_ids}
 
 
 def _json_path(loc: tuple) -> str:

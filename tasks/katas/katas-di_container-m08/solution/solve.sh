@@ -1,9 +1,0 @@
-#!/bin/sh
-# Copy the reference repair (solution/program) over the working program.
-set -eu
-here="$(cd "$(dirname "$0")" && pwd)"
-target="${1:-.}"
-for name in di_container; do
-  rm -rf "$target/$name"
-  cp -R "$here/program/$name" "$target/$name"
-done
