@@ -63,13 +63,15 @@ def evaluate(root: Path, name: str, splits, ids, model: str, jobs: int, backend:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--pack", type=Path, default=ROOT / "tasks" / "katas")
+    ap.add_argument("--pack", type=Path, default=None, help="Task pack folder (default: the bundled katas pack).")
     ap.add_argument("--tasks", type=int, default=25)
     ap.add_argument("--model", default="sim:weak?latency=1")
     ap.add_argument("--jobs", type=int, default=16)
     ap.add_argument("--no-ray", action="store_true")
     args = ap.parse_args()
-    splits = load_pack_splits(args.pack)
+    from testhelix.paths import bundled_pack
+
+    splits = load_pack_splits(args.pack or bundled_pack("katas", log=print))
     ids = minibatch(splits, args.tasks, load_config("paper").seed)
     root = Path(tempfile.mkdtemp(prefix="bench-concurrency-"))
     print(f"{len(ids)} proposal tasks, configuration C (paper preset), model {args.model} "

@@ -7,8 +7,8 @@
 Executions: every (suite, program) pair of the panels of the first tasks of a pack, where the
 suites are the task's trusted tests (and, for the fixture pack, its fixture suites), taking tasks
 until there are --min-executions of them; a small pack is repeated in variants with distinct
-digests, so nothing is served from the cache in pass 2. Uses the bundled pack tasks/katas when it
-is there, else the fixture pack. Both the naive baseline and the executor run pytest with the
+digests, so nothing is served from the cache in pass 2. Uses the bundled katas pack (unpacked on
+first use) unless --pack names another. Both the naive baseline and the executor run pytest with the
 same arguments (pytest_args), with the panel evaluation's traceback style. Prints the three
 times, the two ratios, and ends with `executor_speedup=X cache_speedup=Y`.
 
@@ -110,8 +110,9 @@ def main() -> None:
     args = ap.parse_args()
     pack = args.pack
     if pack is None:
-        katas = ROOT / "tasks" / "katas"
-        pack = katas if any(katas.glob("*/task.toml")) else ROOT / "tests" / "fixtures" / "tasks" / "pack"
+        from testhelix.paths import bundled_pack
+
+        pack = bundled_pack("katas", log=print)
     limits = Limits(wall_s=60, cpu_s=60, traceback=PANEL_TRACEBACK)  # as the panel evaluation runs them
     with tempfile.TemporaryDirectory(prefix="prism-bench-") as tmp:
         jobs = build_jobs(pack, Path(tmp), args.min_executions, args.fresh_programs)

@@ -44,7 +44,7 @@ def offline_gate(monkeypatch):
 def gate(tmp_path, capsys, run, challenger, *extra):
     with pytest.raises(SystemExit) as done:
         main(["gate", "--challenger", str(challenger), "--baseline", str(ROOT / "strategies" / "initial.json"),
-              "--pack", str(ROOT / "tasks" / "katas"), "--model", "sim:strong", "--run", str(tmp_path / run), *extra])
+              "--pack", "katas", "--model", "sim:strong", "--run", str(tmp_path / run), *extra])
     out = capsys.readouterr()
     return done.value.code, out.out, out.err
 

@@ -12,9 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from testhelix.paths import tasks_dir
 
-PACK = Path(os.environ.get("TESTHELIX_TEST_PACK", tasks_dir() / "katas"))
+PACK = os.environ.get("TESTHELIX_TEST_PACK", "katas")  # a folder, or the bundled pack by name
 CONFIG = {"train_minibatch_size": 2, "completed_train_iterations": 2, "max_candidate_proposals": 3,
           "development_limit": 2}
 STABLE = ("node_id", "iteration", "strategy_hash", "edit", "status", "reason", "parent_outcomes",

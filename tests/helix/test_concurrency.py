@@ -18,12 +18,11 @@ from click.testing import CliRunner
 
 from autosaddler.cli import cli as autosaddler_cli
 from testhelix.cli import cli as helix_cli
-from testhelix.paths import tasks_dir
 from testhelix.store import RunStore
 
 pytestmark = pytest.mark.slow
 
-PACK = Path(os.environ.get("TESTHELIX_TEST_PACK", tasks_dir() / "katas"))
+PACK = os.environ.get("TESTHELIX_TEST_PACK", "katas")  # a folder, or the bundled pack by name
 RUN_MODEL = "sim:weak?latency=0.02"
 SEARCH_CONFIG = {"train_minibatch_size": 2, "completed_train_iterations": 1, "max_candidate_proposals": 2,
                  "development_limit": 2}

@@ -22,7 +22,7 @@ from testhelix.digest import tree_sha256
 from testhelix.helix.config import get_config
 from testhelix.helix.runner import HelixRunner
 from testhelix.pack.bank import dump_json, relabel_task_bank
-from testhelix.paths import tasks_dir
+from testhelix.paths import bundled_pack
 from testhelix.execution.executor import default_executor
 from testhelix.tasks.task import load_task
 from testhelix.store import RunStore
@@ -79,7 +79,7 @@ def _behaviour(root: Path, executor, task_dir: Path, model: str, config: str) ->
 @pytest.mark.slow
 @pytest.mark.parametrize("task_id", TASKS)
 def test_hidden_material_does_not_reach_simulated_models(task_id, executor, tmp_path):
-    source = tasks_dir() / "katas" / task_id
+    source = bundled_pack("katas") / task_id
     intact, decoy = tmp_path / "intact" / task_id, tmp_path / "decoy" / task_id
     shutil.copytree(source, intact)
     shutil.copytree(source, decoy)

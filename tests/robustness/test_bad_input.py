@@ -13,7 +13,7 @@ from testhelix.store import RunStore
 
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[2]
-PACK = ROOT / "tasks" / "katas"
+PACK = "katas"  # the bundled pack, by name
 BIN = Path(sys.executable).parent
 TIME_BOUND_S = 60
 NOT_UTF8 = b'{"agentSteps": 12, "guidance": "caf\xe9"}\n'

@@ -46,7 +46,7 @@ OUTPUTS = [
     ("dag --json", lambda run, out: (saddler_cli, ["dag", run, "--json", out])),
     ("dag --graphml", lambda run, out: (saddler_cli, ["dag", run, "--graphml", out])),
     ("strategy schema --out", lambda run, out: (helix_cli, ["strategy", "schema", "--out", out])),
-    ("splits make --out", lambda run, out: (helix_cli, ["splits", "make", "--pack", ROOT / "tasks" / "katas",
+    ("splits make --out", lambda run, out: (helix_cli, ["splits", "make", "--pack", "katas",
                                                              "--out", out])),
 ]
 

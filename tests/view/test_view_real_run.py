@@ -8,16 +8,14 @@ from pathlib import Path
 import pytest
 
 from testhelix.cli import main as helix_cli
-from testhelix.paths import tasks_dir
+from testhelix.paths import bundled_pack
 from testhelix.store import RunStore
 from testhelix.view import render_run_report
 
 
 @pytest.mark.slow
 def test_real_helix_run_report(tmp_path, browser, parse_dom):
-    pack = tasks_dir() / "katas"
-    if not pack.is_dir():
-        pytest.skip("the bundled pack is not in this checkout")
+    pack = bundled_pack("katas")
     run = tmp_path / "run"
     with pytest.raises(SystemExit) as info:
         helix_cli(["run", "--pack", str(pack), "--split", "test", "--config", "A", "--model", "sim:strong",
