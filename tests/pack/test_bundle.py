@@ -213,3 +213,14 @@ def test_the_real_archive_unpacks_to_the_manifest_digest(tmp_path, monkeypatch):
     except SystemExit as done:
         code = done.code
     assert code in (0, None)
+
+
+def test_an_installed_copy_never_writes_into_its_own_files(monkeypatch, capsys):
+    from testhelix.commands import pack as pack_cmd
+
+    monkeypatch.setattr(pack_cmd, "is_installed", lambda: True)
+    for args in (["pack", "build"], ["pack", "bundle"]):
+        with pytest.raises(SystemExit) as done:
+            helix_cli(args)
+        err = capsys.readouterr().err
+        assert done.value.code == 2 and "--out: give the" in err and "Traceback" not in err
