@@ -1,4 +1,4 @@
-"""`testhelix pack build` / `testhelix pack verify`: build the kata task pack and re-check it."""
+"""`testhelix pack build|verify|import`: build the kata task pack, re-check a pack, import outside tasks."""
 
 from __future__ import annotations
 
@@ -10,11 +10,12 @@ import click
 from testhelix.cliutil import json_option, print_json
 from testhelix.inputs import InputDir
 from testhelix.paths import tasks_dir
+from testhelix.tasks.model import CONTEXTS
 
 
 @click.group("pack")
 def command() -> None:
-    """Build a task pack from hand-written katas and verify a built pack."""
+    """Build a task pack from hand-written katas, import outside tasks, and verify a pack."""
 
 
 @command.command("build")
@@ -67,4 +68,66 @@ def verify(pack: Path, workers: int, runner: str, as_json: bool) -> None:
             click.echo(f"FAIL {task}: {problem}")
         click.echo("OK" if report.ok else f"{len(report.failures)} failure(s)")
     if not report.ok:
+        raise click.exceptions.Exit(1)
+
+
+@command.command("import")
+@click.argument("kind", type=click.Choice(["harbor", "swebench"]))
+@click.argument("source", required=False, type=click.Path(path_type=Path))
+@click.option("--out", "pack", required=True, type=click.Path(path_type=Path), help="Pack folder to write into.")
+@click.option("--jsonl", type=click.Path(path_type=Path), help="swebench: the records file (instead of SOURCE).")
+@click.option("--snapshots", type=click.Path(path_type=Path),
+              help="swebench: folder of repository snapshots (<instance_id>/ or <owner>__<repo>/).")
+@click.option("--context", type=click.Choice(list(CONTEXTS)),
+              help="harbor: the context for tasks whose category is not one of ours (else they are refused).")
+@click.option("--source-name", default="swebench", show_default=True, help="swebench: metadata.source (e.g. swtbench).")
+@click.option("--wheels", type=click.Path(path_type=Path), default=None,
+              help="Local wheel folder for task environments (pip --no-index --find-links); env TESTHELIX_WHEELS.")
+@click.option("--workers", type=click.IntRange(1, 64), default=2, show_default=True, help="Parallel test processes.")
+@json_option
+def import_(kind: str, source: Path | None, pack: Path, jsonl: Path | None, snapshots: Path | None,
+            context: str | None, source_name: str, wheels: Path | None, workers: int, as_json: bool) -> None:
+    """Import Harbor task folders or SWE-bench/SWT-bench records into PACK (exit 1 if any is refused)."""
+    from rich.console import Console
+    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    from testhelix.errors import UserError
+    from testhelix.tasks.importers import ImportResult, summary_counts
+
+    err = Console(stderr=True)
+    results: list[ImportResult] = []
+    with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=err,
+                  disable=as_json, transient=True) as bar:
+        job = bar.add_task(f"importing {kind} into {pack}", total=None)
+
+        def show(result: ImportResult) -> None:
+            results.append(result)
+            bar.update(job, description=f"{kind}: {len(results)} done, last {result.task_id} ({result.status})")
+            if not as_json:
+                style = {"refused": "red", "unchanged": "dim", "updated": "yellow"}.get(result.status, "green")
+                err.print(f"[{style}]{result.status:9s}[/] {result.task_id}" + (f": {result.reason}" if result.reason else ""))
+
+        if kind == "harbor":
+            if source is None:
+                raise UserError("pack import harbor needs SOURCE (a Harbor task folder or a folder of them)")
+            from testhelix.tasks.harbor import import_harbor
+
+            import_harbor(source, pack, context=context, workers=workers, wheels=wheels, progress=show)
+        else:
+            records = jsonl or source
+            if records is None or snapshots is None:
+                raise UserError("pack import swebench needs the records (SOURCE or --jsonl) and --snapshots DIR")
+            from testhelix.tasks.swebench import import_swebench
+
+            import_swebench(records, snapshots, pack, source=source_name, workers=workers, wheels=wheels, progress=show)
+    counts = summary_counts(results)
+    if as_json:
+        print_json({"pack": str(pack), **counts, "tasks": [{"task": r.task_id, "status": r.status, "reason": r.reason}
+                                                           for r in results]})
+    else:
+        click.echo(f"{pack}: " + ", ".join(f"{n} {status}" for status, n in counts.items()))
+        for r in results:
+            if r.status == "refused":
+                click.echo(f"  refused {r.task_id}: {r.reason}")
+    if counts["refused"]:
         raise click.exceptions.Exit(1)
