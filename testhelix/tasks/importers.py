@@ -123,10 +123,13 @@ class TrustedRunner:
         if self._executor is None:
             self._executor = default_executor(self.workers)
         executor = self._executor
+        where = f"task {doc.metadata.id}"
+        try:
+            check_python(doc.environment.python, where)
+        except UserError as err:
+            raise Refused(f"environment: {err}") from None
         if doc.environment.requirements:
-            where = f"task {doc.metadata.id}"
             try:
-                check_python(doc.environment.python, where)
                 executor = executor.for_environment(ensure_environment(doc.environment.requirements, self.wheels, where))
             except UserError as err:
                 raise Refused(f"environment: {err}") from None
