@@ -1,5 +1,5 @@
-"""`testhelix pack build|verify|list|bundle`: build the kata task pack, re-check it, list the bundled
-packs, and refresh the archive the package ships (see testhelix/pack/bundle.py)."""
+"""`testhelix pack build|verify|list|bundle|import`: build the kata task pack, re-check a pack, list
+the bundled packs, refresh the archive the package ships (testhelix/pack/bundle.py), import outside tasks."""
 
 from __future__ import annotations
 
@@ -12,11 +12,12 @@ from testhelix.cliutil import json_option, print_json
 from testhelix.errors import UserError
 from testhelix.inputs import InputDir, OutputFile, PackDir
 from testhelix.paths import is_installed, tasks_dir
+from testhelix.tasks.model import CONTEXTS
 
 
 @click.group("pack")
 def command() -> None:
-    """Build a task pack from hand-written katas, verify a built pack, list the bundled packs."""
+    """Build a task pack from katas, verify a pack, list the bundled packs, import outside tasks."""
 
 
 @command.command("build")
@@ -122,3 +123,65 @@ def bundle(pack: Path | None, name: str, src: Path | None, seed: int, out: Path 
     entry = write_manifest(name, pack, out, src or tasks_dir() / "katas-src", seed)
     click.echo(f"wrote {out} ({out.stat().st_size} bytes, {time.monotonic() - start:.1f} s): {entry.tasks} tasks, "
                f"tree sha256 {entry.tree_sha256}")
+
+
+@command.command("import")
+@click.argument("kind", type=click.Choice(["harbor", "swebench"]))
+@click.argument("source", required=False, type=click.Path(path_type=Path))
+@click.option("--out", "pack", required=True, type=click.Path(path_type=Path), help="Pack folder to write into.")
+@click.option("--jsonl", type=click.Path(path_type=Path), help="swebench: the records file (instead of SOURCE).")
+@click.option("--snapshots", type=click.Path(path_type=Path),
+              help="swebench: folder of repository snapshots (<instance_id>/ or <owner>__<repo>/).")
+@click.option("--context", type=click.Choice(list(CONTEXTS)),
+              help="harbor: the context for tasks whose category is not one of ours (else they are refused).")
+@click.option("--source-name", default="swebench", show_default=True, help="swebench: metadata.source (e.g. swtbench).")
+@click.option("--wheels", type=click.Path(path_type=Path), default=None,
+              help="Local wheel folder for task environments (pip --no-index --find-links); env TESTHELIX_WHEELS.")
+@click.option("--workers", type=click.IntRange(1, 64), default=2, show_default=True, help="Parallel test processes.")
+@json_option
+def import_(kind: str, source: Path | None, pack: Path, jsonl: Path | None, snapshots: Path | None,
+            context: str | None, source_name: str, wheels: Path | None, workers: int, as_json: bool) -> None:
+    """Import Harbor task folders or SWE-bench/SWT-bench records into PACK (exit 1 if any is refused)."""
+    from rich.console import Console
+    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    from testhelix.errors import UserError
+    from testhelix.tasks.importers import ImportResult, summary_counts
+
+    err = Console(stderr=True)
+    results: list[ImportResult] = []
+    with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=err,
+                  disable=as_json, transient=True) as bar:
+        job = bar.add_task(f"importing {kind} into {pack}", total=None)
+
+        def show(result: ImportResult) -> None:
+            results.append(result)
+            bar.update(job, description=f"{kind}: {len(results)} done, last {result.task_id} ({result.status})")
+            if not as_json:
+                style = {"refused": "red", "unchanged": "dim", "updated": "yellow"}.get(result.status, "green")
+                err.print(f"[{style}]{result.status:9s}[/] {result.task_id}" + (f": {result.reason}" if result.reason else ""))
+
+        if kind == "harbor":
+            if source is None:
+                raise UserError("pack import harbor needs SOURCE (a Harbor task folder or a folder of them)")
+            from testhelix.tasks.harbor import import_harbor
+
+            import_harbor(source, pack, context=context, workers=workers, wheels=wheels, progress=show)
+        else:
+            records = jsonl or source
+            if records is None or snapshots is None:
+                raise UserError("pack import swebench needs the records (SOURCE or --jsonl) and --snapshots DIR")
+            from testhelix.tasks.swebench import import_swebench
+
+            import_swebench(records, snapshots, pack, source=source_name, workers=workers, wheels=wheels, progress=show)
+    counts = summary_counts(results)
+    if as_json:
+        print_json({"pack": str(pack), **counts, "tasks": [{"task": r.task_id, "status": r.status, "reason": r.reason}
+                                                           for r in results]})
+    else:
+        click.echo(f"{pack}: " + ", ".join(f"{n} {status}" for status, n in counts.items()))
+        for r in results:
+            if r.status == "refused":
+                click.echo(f"  refused {r.task_id}: {r.reason}")
+    if counts["refused"]:
+        raise click.exceptions.Exit(1)

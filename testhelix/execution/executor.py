@@ -35,6 +35,7 @@ from testhelix import staging
 from testhelix.digest import tree_sha256
 from testhelix.errors import UserError
 from testhelix.execution.cgroup import CGROUPS_ENV
+from testhelix.execution.environments import HOST_PREFIX_ENV, PythonEnv
 from testhelix.execution.cache import MemoryOutcomeCache, OutcomeCache, cache_key, cacheable
 from testhelix.execution.outcome import RUNNER_VERSION, Limits, Outcome, RawRun, classify
 from testhelix.execution.sandbox import OVERLAY_ENV, Sandbox, detect_sandbox, sandbox_env
@@ -110,8 +111,9 @@ def fresh_pytest_modules() -> tuple[str, ...]:
 class _ServerHandle:
     """One fork server process and its line-based JSON protocol. Used by one thread at a time."""
 
-    def __init__(self, sandbox: Sandbox, staging: Path, index: int):
+    def __init__(self, sandbox: Sandbox, staging: Path, index: int, environment: PythonEnv | None = None):
         self.sandbox, self.staging, self.index = sandbox, staging, index
+        self.environment = environment  # None: the harness's own interpreter
         # A uid of its own per server: RLIMIT_NPROC counts per uid, and leftovers are attributable.
         self.uid = 100000 + (os.getpid() * 64 + index) % (1 << 22)
         self.dir = staging / f"server{index}"
@@ -125,8 +127,13 @@ class _ServerHandle:
         for knob in (OVERLAY_ENV, CGROUPS_ENV):  # the harness's own settings, passed on by name
             if knob in os.environ:
                 env[knob] = os.environ[knob]
+        python = sys.executable
+        if self.environment is not None:  # a task environment: its interpreter, the harness mounted beside it
+            python = str(self.environment.python)
+            env[HOST_PREFIX_ENV] = sys.prefix
+            env["PATH"] = f"{self.environment.python.parent}:{env['PATH']}"
         keep = self.staging / KEEP_FILE  # written by the executor before any server starts
-        argv = [*self.sandbox.launch_prefix(), sys.executable, "-s", "-m", "testhelix.execution.forkserver",
+        argv = [*self.sandbox.launch_prefix(), python, "-s", "-m", "testhelix.execution.forkserver",
                 "--dir", str(self.dir), "--staging", str(self.staging), "--uid", str(self.uid),
                 "--kind", self.sandbox.kind, "--keep-modules", str(keep)]
         self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -194,12 +201,17 @@ class _ServerHandle:
 
 class ForkServerExecutor:
     def __init__(self, workers: int | None = None, cache: OutcomeCache | None = None,
-                 sandbox: str | None = None, staging_parent: Path | None = None):
-        self._args = (workers, cache, sandbox, staging_parent)
+                 sandbox: str | None = None, staging_parent: Path | None = None,
+                 environment: PythonEnv | None = None):
+        self._args = (workers, cache, sandbox, staging_parent, environment)
         self._trusted: ForkServerExecutor | None = None
+        self.environment = environment
+        self._by_env: dict[str, ForkServerExecutor] = {}
         self.workers = max(1, workers or os.cpu_count() or 1)
         self.sandbox = detect_sandbox(sandbox)
         self.runner_version = f"{RUNNER_VERSION}/{self.sandbox.kind}"
+        if environment is not None:  # the same trees may behave differently under other packages
+            self.runner_version += f"/env:{environment.digest[:16]}"
         self.memory = MemoryOutcomeCache()
         self.persistent = cache
         self.staging = staging.make_staging("testhelix-prism-", staging_parent)
@@ -219,7 +231,7 @@ class ForkServerExecutor:
             keep = self.staging / KEEP_FILE
             if not keep.exists():
                 keep.write_text(json.dumps(fresh_pytest_modules()))
-            handles = [_ServerHandle(self.sandbox, self.staging, i) for i in range(self.workers)]
+            handles = [_ServerHandle(self.sandbox, self.staging, i, self.environment) for i in range(self.workers)]
             with ThreadPoolExecutor(self.workers) as pool:
                 errors = [e for e in pool.map(_try_start, handles) if e]
             if errors:
@@ -237,6 +249,16 @@ class ForkServerExecutor:
             if self._trusted is None:
                 self._trusted = ForkServerExecutor(*self._args)
             return self._trusted
+
+    def for_environment(self, environment: PythonEnv) -> "ForkServerExecutor":
+        """A sibling pool whose servers run under a task environment's interpreter (environments.py),
+        started on first use and closed with this one."""
+        with self._start_lock:
+            if environment.digest not in self._by_env:
+                workers, cache, sandbox, staging_parent, _ = self._args
+                self._by_env[environment.digest] = ForkServerExecutor(workers, cache, sandbox, staging_parent,
+                                                                      environment)
+            return self._by_env[environment.digest]
 
     @property
     def cgroups(self) -> str:
@@ -294,6 +316,9 @@ class ForkServerExecutor:
         if self._trusted is not None:
             self._trusted.close()
             self._trusted = None
+        for sibling in self._by_env.values():
+            sibling.close()
+        self._by_env = {}
         for h in self._handles:
             h.stop()
         self._handles = []

@@ -43,6 +43,7 @@ from testhelix.execution.syscalls import (CLONE_NEWIPC, CLONE_NEWNS, CLONE_NEWPI
 
 INSIDE_WORKSPACE = "/workspace"
 OVERLAY_ENV = "TESTHELIX_OVERLAY"
+HOST_PREFIX_ENV = "TESTHELIX_HOST_PREFIX"  # set by the executor for a server under a task environment
 PLUGIN_DIR_NAME = "prism-plugin"
 
 def loopback_up() -> None:
@@ -329,7 +330,9 @@ def kill_uid(uid: int, rounds: int = 20) -> int:
 def _python_prefixes() -> list[str]:
     """The Python installation the sandbox needs, outside /usr: base prefix and virtualenv."""
     out: list[str] = []
-    for p in (sys.base_prefix, sys.prefix, os.path.realpath(sys.base_prefix), os.path.realpath(sys.prefix)):
+    # A server under a task environment (environments.py) also needs the harness's own prefix.
+    host = [os.environ[HOST_PREFIX_ENV], os.path.realpath(os.environ[HOST_PREFIX_ENV])] if os.environ.get(HOST_PREFIX_ENV) else []
+    for p in (sys.base_prefix, sys.prefix, os.path.realpath(sys.base_prefix), os.path.realpath(sys.prefix), *host):
         if p.startswith("/usr/") or p == "/usr" or p in out:
             continue
         if any(p.startswith(q + "/") for q in out):

@@ -29,14 +29,16 @@ from testhelix.execution.coverage_run import run_under_coverage
 from testhelix.execution.outcome import Limits, pytest_args
 from testhelix.execution.overlay import Layers
 from testhelix.execution.pytest_warm import ConfigTemplate
-from testhelix.execution.sandbox import Sandbox, sandbox_env
+from testhelix.execution.sandbox import HOST_PREFIX_ENV, Sandbox, sandbox_env
 from testhelix.execution.syscalls import PR_SET_PDEATHSIG, prctl
 from testhelix.execution.workspace import ENTRY_SCRIPT, HOME_SUBDIR, SUITE_SUBDIR
 
 FULL_BYTES = 64 * 1024  # a job tmpfs with less room than this ran out of space
 
 # sys.path entries a test process may keep: the Python installation, never the project checkout.
-_BASE_PATHS = [p for p in sys.path if p and (p.startswith(sys.base_prefix) or p.startswith(sys.prefix))]
+# Under a task environment the harness's own prefix (sandbox.HOST_PREFIX_ENV) is part of the installation.
+_PREFIXES = tuple(p for p in (sys.base_prefix, sys.prefix, os.environ.get(HOST_PREFIX_ENV)) if p)
+_BASE_PATHS = [p for p in sys.path if p and p.startswith(_PREFIXES)]
 
 
 @dataclass(frozen=True)

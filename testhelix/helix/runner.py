@@ -38,6 +38,7 @@ from testhelix.llm.base import ModelError
 from testhelix.llm.registry import create_model, model_label
 from testhelix.parallel.jobs import TaskJob
 from testhelix.prism.coverage import MISSING, CoverageMeter
+from testhelix.execution.environments import executor_for
 from testhelix.prism.evaluation import evaluate_task, no_submission, reference_only
 from testhelix.tasks.task import Task, load_task
 from testhelix.skills import load_library
@@ -101,7 +102,7 @@ class HelixRunner:
         work = self.work_root / _safe(label) / task.id
         ctx = HelixContext(task=task, strategy=strategy, config=config,
                            model=self.model_factory(model_name, task, config.seed), budget=budget,
-                           executor=self.executor, work_dir=work, library=self.library, concurrent=self.jobs > 1)
+                           executor=executor_for(self.executor, task), work_dir=work, library=self.library, concurrent=self.jobs > 1)
         budget.deadline = ctx.deadline
         try:
             result = run_task(ctx)

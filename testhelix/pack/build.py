@@ -20,6 +20,7 @@ from testhelix.digest import file_sha256, tree_sha256
 from testhelix.errors import UserError
 from testhelix.pack import bank as banks
 from testhelix.pack.diversity import select_diverse
+from testhelix.tasks.model import Artifact, CandidateEntry, PanelManifest, write_manifest
 from testhelix.pack.instructions import VERIFIER_TIMEOUT_S, instruction, leaked_fix, solve_sh, task_toml
 from testhelix.pack.kata import Kata, Mutation, load_kata, write_variant
 from testhelix.pack.runner import Job, SuiteRun, run_each, run_jobs
@@ -229,8 +230,9 @@ def _write_task(task: PlannedTask, progs: KataPrograms, bank_runs: dict[str, Sui
         cid = _candidate_id(task, name)
         candidates.append({"id": cid, "label": "invalid", "role": "invalid", "provenance": _provenance(task, name),
                            "artifact": f"panel/{cid}", "sha256": _copy(have[name].path, dest / "panel" / cid)})
-    banks.dump_json({"task": task.id, "candidates": candidates,
-                     "initial": {"artifact": "environment", "sha256": initial_digest}}, dest / "panel" / "manifest.json")
+    write_manifest(dest / "panel" / "manifest.json",
+                   PanelManifest(task=task.id, candidates=[CandidateEntry(**c) for c in candidates],
+                                 initial=Artifact(artifact="environment", sha256=initial_digest)))
     names = [t.name for t in source.tests]
 
     def passmap(name: str) -> dict[str, bool]:

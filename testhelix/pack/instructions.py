@@ -5,10 +5,10 @@ byte-for-byte reproducible.
 
 from __future__ import annotations
 
-import json
 import re
 
 from testhelix.pack.kata import Kata, Mutation
+from testhelix.tasks.model import Agent, Environment, Metadata, TaskToml, Verifier, dump_task_toml
 
 AGENT_TIMEOUT_S = 600
 VERIFIER_TIMEOUT_S = 60
@@ -64,27 +64,12 @@ def leaked_fix(defect: Mutation) -> str | None:
     return None
 
 
-def _toml_str(value: str) -> str:
-    # A JSON string of printable text is also a valid TOML basic string.
-    return json.dumps(value, ensure_ascii=False)
-
-
 def task_toml(task_id: str, kata: Kata) -> str:
-    return (
-        "[metadata]\n"
-        f"id = {_toml_str(task_id)}\n"
-        'source = "katas"\n'
-        f"context = {_toml_str(kata.context)}\n"
-        f"difficulty = {_toml_str(kata.difficulty)}\n"
-        f"kata = {_toml_str(kata.id)}\n"
-        "\n[agent]\n"
-        f"timeout_sec = {AGENT_TIMEOUT_S}\n"
-        "\n[verifier]\n"
-        f"timeout_sec = {VERIFIER_TIMEOUT_S}\n"
-        "\n[environment]\n"
-        'python = ">=3.11"\n'
-        f"packages = [{_toml_str(kata.package)}]\n"
-    )
+    doc = TaskToml(metadata=Metadata(id=task_id, source="katas", context=kata.context, difficulty=kata.difficulty,
+                                     kata=kata.id),
+                   agent=Agent(timeout_sec=AGENT_TIMEOUT_S), verifier=Verifier(timeout_sec=VERIFIER_TIMEOUT_S),
+                   environment=Environment(python=">=3.11", packages=[kata.package]))
+    return dump_task_toml(doc)
 
 
 def solve_sh(kata: Kata) -> str:

@@ -13,14 +13,15 @@ from __future__ import annotations
 
 import json
 import time
-import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Literal
 
 from testhelix.digest import tree_sha256
 from testhelix.errors import UserError
+from testhelix.execution.workspace import ENTRY_SCRIPT
 from testhelix.pack.runner import Job, SuiteRun, run_each, run_jobs
+from testhelix.tasks.model import read_manifest, read_task_toml
 
 Expect = Literal["pass", "fail"]
 
@@ -42,6 +43,8 @@ class TaskInfo:
     context: str
     problems: list[str] = field(default_factory=list)
     checks: list[Check] = field(default_factory=list)
+    timeout: float = 60.0
+    requirements: tuple[str, ...] = ()  # pinned packages: its runs use the task's environment
 
 
 @dataclass(frozen=True)
@@ -67,26 +70,28 @@ def _inspect(task_dir: Path) -> TaskInfo:
     """Parse and digest-check one task folder; list the runs it needs."""
     info = TaskInfo(task_dir.name, "?")
     try:
-        meta = tomllib.loads((task_dir / "task.toml").read_text()).get("metadata", {})
-        info.id, info.context = str(meta.get("id", task_dir.name)), str(meta.get("context", "?"))
-    except tomllib.TOMLDecodeError as err:
-        info.problems.append(f"task.toml does not parse: {err}")
+        doc = read_task_toml(task_dir / "task.toml")
+        info.id, info.context = doc.metadata.id, doc.metadata.context
+        info.timeout, info.requirements = float(doc.verifier.timeout_sec), tuple(doc.environment.requirements or ())
+    except UserError as err:
+        info.problems.append(f"task.toml: {err}")
         return info
-    try:
-        manifest = json.loads((task_dir / "panel" / "manifest.json").read_text())
-        candidates = list(manifest["candidates"])
-        initial = dict(manifest["initial"])
-    except FileNotFoundError:
+    if not (task_dir / "panel" / "manifest.json").is_file():
         info.problems.append("panel/manifest.json is missing")
         return info
-    except (json.JSONDecodeError, KeyError, TypeError, ValueError) as err:
+    try:
+        parsed = read_manifest(task_dir / "panel" / "manifest.json")
+    except UserError as err:
         info.problems.append(f"panel/manifest.json is malformed: {err}")
         return info
+    manifest = parsed.model_dump()
+    candidates, initial = manifest["candidates"], manifest["initial"]
     if info.id != task_dir.name or manifest.get("task") != info.id:
         info.problems.append(f"task ids disagree: folder {task_dir.name!r}, task.toml {info.id!r}, "
                              f"manifest {manifest.get('task')!r}")
     tests_dir = task_dir / "tests"
-    if not any(tests_dir.glob("test_*.py")):
+    # Test files may sit at their repository paths (imported tasks); an entry script selects them.
+    if not any(tests_dir.rglob("test_*.py")) and not any(tests_dir.rglob("*_test.py")):
         info.problems.append("tests/ holds no test_*.py file")
         return info
     tests_digest = tree_sha256(tests_dir)
@@ -114,19 +119,23 @@ def _inspect(task_dir: Path) -> TaskInfo:
     return info
 
 
-def _run_with_executor(jobs: list[Job], workers: int) -> dict[str, SuiteRun]:
-    """The harness executor (fast path). Only pass/fail/error and the reason come back."""
+def _run_with_executor(jobs: list[Job], workers: int, envs: dict[str, tuple[str, ...]] | None = None) -> dict[str, SuiteRun]:
+    """The harness executor (fast path). Only pass/fail/error and the reason come back. `envs`: job
+    key -> pinned requirements; such jobs run in that task environment's pool."""
+    from testhelix.execution.environments import ensure_environment
     from testhelix.execution.executor import default_executor
     from testhelix.prism.evaluation import PANEL_TRACEBACK
     from testhelix.execution.outcome import Limits
 
+    envs = envs or {}
     executor = default_executor(workers=workers)
     try:
         runs: dict[str, SuiteRun] = {}
-        for timeout in sorted({j.timeout for j in jobs}):
-            batch = [j for j in jobs if j.timeout == timeout]
+        for timeout, reqs in sorted({(j.timeout, envs.get(j.key, ())) for j in jobs}):
+            batch = [j for j in jobs if j.timeout == timeout and envs.get(j.key, ()) == reqs]
             limits = Limits(wall_s=timeout, traceback=PANEL_TRACEBACK)
-            outcomes = executor.run_many([(j.suite, j.program) for j in batch], limits)
+            pool = executor.for_environment(ensure_environment(reqs)) if reqs else executor
+            outcomes = pool.run_many([(j.suite, j.program) for j in batch], limits)
             for job, outcome in zip(batch, outcomes):
                 runs[job.key] = SuiteRun(outcome.status, outcome.reason, {}, outcome.duration_s)
         return runs
@@ -153,17 +162,21 @@ def verify_pack(pack: Path, workers: int = 2, runner: str = "auto", log: Callabl
     if runner == "auto":
         runner = "executor" if executor_available() else "subprocess"
     infos = [_inspect(d) for d in task_dirs]
-    timeouts = {}
-    for d, info in zip(task_dirs, infos):
-        try:
-            timeouts[info.id] = float(tomllib.loads((d / "task.toml").read_text()).get("verifier", {}).get("timeout_sec", 60))
-        except (tomllib.TOMLDecodeError, TypeError, ValueError):
-            timeouts[info.id] = 60.0
-    jobs = {c.key: Job(c.key, d / "tests", c.program, timeouts[info.id])
+    if runner != "executor":  # plain pytest runs neither an entry script nor a task environment
+        for d, info in zip(task_dirs, infos):
+            if info.checks and (info.requirements or (d / "tests" / ENTRY_SCRIPT).is_file()):
+                info.problems.append(f"needs the executor runner (tests/{ENTRY_SCRIPT} or [environment] requirements)")
+                info.checks = []
+    # The environment is part of a run's identity: the same trees may behave differently under it.
+    for info in infos:
+        if info.requirements:
+            info.checks = [replace(c, key=f"{c.key}:env={','.join(info.requirements)}") for c in info.checks]
+    jobs = {c.key: Job(c.key, d / "tests", c.program, info.timeout)
             for d, info in zip(task_dirs, infos) for c in info.checks}
+    envs = {c.key: info.requirements for info in infos for c in info.checks if info.requirements}
     log(f"verifying {len(infos)} tasks: {len(jobs)} distinct runs on {workers} workers ({runner})")
     if runner == "executor":
-        runs = _run_with_executor(list(jobs.values()), workers)
+        runs = _run_with_executor(list(jobs.values()), workers, envs)
     else:
         runs = run_jobs(list(jobs.values()), workers)
     failures: list[tuple[str, str]] = _bank_failures(task_dirs, workers)

@@ -16,6 +16,7 @@ import math
 import random
 from pathlib import Path
 
+from testhelix.execution.environments import executor_for
 from testhelix.digest import tree_sha256
 
 from testhelix.prism.metrics import task_indicators
@@ -46,7 +47,8 @@ def _run_shuffled(executor, task: Task, suite: Path, programs: list) -> list[Out
     seed = f"{task.id}\0{tree_sha256(suite) if Path(suite).is_dir() else ''}"
     order = list(range(len(programs)))
     random.Random(seed).shuffle(order)
-    ran = executor.run_many([(suite, programs[i][-1]) for i in order], task_limits(task))
+    # A task with pinned requirements runs in its own environment's pool (environments.py).
+    ran = executor_for(executor, task).run_many([(suite, programs[i][-1]) for i in order], task_limits(task))
     outcomes: list[Outcome | None] = [None] * len(programs)
     for i, outcome in zip(order, ran):
         outcomes[i] = outcome

@@ -1,108 +1,97 @@
-"""Importers that convert outside task formats into our task layout (tasks/README.md).
+"""Importers that turn outside task formats into our task layout (tasks/README.md), and what they share.
 
-- `import_harbor(src, dest)`: a plain Harbor task folder (instruction.md, task.toml, environment/,
-  solution/solve.sh, tests/test.sh). The reference is produced by running solve.sh on a copy of
-  environment/ (solve.sh must act on its working directory); the panel holds only the reference.
-- `import_swebench(jsonl, snapshots, dest_pack)`: SWE-bench / SWT-bench style instances with a local
-  repository snapshot per instance (`snapshots/<instance_id>/`, else `snapshots/<owner>__<repo>/`).
-  Initial program = snapshot; reference = snapshot + gold `patch`; trusted tests = the files the
-  `test_patch` touches, applied on the reference; extra candidates from an optional
-  `candidate_patches` list of {id, label, patch, provenance}.
+- `import_harbor(source, pack)` (harbor.py): a Harbor task folder, or a folder of them.
+- `import_swebench(jsonl, snapshots, pack)` (swebench.py): SWE-bench / SWT-bench style records with
+  a local repository snapshot per record.
+
+Shared rules, enforced here:
+- **Nothing from a task runs on the host.** Scripts run in the sandbox (script_sandbox.py), trusted
+  tests through the sandboxed executor, each in the task's own Python environment when it has one.
+- **Atomic per task.** A task is written into a staging folder inside the pack and renamed into
+  place only when complete and checked; a refused task leaves nothing behind.
+- **Idempotent.** A rerun compares the staged task with the one in the pack: identical -> left as is
+  ("unchanged"); different and written by the same importer -> replaced ("updated"); anything else
+  in the way -> refused.
 """
 
 from __future__ import annotations
 
-import json
+import os
 import re
 import shutil
 import subprocess
 import tempfile
-import tomllib
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable, Literal
 
 from testhelix.digest import tree_sha256
 from testhelix.errors import UserError
-from testhelix.tasks.task import CONTEXTS, DIFFICULTIES, ID_RE, load_task
-from testhelix.execution.workspace import program_packages
+from testhelix.execution.outcome import Limits, Outcome
+from testhelix.tasks.model import ID_PATTERN, TaskToml, read_task_toml
 
-SOLVE_SH = "#!/bin/sh\n# Copies the reference program over the working program (our layout).\n" \
-           'set -e\ncp -R "$(dirname "$0")/program/." "${1:-.}"\n'
-
-
-def _toml_value(v: object) -> str:
-    return json.dumps(v)  # strings, numbers and lists of strings are valid TOML in JSON spelling
-
-
-def _write_task_toml(path: Path, task_id: str, source: str, context: str, difficulty: str,
-                     agent_s: float, verifier_s: float, packages: list[str]) -> None:
-    path.write_text(
-        "[metadata]\n"
-        f"id = {_toml_value(task_id)}\nsource = {_toml_value(source)}\ncontext = {_toml_value(context)}\n"
-        f"difficulty = {_toml_value(difficulty)}\n\n"
-        f"[agent]\ntimeout_sec = {agent_s:g}\n\n[verifier]\ntimeout_sec = {verifier_s:g}\n\n"
-        f'[environment]\npython = ">=3.11"\npackages = {_toml_value(sorted(packages))}\n')
+ID_RE = re.compile(ID_PATTERN)
+Status = Literal["imported", "updated", "unchanged", "refused"]
+STAGING = ".import-staging"
+SOLVE_SH = ("#!/bin/sh\n# Copies the reference program over the working program (our layout).\n"
+            'set -e\ncp -R "$(dirname "$0")/program/." "${1:-.}"\n')
+_NOT_MODULES = {"conftest", "setup", "noxfile", "fabfile", "tasks", "docs", "doc", "tests", "test", "testing",
+                "examples", "benchmarks", "scripts"}
 
 
-def _write_manifest(dest: Path, task_id: str, candidates: list[dict]) -> None:
-    for c in candidates:
-        c["sha256"] = tree_sha256(dest / c["artifact"])
-    manifest = {"task": task_id, "candidates": candidates,
-                "initial": {"artifact": "environment", "sha256": tree_sha256(dest / "environment")}}
-    (dest / "panel").mkdir(parents=True, exist_ok=True)
-    (dest / "panel" / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
+class Refused(Exception):
+    """One task cannot be imported; the message says why (shown in the summary)."""
 
 
-def _fresh(dest: Path) -> None:
-    if dest.exists():
-        raise UserError(f"{dest}: already exists; refusing to overwrite")
-    dest.mkdir(parents=True)
+@dataclass(frozen=True)
+class ImportResult:
+    task_id: str
+    status: Status
+    reason: str = ""
+    path: Path | None = None
 
 
-def import_harbor(src: Path, dest: Path, task_id: str | None = None, timeout_s: float = 120) -> Path:
-    src, dest = Path(src), Path(dest)
-    for need in ("instruction.md", "task.toml", "environment", "solution/solve.sh"):
-        if not (src / need).exists():
-            raise UserError(f"{src}: not a Harbor task folder (missing {need})")
-    try:
-        meta = tomllib.loads((src / "task.toml").read_text())
-    except tomllib.TOMLDecodeError as err:
-        raise UserError(f"{src / 'task.toml'}: TOML does not parse: {err}") from None
-    task_id = task_id or src.name
-    if not ID_RE.match(task_id):
-        raise UserError(f"task id {task_id!r} must match [A-Za-z0-9_.-]+ (pass task_id=...)")
-    _fresh(dest)
-    shutil.copytree(src / "environment", dest / "environment")
-    program = dest / "solution" / "program"
-    shutil.copytree(src / "environment", program)
-    shutil.copy2(src / "solution" / "solve.sh", dest / "solution" / "harbor_solve.sh")
-    try:
-        run = subprocess.run(["sh", str((src / "solution" / "solve.sh").resolve())], cwd=program,
-                             capture_output=True, text=True, timeout=timeout_s)
-    except subprocess.TimeoutExpired:
-        shutil.rmtree(dest)
-        raise UserError(f"{src}/solution/solve.sh: timed out after {timeout_s:g}s") from None
-    if run.returncode != 0:
-        shutil.rmtree(dest)
-        raise UserError(f"{src}/solution/solve.sh: exit code {run.returncode}: {run.stderr.strip()[-300:]}")
-    (dest / "solution" / "solve.sh").write_text(SOLVE_SH)
-    if (src / "tests").is_dir():
-        shutil.copytree(src / "tests", dest / "tests")
-    shutil.copy2(src / "instruction.md", dest / "instruction.md")
-    m = meta.get("metadata", {})
-    context = m.get("category") if m.get("category") in CONTEXTS else "general"
-    difficulty = m.get("difficulty") if m.get("difficulty") in DIFFICULTIES else "medium"
-    _write_task_toml(dest / "task.toml", task_id, "harbor", context, difficulty,
-                     float(meta.get("agent", {}).get("timeout_sec", 600)),
-                     float(meta.get("verifier", {}).get("timeout_sec", 60)),
-                     list(program_packages(dest / "environment")))
-    _write_manifest(dest, task_id, [{"id": "reference", "label": "valid", "role": "reference",
-                                     "provenance": "Harbor solution/solve.sh applied to environment/",
-                                     "artifact": "solution/program"}])
-    load_task(dest)  # the result must load
-    return dest
+Progress = Callable[[ImportResult], None]
 
 
-def _apply_patch(tree: Path, patch: str, what: str) -> None:
+def check_id(value: object, what: str) -> str:
+    """A task or record id is a name, never a path."""
+    if not isinstance(value, str) or not ID_RE.match(value) or value in (".", ".."):
+        raise Refused(f"{what} {value!r} is not a name ([A-Za-z0-9_.-]+, not '.' or '..')")
+    return value
+
+
+def importable_modules(program: Path) -> list[str]:
+    """Top-level modules a program provides: packages (folders holding Python code) and modules,
+    without tests, conftest, build scripts and data folders."""
+    names = []
+    for entry in sorted(Path(program).iterdir()):
+        stem = entry.name[:-3] if entry.name.endswith(".py") and entry.is_file() else entry.name
+        if not stem.isidentifier() or stem in _NOT_MODULES or stem.startswith(("test_", "_")) or stem.endswith("_test"):
+            continue
+        if entry.is_file() and entry.name.endswith(".py"):
+            names.append(stem)
+        elif entry.is_dir() and any(entry.rglob("*.py")):
+            names.append(stem)
+    return names
+
+
+def copy_program(src: Path, dest: Path, drop: tuple[str, ...] = ()) -> None:
+    ignore = shutil.ignore_patterns(".git", "__pycache__", "*.pyc", ".pytest_cache", *drop)
+    shutil.copytree(src, dest, ignore=ignore, symlinks=True)
+    for d, _, files in os.walk(dest):
+        for name in files:
+            if os.path.islink(os.path.join(d, name)):
+                raise Refused(f"{src}: holds a symbolic link ({os.path.relpath(os.path.join(d, name), dest)}); "
+                              "a program tree must be plain files")
+
+
+def apply_patch(tree: Path, patch: str, what: str) -> None:
+    """Apply a unified diff with `patch -p1` (a data transformation: nothing of the patch executes).
+    Paths that leave the tree are refused before patching."""
+    for rel in re.findall(r"^(?:\+\+\+|---) (?:[ab]/)?(\S+)", patch, re.M):
+        if rel != "/dev/null" and (rel.startswith("/") or ".." in Path(rel).parts):
+            raise Refused(f"{what}: patch touches a path outside the repository ({rel})")
     with tempfile.NamedTemporaryFile("w", suffix=".diff", delete=False) as fh:
         fh.write(patch)
     try:
@@ -111,86 +100,122 @@ def _apply_patch(tree: Path, patch: str, what: str) -> None:
     finally:
         Path(fh.name).unlink()
     if run.returncode != 0:
-        raise UserError(f"{what}: patch does not apply: {(run.stdout + run.stderr).strip()[-300:]}")
+        raise Refused(f"{what}: patch does not apply: {(run.stdout + run.stderr).strip()[-300:]}")
 
 
-def _patched_files(patch: str) -> list[str]:
+def patched_files(patch: str) -> list[str]:
     return sorted(set(re.findall(r"^\+\+\+ b/(\S+)", patch, re.M)))
 
 
-def _snapshot_for(snapshots: Path, inst: dict) -> Path:
-    for name in (inst["instance_id"], str(inst.get("repo", "")).replace("/", "__")):
-        if name and (snapshots / name).is_dir():
-            return snapshots / name
-    raise UserError(f"no repository snapshot for {inst['instance_id']} under {snapshots}")
+# ----------------------------------------------------------------------------- running trusted tests
+class TrustedRunner:
+    """The trusted tests of a staged task on its programs, in the sandboxed executor (started on
+    first use) and in the task's Python environment when it declares one."""
 
+    def __init__(self, workers: int = 2, wheels: Path | None = None):
+        self.workers, self.wheels = workers, wheels
+        self._executor = None
 
-def _read_instances(jsonl: Path) -> list[dict]:
-    if not Path(jsonl).is_file():
-        raise UserError(f"{jsonl}: file does not exist")
-    out = []
-    for n, line in enumerate(Path(jsonl).read_text().splitlines(), 1):
-        if not line.strip():
-            continue
+    def run(self, stage: Path, doc: TaskToml, programs: list[Path]) -> list[Outcome]:
+        from testhelix.execution.environments import check_python, ensure_environment
+        from testhelix.execution.executor import default_executor
+
+        if self._executor is None:
+            self._executor = default_executor(self.workers)
+        executor = self._executor
+        where = f"task {doc.metadata.id}"
         try:
-            inst = json.loads(line)
-        except json.JSONDecodeError as err:
-            raise UserError(f"{jsonl}:{n}: JSON does not parse: {err}") from None
-        for key in ("instance_id", "patch", "problem_statement"):
-            if not isinstance(inst.get(key), str):
-                raise UserError(f"{jsonl}:{n}: field '{key}' missing or not a string")
-        out.append(inst)
+            check_python(doc.environment.python, where)
+        except UserError as err:
+            raise Refused(f"environment: {err}") from None
+        if doc.environment.requirements:
+            try:
+                executor = executor.for_environment(ensure_environment(doc.environment.requirements, self.wheels, where))
+            except UserError as err:
+                raise Refused(f"environment: {err}") from None
+        limits = Limits(wall_s=float(doc.verifier.timeout_sec), traceback="line")
+        return executor.run_many([(stage / "tests", p) for p in programs], limits)
+
+    def close(self) -> None:
+        if self._executor is not None:
+            self._executor.close()
+            self._executor = None
+
+
+def describe(outcome: Outcome) -> str:
+    tail = outcome.output.strip().splitlines()[-3:]
+    return f"{outcome.status}{f' ({outcome.reason})' if outcome.reason else ''}: {' | '.join(tail)[-300:]}"
+
+
+# ----------------------------------------------------------------------------- atomic, idempotent commit
+def staging_dir(pack: Path, task_id: str) -> Path:
+    root = Path(pack) / STAGING
+    root.mkdir(parents=True, exist_ok=True)
+    stage = Path(tempfile.mkdtemp(prefix=f"{task_id}-", dir=root))
+    return stage
+
+
+def discard(stage: Path) -> None:
+    shutil.rmtree(stage, ignore_errors=True)
+    try:
+        stage.parent.rmdir()  # the staging root goes when it is empty
+    except OSError:
+        pass
+
+
+def commit(stage: Path, pack: Path, task_id: str, source: str) -> ImportResult:
+    """Move a complete staged task into the pack: imported, unchanged or updated."""
+    dest = Path(pack) / task_id
+    if not dest.exists():
+        os.rename(stage, dest)
+        discard(stage)
+        return ImportResult(task_id, "imported", "", dest)
+    if tree_sha256(dest) == tree_sha256(stage):
+        discard(stage)
+        return ImportResult(task_id, "unchanged", "identical to the task already in the pack", dest)
+    try:
+        owner = read_task_toml(dest / "task.toml").metadata.source
+    except UserError:
+        owner = None
+    if owner != source:
+        discard(stage)
+        raise Refused(f"{dest} exists and was not imported from {source}; refusing to replace it")
+    old = dest.with_name(f"{STAGING}-old-{task_id}-{os.getpid()}")
+    os.rename(dest, old)
+    os.rename(stage, dest)
+    shutil.rmtree(old, ignore_errors=True)
+    discard(stage)
+    return ImportResult(task_id, "updated", "replaced the earlier import (its files differed)", dest)
+
+
+def import_one(pack: Path, task_id: str, source: str, build: Callable[[Path], None]) -> ImportResult:
+    """Stage, build (which raises Refused), commit; a refusal leaves nothing behind."""
+    stage = staging_dir(pack, task_id)
+    try:
+        build(stage)
+        return commit(stage, pack, task_id, source)
+    except Refused as err:
+        discard(stage)
+        return ImportResult(task_id, "refused", str(err))
+    except BaseException:
+        discard(stage)
+        raise
+
+
+def summary_counts(results: list[ImportResult]) -> dict[str, int]:
+    out = {s: 0 for s in ("imported", "updated", "unchanged", "refused")}
+    for r in results:
+        out[r.status] += 1
     return out
 
 
-def import_swebench(jsonl: Path, snapshots: Path, dest_pack: Path, source: str = "swebench") -> list[Path]:
-    made = []
-    for inst in _read_instances(jsonl):
-        task_id = re.sub(r"[^A-Za-z0-9_.-]", "_", inst["instance_id"])
-        dest = Path(dest_pack) / task_id
-        _fresh(dest)
-        try:
-            made.append(_import_instance(inst, _snapshot_for(Path(snapshots), inst), dest, task_id, source))
-        except BaseException:
-            shutil.rmtree(dest, ignore_errors=True)
-            raise
-    return made
+def import_harbor(*args, **kwargs):  # noqa: ANN002 - re-exported entry points
+    from testhelix.tasks.harbor import import_harbor as run
+
+    return run(*args, **kwargs)
 
 
-def _import_instance(inst: dict, snapshot: Path, dest: Path, task_id: str, source: str) -> Path:
-    ignore = shutil.ignore_patterns(".git")
-    shutil.copytree(snapshot, dest / "environment", ignore=ignore)
-    reference = dest / "solution" / "program"
-    shutil.copytree(snapshot, reference, ignore=ignore)
-    _apply_patch(reference, inst["patch"], f"{task_id}: gold patch")
-    (dest / "solution" / "solve.sh").write_text(SOLVE_SH)
-    (dest / "instruction.md").write_text(inst["problem_statement"].rstrip() + "\n")
-    tests = dest / "tests"
-    tests.mkdir()
-    if inst.get("test_patch"):
-        with tempfile.TemporaryDirectory() as tmp:
-            shutil.copytree(reference, Path(tmp) / "t")
-            _apply_patch(Path(tmp) / "t", inst["test_patch"], f"{task_id}: test patch")
-            for rel in _patched_files(inst["test_patch"]):
-                if (Path(tmp) / "t" / rel).is_file():
-                    (tests / rel).parent.mkdir(parents=True, exist_ok=True)
-                    shutil.copy2(Path(tmp) / "t" / rel, tests / rel)
-    selection = {k: inst[k] for k in ("FAIL_TO_PASS", "PASS_TO_PASS") if k in inst}
-    (tests / "swebench.json").write_text(json.dumps(selection, indent=2) + "\n")
-    candidates = [{"id": "reference", "label": "valid", "role": "reference",
-                   "provenance": f"{source} gold patch", "artifact": "solution/program"}]
-    for extra in inst.get("candidate_patches") or []:
-        cid, label = extra.get("id"), extra.get("label")
-        if not isinstance(cid, str) or not ID_RE.match(cid) or label not in ("valid", "invalid"):
-            raise UserError(f"{task_id}: candidate patch needs an id ([A-Za-z0-9_.-]+) and label valid|invalid")
-        tree = dest / "panel" / cid
-        shutil.copytree(snapshot, tree, ignore=ignore)
-        _apply_patch(tree, extra.get("patch", ""), f"{task_id}: candidate {cid}")
-        candidates.append({"id": cid, "label": label, "role": "alternative" if label == "valid" else "invalid",
-                           "provenance": str(extra.get("provenance", f"{source} candidate patch")),
-                           "artifact": f"panel/{cid}"})
-    _write_task_toml(dest / "task.toml", task_id, source, "general", "medium", 600, 60,
-                     list(program_packages(dest / "environment")))
-    _write_manifest(dest, task_id, candidates)
-    load_task(dest)
-    return dest
+def import_swebench(*args, **kwargs):  # noqa: ANN002
+    from testhelix.tasks.swebench import import_swebench as run
+
+    return run(*args, **kwargs)

@@ -7,20 +7,19 @@ panel was validated with, and scoring against it would be silently wrong.
 
 from __future__ import annotations
 
-import json
 import re
-import tomllib
-from dataclasses import dataclass
+
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
 from testhelix.digest import tree_sha256
 from testhelix.errors import UserError
+from testhelix.tasks.model import (CONTEXTS, DIFFICULTIES, ID_PATTERN, ROLE_LABEL, Artifact, TaskToml,
+                                   read_manifest, read_task_toml)
 
-ID_RE = re.compile(r"^[A-Za-z0-9_.-]+$")
-CONTEXTS = ("general", "algorithm", "framework", "stateful", "performance", "cli", "visual")
-DIFFICULTIES = ("easy", "medium", "hard")
-ROLE_LABEL = {"reference": "valid", "alternative": "valid", "invalid": "invalid"}
+ID_RE = re.compile(ID_PATTERN)
+__all__ = ["CONTEXTS", "DIFFICULTIES", "ID_RE", "Candidate", "Task", "load_pack", "load_task", "panel_programs"]
 
 
 @dataclass(frozen=True)
@@ -49,39 +48,16 @@ class Task:
     trusted_tests_dir: Path  # tests/ (HIDDEN)
     candidates: tuple[Candidate, ...]  # panel incl. the reference (HIDDEN)
     bank_dir: Path | None  # bank/ (HIDDEN; simulated models only)
+    meta: TaskToml | None = field(default=None, compare=False)  # the whole task.toml (requirements, upstream metadata, limits)
 
     @property
     def reference(self) -> Candidate:
         return next(c for c in self.candidates if c.role == "reference")
 
-
-def _read_toml(path: Path) -> dict:
-    if not path.is_file():
-        raise UserError(f"{path}: missing task.toml")
-    try:
-        return tomllib.loads(path.read_text())
-    except tomllib.TOMLDecodeError as err:
-        raise UserError(f"{path}: TOML does not parse: {err}") from None
-
-
-def _read_manifest(path: Path) -> dict:
-    if not path.is_file():
-        raise UserError(f"{path}: missing panel manifest")
-    try:
-        data = json.loads(path.read_text())
-    except json.JSONDecodeError as err:
-        raise UserError(f"{path}: JSON does not parse: {err}") from None
-    if not isinstance(data, dict) or not isinstance(data.get("candidates"), list):
-        raise UserError(f"{path}: expected an object with a 'candidates' list")
-    return data
-
-
-def _field(table: dict, key: str, kind: type, where: str, default=None):
-    value = table.get(key, default)
-    if value is None or not isinstance(value, kind) or isinstance(value, bool) and kind is not bool:
-        name = kind.__name__ if isinstance(kind, type) else "a number"
-        raise UserError(f"{where}: field '{key}' missing or not {name} (got {value!r})")
-    return value
+    @property
+    def requirements(self) -> tuple[str, ...]:
+        """Pinned third-party requirements; empty: the harness's own interpreter runs the task."""
+        return tuple(self.meta.environment.requirements or ()) if self.meta else ()
 
 
 def _artifact(root: Path, rel: object, where: str) -> Path:
@@ -108,55 +84,31 @@ def load_task(path: Path, verify: bool = True) -> Task:
     root = Path(path).resolve()
     if not root.is_dir():
         raise UserError(f"{path}: task folder does not exist")
-    toml_path = root / "task.toml"
-    meta_all = _read_toml(toml_path)
-    where = str(toml_path)
-    meta = _field(meta_all, "metadata", dict, where)
-    task_id = _field(meta, "id", str, where)
-    if not ID_RE.match(task_id):
-        raise UserError(f"{where}: id {task_id!r} must match [A-Za-z0-9_.-]+")
-    context = meta.get("context", "general")
-    if context not in CONTEXTS:
-        raise UserError(f"{where}: context {context!r} is not one of {', '.join(CONTEXTS)}")
-    difficulty = meta.get("difficulty", "medium")
-    if difficulty not in DIFFICULTIES:
-        raise UserError(f"{where}: difficulty {difficulty!r} is not one of {', '.join(DIFFICULTIES)}")
-    agent_t = _field(meta_all.get("agent", {}), "timeout_sec", (int, float), where, 600)
-    verifier_t = _field(meta_all.get("verifier", {}), "timeout_sec", (int, float), where, 60)
-    packages = meta_all.get("environment", {}).get("packages", [])
-    if not isinstance(packages, list) or not all(isinstance(p, str) for p in packages):
-        raise UserError(f"{where}: environment.packages must be a list of strings")
+    doc = read_task_toml(root / "task.toml")
+    task_id = doc.metadata.id
     instruction_path = root / "instruction.md"
     if not instruction_path.is_file():
         raise UserError(f"{instruction_path}: missing instruction.md")
     manifest_path = root / "panel" / "manifest.json"
-    manifest = _read_manifest(manifest_path)
+    manifest = read_manifest(manifest_path)
     mwhere = str(manifest_path)
-    if manifest.get("task") != task_id:
-        raise UserError(f"{mwhere}: 'task' is {manifest.get('task')!r}, but task.toml says {task_id!r}")
-    initial = manifest.get("initial")
-    if not isinstance(initial, dict):
-        raise UserError(f"{mwhere}: missing 'initial' entry")
-    initial_dir = _artifact(root, initial.get("artifact"), f"{mwhere}: initial")
+    if manifest.task != task_id:
+        raise UserError(f"{mwhere}: 'task' is {manifest.task!r}, but task.toml says {task_id!r}")
+    initial: Artifact = manifest.initial
+    initial_dir = _artifact(root, initial.artifact, f"{mwhere}: initial")
     if verify:
-        _verify(initial_dir, initial.get("sha256"), initial["artifact"], task_id)
+        _verify(initial_dir, initial.sha256, initial.artifact, task_id)
     candidates = []
-    for i, entry in enumerate(manifest["candidates"]):
+    for i, entry in enumerate(manifest.candidates):
         cwhere = f"{mwhere}: candidates[{i}]"
-        if not isinstance(entry, dict):
-            raise UserError(f"{cwhere}: expected an object")
-        cid, role, label = entry.get("id"), entry.get("role"), entry.get("label")
-        if not isinstance(cid, str) or not ID_RE.match(cid) or cid == "initial":
-            raise UserError(f"{cwhere}: id {cid!r} must match [A-Za-z0-9_.-]+ and not be 'initial'")
-        if role not in ROLE_LABEL:
-            raise UserError(f"{cwhere}: role {role!r} is not one of {', '.join(ROLE_LABEL)}")
-        if label != ROLE_LABEL[role]:
-            raise UserError(f"{cwhere}: label {label!r} does not fit role {role!r}")
-        artifact = _artifact(root, entry.get("artifact"), cwhere)
+        if not ID_RE.match(entry.id) or entry.id == "initial":
+            raise UserError(f"{cwhere}: id {entry.id!r} must match [A-Za-z0-9_.-]+ and not be 'initial'")
+        if entry.label != ROLE_LABEL[entry.role]:
+            raise UserError(f"{cwhere}: label {entry.label!r} does not fit role {entry.role!r}")
+        artifact = _artifact(root, entry.artifact, cwhere)
         if verify:
-            _verify(artifact, entry.get("sha256"), entry["artifact"], task_id)
-        candidates.append(Candidate(cid, label, role, str(entry.get("provenance", "")), artifact,
-                                    str(entry.get("sha256", ""))))
+            _verify(artifact, entry.sha256, entry.artifact, task_id)
+        candidates.append(Candidate(entry.id, entry.label, entry.role, entry.provenance, artifact, entry.sha256))
     ids = [c.id for c in candidates]
     if len(set(ids)) != len(ids):
         raise UserError(f"{mwhere}: candidate ids are not unique")
@@ -165,11 +117,12 @@ def load_task(path: Path, verify: bool = True) -> Task:
         raise UserError(f"{mwhere}: exactly one candidate must have role 'reference' (found {len(refs)})")
     tests_dir = root / "tests"
     bank = root / "bank"
-    return Task(id=task_id, root=root, source=str(meta.get("source", "")), context=context,
-                difficulty=difficulty, agent_timeout_s=float(agent_t), verifier_timeout_s=float(verifier_t),
-                packages=tuple(packages), instruction=instruction_path.read_text(), initial_dir=initial_dir,
-                reference_dir=refs[0].artifact, trusted_tests_dir=tests_dir, candidates=tuple(candidates),
-                bank_dir=bank if bank.is_dir() else None)
+    meta = doc.metadata
+    return Task(id=task_id, root=root, source=meta.source, context=meta.context, difficulty=meta.difficulty,
+                agent_timeout_s=float(doc.agent.timeout_sec), verifier_timeout_s=float(doc.verifier.timeout_sec),
+                packages=tuple(doc.environment.packages), instruction=instruction_path.read_text(),
+                initial_dir=initial_dir, reference_dir=refs[0].artifact, trusted_tests_dir=tests_dir,
+                candidates=tuple(candidates), bank_dir=bank if bank.is_dir() else None, meta=doc)
 
 
 def load_pack(path: Path, verify: bool = True) -> list[Task]:

@@ -1,4 +1,4 @@
-"""Task loading (digest checks) and the Harbor / SWE-bench importers."""
+"""Task loading (digest checks)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 
 from testhelix.errors import UserError
-from testhelix.tasks.importers import import_harbor, import_swebench
 from testhelix.tasks.task import load_pack, load_task, panel_programs
 
 PACK = Path(__file__).resolve().parents[1] / "fixtures" / "tasks" / "pack"
@@ -70,80 +69,4 @@ def test_bad_toml_is_a_user_error(task_copy):
         load_task(task_copy)
 
 
-def _harbor_task(root: Path) -> Path:
-    src = root / "hello-fix"
-    (src / "environment" / "greet").mkdir(parents=True)
-    (src / "environment" / "greet" / "__init__.py").write_text("def hello():\n    return 'helo'\n")
-    (src / "environment" / "Dockerfile").write_text("FROM python:3.11\n")
-    (src / "solution").mkdir()
-    (src / "solution" / "solve.sh").write_text("sed -i s/helo/hello/ greet/__init__.py\n")
-    (src / "tests").mkdir()
-    (src / "tests" / "test.sh").write_text("pytest /tests/test_outputs.py\n")
-    (src / "tests" / "test_outputs.py").write_text("from greet import hello\n\ndef test_h():\n    assert hello() == 'hello'\n")
-    (src / "instruction.md").write_text("hello() misspells its greeting\n")
-    (src / "task.toml").write_text('[metadata]\ndifficulty = "easy"\ncategory = "cli"\n[verifier]\ntimeout_sec = 30\n')
-    return src
-
-
-def test_import_harbor(tmp_path):
-    dest = import_harbor(_harbor_task(tmp_path), tmp_path / "out" / "hello-fix")
-    task = load_task(dest)
-    assert task.id == "hello-fix" and task.context == "cli" and task.difficulty == "easy"
-    assert task.verifier_timeout_s == 30 and task.packages == ("greet",)
-    assert [c.id for c in task.candidates] == ["reference"]
-    assert "hello'" in (task.reference_dir / "greet" / "__init__.py").read_text()
-    assert "helo'" in (task.initial_dir / "greet" / "__init__.py").read_text()
-    assert (dest / "tests" / "test_outputs.py").is_file()
-
-
-def test_import_harbor_refuses_incomplete_folder(tmp_path):
-    src = _harbor_task(tmp_path)
-    (src / "solution" / "solve.sh").unlink()
-    with pytest.raises(UserError, match="solve.sh"):
-        import_harbor(src, tmp_path / "out")
-
-
-GOLD = """--- a/mathy/__init__.py
-+++ b/mathy/__init__.py
-@@ -1,2 +1,2 @@
- def double(x):
--    return x + 2
-+    return x * 2
-"""
-WRONG = GOLD.replace("x * 2", "x + x + 1")
-TEST_PATCH = """--- /dev/null
-+++ b/tests/test_double.py
-@@ -0,0 +1,4 @@
-+from mathy import double
-+
-+def test_double():
-+    assert double(3) == 6
-"""
-
-
-def test_import_swebench(tmp_path):
-    snap = tmp_path / "snaps" / "acme__mathy"
-    (snap / "mathy").mkdir(parents=True)
-    (snap / "mathy" / "__init__.py").write_text("def double(x):\n    return x + 2\n")
-    inst = {"instance_id": "acme__mathy-1", "repo": "acme/mathy", "patch": GOLD, "test_patch": TEST_PATCH,
-            "problem_statement": "double(3) returns 5", "FAIL_TO_PASS": ["tests/test_double.py::test_double"],
-            "candidate_patches": [{"id": "wrong1", "label": "invalid", "patch": WRONG}]}
-    jsonl = tmp_path / "inst.jsonl"
-    jsonl.write_text(json.dumps(inst) + "\n")
-    [dest] = import_swebench(jsonl, tmp_path / "snaps", tmp_path / "pack")
-    task = load_task(dest)
-    assert task.id == "acme__mathy-1" and task.packages == ("mathy",)
-    assert "x * 2" in (task.reference_dir / "mathy" / "__init__.py").read_text()
-    assert [(c.id, c.role) for c in task.candidates] == [("reference", "reference"), ("wrong1", "invalid")]
-    assert (dest / "tests" / "tests" / "test_double.py").is_file()
-    assert json.loads((dest / "tests" / "swebench.json").read_text())["FAIL_TO_PASS"]
-
-
-def test_import_swebench_bad_patch_is_a_user_error(tmp_path):
-    snap = tmp_path / "snaps" / "x-1"
-    (snap / "mathy").mkdir(parents=True)
-    (snap / "mathy" / "__init__.py").write_text("something else\n")
-    (tmp_path / "i.jsonl").write_text(json.dumps({"instance_id": "x-1", "patch": GOLD, "problem_statement": "p"}))
-    with pytest.raises(UserError, match="does not apply"):
-        import_swebench(tmp_path / "i.jsonl", tmp_path / "snaps", tmp_path / "pack")
-    assert not (tmp_path / "pack" / "x-1").exists()
+# The Harbor and SWE-bench importers are tested in tests/tasks/test_importers.py.
