@@ -205,7 +205,8 @@ class ForkServerExecutor:
         self.staging = staging.make_staging("testhelix-prism-", staging_parent)
         if self.sandbox.kind == "plain" and self.sandbox.drops_privileges:
             os.chmod(self.staging, 0o711)  # without a private mount the uid reaches its workspace by path
-        self.trees = TreeCache(self.staging, compile_trees=compile_in_helper)
+        # One compile helper per worker: a batch's new trees are compiled on every core the servers use.
+        self.trees = TreeCache(self.staging, compile_trees=functools.partial(compile_in_helper, helpers=self.workers))
         self._idle: queue.Queue[_ServerHandle] = queue.Queue()
         self._handles: list[_ServerHandle] = []
         self._start_lock = threading.Lock()

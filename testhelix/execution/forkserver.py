@@ -43,6 +43,7 @@ import struct
 import sys
 import time
 import traceback
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
@@ -70,6 +71,9 @@ class Server:
         self.ws_root = server_dir / "ws"
         self.ws_root.mkdir(parents=True, exist_ok=True)
         self.count = 0
+        self._keepers = 0
+        self._next: _Keeper | None = None  # forked ahead of the next job (see prepare)
+        self._deferred: list[tuple[JobCgroup | None, Path | Layers, bool]] = []  # clean-up after the reply
         self._facts: dict[str, tuple] = {}
 
     def _tree_facts(self, digest: str, suite_digest: str) -> tuple:
@@ -95,24 +99,94 @@ class Server:
         forget = tuple(m for m in self.zygote_modules if m.split(".", 1)[0] in shadow)
         self.count += 1
         name = f"j{self.count}"
-        cg = self.cgroups.create(f"{self.server_dir.name}-{os.getpid()}-{name}", limits)
         workspace: Path | Layers
         if self.sandbox.builds_workspace:
             workspace = self.ws_root / name
         else:
             workspace = self._layers(program, suite, p_listing, s_listing, hide)
-        mounted = False
+        mounted, keeper = False, None
         try:
             if isinstance(workspace, Path):
                 mounted = self._workspace_tmpfs(workspace, limits, p_bytes + s_bytes)
                 owner = self.uid if self.sandbox.drops_privileges else None
                 link = self.sandbox.links_programs and not mounted  # hard links cannot cross into a tmpfs
                 build_workspace(workspace, program, suite, link, owner, hide or _hide_nothing)
-            spec = Job(workspace, entry, forget, limits, self.uid, cg is not None)
-            raw = self._execute(spec, cg)
+            try:
+                keeper = self._take_keeper(limits)
+            except OSError as exc:
+                raw = {"fault": f"could not start the job: {exc}"}
+            else:
+                raw = self._execute(Job(workspace, entry, forget, limits, self.uid, keeper.cg is not None), keeper)
         except OSError as exc:
             raw = {"fault": f"workspace: {exc}"}
         finally:
+            # Clean-up waits until the reply is sent (after_reply): the verdict does not depend on it.
+            self._deferred.append((keeper.cg if keeper else None, workspace, mounted))
+        return {**raw, "entry": "script" if entry == "script" else "pytest"}  # how to classify it
+
+    # -- keepers forked ahead of their job ------------------------------------------------------------
+    def prepare(self, limits: Limits) -> None:
+        """Fork the next job's keeper now, while the current job runs or the executor is busy.
+
+        The zygote round trip and the move into a new job cgroup (a cgroup v1 migration waits for
+        an RCU grace period, ~10 ms) are then off the next job's critical path. What waits is a
+        clean fork of the zygote in an empty cgroup, blocked reading a spec pipe: it holds nothing
+        of any job until its own spec is written. Never raises; on failure the job starts one itself.
+        """
+        if self._next is not None:
+            return
+        try:
+            self._next = self._start_keeper(limits)
+        except (OSError, RuntimeError):
+            self._next = None
+
+    def _take_keeper(self, limits: Limits) -> "_Keeper":
+        keeper, self._next = self._next, None
+        if keeper is not None and (keeper.cgroup_limits != _cgroup_limits(limits) or _ended(keeper.pidfd)):
+            self._discard(keeper)  # made for other memory/process limits, or it died waiting
+            keeper = None
+        return keeper if keeper is not None else self._start_keeper(limits)
+
+    def _start_keeper(self, limits: Limits) -> "_Keeper":
+        self._keepers += 1
+        cg = self.cgroups.create(f"{self.server_dir.name}-{os.getpid()}-k{self._keepers}", limits)
+        spec_r, spec_w = os.pipe()
+        out_r, out_w = os.pipe()
+        st_r, st_w = os.pipe()
+        try:
+            pid, pidfd = self._fork_keeper(spec_r, out_w, st_w)
+        except BaseException:
+            for fd in (spec_w, out_r, st_r):
+                os.close(fd)
+            if cg is not None:
+                cg.remove()
+            raise
+        finally:
+            for fd in (spec_r, out_w, st_w):
+                os.close(fd)
+        keeper = _Keeper(pidfd, spec_w, out_r, st_r, cg, _cgroup_limits(limits))
+        if cg is not None:
+            try:
+                cg.add(pid)  # before the spec: nothing of the job runs outside its cgroup
+            except OSError:
+                self._discard(keeper)
+                raise
+        return keeper
+
+    def _discard(self, keeper: "_Keeper") -> None:
+        """End a keeper that never got a job (it holds nothing), and remove its cgroup."""
+        _kill(keeper.pidfd)
+        select.select([keeper.pidfd], [], [], 5.0)
+        for fd in (keeper.spec_w, keeper.out_r, keeper.st_r, keeper.pidfd):
+            _close(fd)
+        if keeper.cg is not None:
+            keeper.cg.kill_all()
+            keeper.cg.remove()
+
+    def after_reply(self, limits: Limits | None = None) -> None:
+        """Finished jobs' clean-up, then a keeper for the next job if none is waiting."""
+        while self._deferred:
+            cg, workspace, mounted = self._deferred.pop()
             if cg is not None:
                 cg.kill_all()
                 cg.remove()
@@ -120,7 +194,14 @@ class Server:
                 if mounted:
                     _try_umount(workspace)
                 force_rmtree(workspace)
-        return {**raw, "entry": "script" if entry == "script" else "pytest"}  # how to classify it
+        if limits is not None:
+            self.prepare(limits)
+
+    def close(self) -> None:
+        self.after_reply()
+        if self._next is not None:
+            self._discard(self._next)
+            self._next = None
 
     def _workspace_tmpfs(self, ws: Path, limits: Limits, tree_bytes: int) -> bool:
         """Namespaced linked mode: the workspace is a size-capped tmpfs of its own (private to the
@@ -149,28 +230,20 @@ class Server:
             raise RuntimeError("zygote did not fork")
         return struct.unpack("i", msg)[0], fds[0]
 
-    def _execute(self, job: Job, cg: JobCgroup | None) -> dict:
-        """Fork the job, enforce its wall clock, collect its output and exit status."""
-        limits = job.limits
-        spec_r, spec_w = os.pipe()
-        out_r, out_w = os.pipe()
-        st_r, st_w = os.pipe()
+    def _execute(self, job: Job, keeper: "_Keeper") -> dict:
+        """Start the job on its keeper, enforce its wall clock, collect its output and exit status."""
+        limits, cg = job.limits, keeper.cg
+        out_r, st_r, pidfd = keeper.out_r, keeper.st_r, keeper.pidfd
         started = time.monotonic()
         try:
-            pid, pidfd = self._fork_keeper(spec_r, out_w, st_w)
-        finally:
-            for fd in (spec_r, out_w, st_w):
-                os.close(fd)
-        try:
-            if cg is not None:
-                cg.add(pid)  # before the spec: nothing of the job runs outside its cgroup
-            with os.fdopen(spec_w, "wb") as f:
+            with os.fdopen(keeper.spec_w, "wb") as f:
                 f.write(job.to_spec())
         except OSError as exc:
             _kill(pidfd)
             for fd in (out_r, st_r, pidfd):
                 os.close(fd)
             return {"fault": f"could not start the job: {exc}"}
+        self.prepare(limits)  # the next job's keeper, while this one runs
         out, total, timed_out, exited = _watch(out_r, pidfd, started + limits.wall_s, limits.output_bytes)
         test_pid = _read_exact(st_r, 4)
         if self.sandbox.kind == "plain" and test_pid:
@@ -238,6 +311,33 @@ def _watch(out_r: int, pidfd: int, deadline: float, cap: int) -> tuple[bytearray
             if len(out) > cap:
                 del out[: len(out) - cap]
     return out, total, timed_out, exited
+
+
+@dataclass
+class _Keeper:
+    """A keeper forked from the zygote, in its own job cgroup, waiting for its spec."""
+
+    pidfd: int
+    spec_w: int  # the spec goes here; the keeper reads it to the end
+    out_r: int  # the test process's stdout and stderr
+    st_r: int  # the keeper's status reports
+    cg: JobCgroup | None
+    cgroup_limits: tuple[int, int]  # what its cgroup was configured for
+
+
+def _cgroup_limits(limits: Limits) -> tuple[int, int]:
+    return limits.memory_mb, limits.nproc
+
+
+def _ended(pidfd: int) -> bool:
+    return bool(select.select([pidfd], [], [], 0)[0])
+
+
+def _close(fd: int) -> None:
+    try:
+        os.close(fd)
+    except OSError:
+        pass
 
 
 def _read_exact(fd: int, n: int) -> bytes:
@@ -325,13 +425,19 @@ def main(argv: list[str] | None = None) -> None:
             os._exit(0)
     theirs.close()
     server = Server(sandbox, args.dir, args.staging, args.uid, ours, keep, cgroups)
+    server.prepare(Limits())  # the first job's keeper
     send({"ready": True, "kind": sandbox.kind, "cgroups": cgroups.kind})
     for line in proto_in:
+        limits = None
         try:
-            result = server.handle(json.loads(line))
+            job = json.loads(line)
+            limits = Limits(**job["limits"])
+            result = server.handle(job)
         except BaseException:  # noqa: BLE001
             result = {"fault": "server: " + traceback.format_exc(limit=3)}
         send(result)
+        server.after_reply(limits)
+    server.close()
 
 
 if __name__ == "__main__":
