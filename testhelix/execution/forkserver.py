@@ -73,7 +73,7 @@ class Server:
         self.count = 0
         self._keepers = 0
         self._next: _Keeper | None = None  # forked ahead of the next job (see prepare)
-        self._deferred: list[tuple[JobCgroup | None, Path | Layers, bool]] = []  # clean-up after the reply
+        self._deferred: list[JobCgroup] = []  # removed after the reply
         self._facts: dict[str, tuple] = {}
 
     def _tree_facts(self, digest: str, suite_digest: str) -> tuple:
@@ -120,8 +120,13 @@ class Server:
         except OSError as exc:
             raw = {"fault": f"workspace: {exc}"}
         finally:
-            # Clean-up waits until the reply is sent (after_reply): the verdict does not depend on it.
-            self._deferred.append((keeper.cg if keeper else None, workspace, mounted))
+            if keeper is not None and keeper.cg is not None:
+                # Removing the cgroup waits until the reply is sent (after_reply): the verdict is read.
+                self._deferred.append(keeper.cg)
+            if isinstance(workspace, Path):
+                if mounted:
+                    _try_umount(workspace)
+                force_rmtree(workspace)
         return {**raw, "entry": "script" if entry == "script" else "pytest"}  # how to classify it
 
     # -- keepers forked ahead of their job ------------------------------------------------------------
@@ -184,16 +189,11 @@ class Server:
             keeper.cg.remove()
 
     def after_reply(self, limits: Limits | None = None) -> None:
-        """Finished jobs' clean-up, then a keeper for the next job if none is waiting."""
+        """Finished jobs' cgroups go, then a keeper is forked for the next job if none is waiting."""
         while self._deferred:
-            cg, workspace, mounted = self._deferred.pop()
-            if cg is not None:
-                cg.kill_all()
-                cg.remove()
-            if isinstance(workspace, Path):
-                if mounted:
-                    _try_umount(workspace)
-                force_rmtree(workspace)
+            cg = self._deferred.pop()
+            cg.kill_all()
+            cg.remove()
         if limits is not None:
             self.prepare(limits)
 
