@@ -73,7 +73,8 @@ class Server:
         self.count = 0
         self._keepers = 0
         self._next: _Keeper | None = None  # forked ahead of the next job (see prepare)
-        self._deferred: list[JobCgroup] = []  # removed after the reply
+        # Jobs that reported: (keeper pidfd, cgroup), cleaned up once the keeper has exited.
+        self._finished: list[tuple[int, JobCgroup | None]] = []
         self._facts: dict[str, tuple] = {}
 
     def _tree_facts(self, digest: str, suite_digest: str) -> tuple:
@@ -120,9 +121,6 @@ class Server:
         except OSError as exc:
             raw = {"fault": f"workspace: {exc}"}
         finally:
-            if keeper is not None and keeper.cg is not None:
-                # Removing the cgroup waits until the reply is sent (after_reply): the verdict is read.
-                self._deferred.append(keeper.cg)
             if isinstance(workspace, Path):
                 if mounted:
                     _try_umount(workspace)
@@ -188,17 +186,24 @@ class Server:
             keeper.cg.kill_all()
             keeper.cg.remove()
 
-    def after_reply(self, limits: Limits | None = None) -> None:
-        """Finished jobs' cgroups go, then a keeper is forked for the next job if none is waiting."""
-        while self._deferred:
-            cg = self._deferred.pop()
-            cg.kill_all()
-            cg.remove()
+    def after_reply(self, limits: Limits | None = None, wait: bool = False) -> None:
+        """Clean-up of finished jobs whose keeper has exited (of all, waiting for them, with `wait`):
+        their cgroups go. Then a keeper is forked for the next job if none is waiting."""
+        still = []
+        for pidfd, cg in self._finished:
+            if not (select.select([pidfd], [], [], 5.0 if wait else 0)[0] or wait):
+                still.append((pidfd, cg))  # its namespaces are still being torn down
+                continue
+            os.close(pidfd)
+            if cg is not None:
+                cg.kill_all()
+                cg.remove()
+        self._finished = still
         if limits is not None:
             self.prepare(limits)
 
     def close(self) -> None:
-        self.after_reply()
+        self.after_reply(wait=True)
         if self._next is not None:
             self._discard(self._next)
             self._next = None
@@ -235,27 +240,31 @@ class Server:
         limits, cg = job.limits, keeper.cg
         out_r, st_r, pidfd = keeper.out_r, keeper.st_r, keeper.pidfd
         started = time.monotonic()
+        # The keeper's own exit (its namespaces torn down) overlaps the reply and the next job;
+        # after_reply waits for it before it removes the job's cgroup.
+        self._finished.append((pidfd, cg))
         try:
             with os.fdopen(keeper.spec_w, "wb") as f:
                 f.write(job.to_spec())
         except OSError as exc:
             _kill(pidfd)
-            for fd in (out_r, st_r, pidfd):
+            for fd in (out_r, st_r):
                 os.close(fd)
             return {"fault": f"could not start the job: {exc}"}
         self.prepare(limits)  # the next job's keeper, while this one runs
-        out, total, timed_out, exited = _watch(out_r, pidfd, started + limits.wall_s, limits.output_bytes)
-        test_pid = _read_exact(st_r, 4)
-        if self.sandbox.kind == "plain" and test_pid:
-            _killpg(struct.unpack("i", test_pid)[0])  # leftovers in the test's session
+        out, total, timed_out, exited, status_bytes = _watch(out_r, st_r, pidfd, started + limits.wall_s,
+                                                             limits.output_bytes)
         if not exited:
-            _kill(pidfd)
-        tail = _read_exact(st_r, 12)
+            _kill(pidfd)  # a keeper that reported already is on its way out: this only makes sure
+        status_bytes += _read_exact(st_r, STATUS_BYTES - len(status_bytes))
+        test_pid, tail = status_bytes[:4], status_bytes[4:]
+        if self.sandbox.kind == "plain" and len(test_pid) == 4:
+            _killpg(struct.unpack("i", test_pid)[0])  # leftovers in the test's session
         if self.sandbox.kind == "plain" and self.sandbox.drops_privileges:
             kill_uid(job.uid)  # children that escaped into sessions of their own
             remove_files_of(job.uid)
         duration = time.monotonic() - started
-        for fd in (out_r, st_r, pidfd):
+        for fd in (out_r, st_r):
             os.close(fd)
         text = out.decode("utf-8", errors="replace")
         if total > len(out):
@@ -276,13 +285,20 @@ class Server:
         return {**observed, "exit_code": os.WEXITSTATUS(status)}
 
 
-def _watch(out_r: int, pidfd: int, deadline: float, cap: int) -> tuple[bytearray, int, bool, bool]:
-    """Read output (keeping the last `cap` bytes) until the job ended and its output closed."""
-    out, total = bytearray(), 0
+STATUS_BYTES = 16  # what a keeper reports: the test's pid (4), then exit status, set-up done, full tmpfs (3 x 4)
+
+
+def _watch(out_r: int, st_r: int, pidfd: int, deadline: float,
+           cap: int) -> tuple[bytearray, int, bool, bool, bytes]:
+    """Read output (keeping the last `cap` bytes) and the keeper's status until the job is over:
+    its output closed, and either the keeper exited or it reported the test's exit (all of
+    STATUS_BYTES) -- its exit, which tears down the job's namespaces, need not be waited for."""
+    out, total, status = bytearray(), 0, b""
     os.set_blocking(out_r, False)
-    timed_out, exited, out_open = False, False, True
+    os.set_blocking(st_r, False)
+    timed_out, exited, out_open, st_open = False, False, True, True
     grace_end = None
-    while out_open or not exited:
+    while out_open or not (exited or len(status) >= STATUS_BYTES):
         now = time.monotonic()
         end = grace_end if grace_end is not None else deadline
         if now >= end:
@@ -292,7 +308,7 @@ def _watch(out_r: int, pidfd: int, deadline: float, cap: int) -> tuple[bytearray
             _kill(pidfd)
             grace_end = now + DRAIN_GRACE_S
             continue
-        watch = ([out_r] if out_open else []) + ([] if exited else [pidfd])
+        watch = ([out_r] if out_open else []) + ([st_r] if st_open else []) + ([] if exited else [pidfd])
         for fd in select.select(watch, [], [], end - now)[0]:
             if fd == pidfd:
                 exited = True
@@ -300,8 +316,12 @@ def _watch(out_r: int, pidfd: int, deadline: float, cap: int) -> tuple[bytearray
                     grace_end = min(deadline, time.monotonic() + DRAIN_GRACE_S)
                 continue
             try:
-                chunk = os.read(out_r, 65536)
+                chunk = os.read(fd, 65536 if fd == out_r else STATUS_BYTES - len(status))
             except BlockingIOError:
+                continue
+            if fd == st_r:
+                status += chunk
+                st_open = bool(chunk) and len(status) < STATUS_BYTES
                 continue
             if not chunk:
                 out_open = False
@@ -310,7 +330,7 @@ def _watch(out_r: int, pidfd: int, deadline: float, cap: int) -> tuple[bytearray
             out += chunk
             if len(out) > cap:
                 del out[: len(out) - cap]
-    return out, total, timed_out, exited
+    return out, total, timed_out, exited, status
 
 
 @dataclass
