@@ -2,7 +2,7 @@
 
 `default_executor()` gives a `ForkServerExecutor`: `workers` fork servers (default: one per core),
 each a supervisor with a clean zygote that has imported pytest once and forks one isolated job per
-execution (see forkserver.py and sandbox.py). `run_many` runs independent executions in parallel,
+execution (see forkserver.py, keepers.py and sandbox.py). `run_many` runs independent executions in parallel,
 one host thread per server; identical (suite, program, limits) jobs run once, and outcomes are
 cached in memory and, when given, in a persistent `OutcomeCache`.
 

@@ -24,6 +24,14 @@ a test that scans its own memory finds pytest and its own job, never another job
 or labels. (Trees are compiled on the host side, in a helper process; see executor.py.) The job
 spec itself names trees by digest only and comes through a pipe the keeper reads after the fork.
 
+Pipelining (what keeps the hops cheap): each job's keeper is forked and moved into its fresh job
+cgroup AHEAD of the job -- right after the previous job's spec is written, so the zygote round trip
+and the cgroup migration (in v1 it waits for an RCU grace period, ~10 ms) overlap the previous job.
+A waiting keeper is a clean fork of the zygote in an empty cgroup, blocked on its spec pipe; a job
+with other memory/process limits gets a new one. The supervisor replies as soon as the keeper
+reported the test's exit and the output closed; the keeper's own exit (tearing down the job's
+namespaces) and the cgroup's removal overlap the next job.
+
 Verdict: the supervisor takes the test's exit status as the keeper observed it, its own clock, and
 the job's cgroup counters. The test process holds no descriptor of any of these channels: the
 status pipe is closed in it, and the one-byte "set-up done" pipe is closed before suite code runs.
@@ -43,12 +51,13 @@ import struct
 import sys
 import time
 import traceback
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
 from testhelix.execution.cgroup import Cgroups, JobCgroup
 from testhelix.execution.outcome import Limits
+from testhelix.execution.keepers import (STATUS_BYTES, WaitingKeeper, cgroup_limits, close_quietly, ended, kill_pidfd,
+                                         watch_job)
 from testhelix.execution.overlay import Layers
 from testhelix.execution.precompile import asks_for_pass_hook, is_rewritten_pyc
 from testhelix.execution.pytest_warm import ConfigTemplate, warm_up
@@ -56,9 +65,6 @@ from testhelix.execution.sandbox import Sandbox, detect_sandbox, kill_uid, remov
 from testhelix.execution.syscalls import MS_NODEV, MS_NOSUID, PR_SET_PDEATHSIG, mount, prctl, umount
 from testhelix.execution.workspace import SUITE_SUBDIR, build_workspace, force_rmtree, listing, tree_bytes, tree_module_names
 from testhelix.execution.zygote import Job, Zygote, zygote_loop
-
-DRAIN_GRACE_S = 2.0
-
 
 # ----------------------------------------------------------------------------- supervisor
 class Server:
@@ -72,7 +78,7 @@ class Server:
         self.ws_root.mkdir(parents=True, exist_ok=True)
         self.count = 0
         self._keepers = 0
-        self._next: _Keeper | None = None  # forked ahead of the next job (see prepare)
+        self._next: WaitingKeeper | None = None  # forked ahead of the next job (see prepare)
         # Jobs that reported: (keeper pidfd, cgroup), cleaned up once the keeper has exited.
         self._finished: list[tuple[int, JobCgroup | None]] = []
         self._facts: dict[str, tuple] = {}
@@ -143,14 +149,14 @@ class Server:
         except (OSError, RuntimeError):
             self._next = None
 
-    def _take_keeper(self, limits: Limits) -> "_Keeper":
+    def _take_keeper(self, limits: Limits) -> WaitingKeeper:
         keeper, self._next = self._next, None
-        if keeper is not None and (keeper.cgroup_limits != _cgroup_limits(limits) or _ended(keeper.pidfd)):
+        if keeper is not None and (keeper.cgroup_limits != cgroup_limits(limits) or ended(keeper.pidfd)):
             self._discard(keeper)  # made for other memory/process limits, or it died waiting
             keeper = None
         return keeper if keeper is not None else self._start_keeper(limits)
 
-    def _start_keeper(self, limits: Limits) -> "_Keeper":
+    def _start_keeper(self, limits: Limits) -> WaitingKeeper:
         self._keepers += 1
         cg = self.cgroups.create(f"{self.server_dir.name}-{os.getpid()}-k{self._keepers}", limits)
         spec_r, spec_w = os.pipe()
@@ -167,7 +173,7 @@ class Server:
         finally:
             for fd in (spec_r, out_w, st_w):
                 os.close(fd)
-        keeper = _Keeper(pidfd, spec_w, out_r, st_r, cg, _cgroup_limits(limits))
+        keeper = WaitingKeeper(pidfd, spec_w, out_r, st_r, cg, cgroup_limits(limits))
         if cg is not None:
             try:
                 cg.add(pid)  # before the spec: nothing of the job runs outside its cgroup
@@ -176,12 +182,12 @@ class Server:
                 raise
         return keeper
 
-    def _discard(self, keeper: "_Keeper") -> None:
+    def _discard(self, keeper: WaitingKeeper) -> None:
         """End a keeper that never got a job (it holds nothing), and remove its cgroup."""
-        _kill(keeper.pidfd)
+        kill_pidfd(keeper.pidfd)
         select.select([keeper.pidfd], [], [], 5.0)
         for fd in (keeper.spec_w, keeper.out_r, keeper.st_r, keeper.pidfd):
-            _close(fd)
+            close_quietly(fd)
         if keeper.cg is not None:
             keeper.cg.kill_all()
             keeper.cg.remove()
@@ -235,7 +241,7 @@ class Server:
             raise RuntimeError("zygote did not fork")
         return struct.unpack("i", msg)[0], fds[0]
 
-    def _execute(self, job: Job, keeper: "_Keeper") -> dict:
+    def _execute(self, job: Job, keeper: WaitingKeeper) -> dict:
         """Start the job on its keeper, enforce its wall clock, collect its output and exit status."""
         limits, cg = job.limits, keeper.cg
         out_r, st_r, pidfd = keeper.out_r, keeper.st_r, keeper.pidfd
@@ -247,15 +253,15 @@ class Server:
             with os.fdopen(keeper.spec_w, "wb") as f:
                 f.write(job.to_spec())
         except OSError as exc:
-            _kill(pidfd)
+            kill_pidfd(pidfd)
             for fd in (out_r, st_r):
                 os.close(fd)
             return {"fault": f"could not start the job: {exc}"}
         self.prepare(limits)  # the next job's keeper, while this one runs
-        out, total, timed_out, exited, status_bytes = _watch(out_r, st_r, pidfd, started + limits.wall_s,
+        out, total, timed_out, exited, status_bytes = watch_job(out_r, st_r, pidfd, started + limits.wall_s,
                                                              limits.output_bytes)
         if not exited:
-            _kill(pidfd)  # a keeper that reported already is on its way out: this only makes sure
+            kill_pidfd(pidfd)  # a keeper that reported already is on its way out: this only makes sure
         status_bytes += _read_exact(st_r, STATUS_BYTES - len(status_bytes))
         test_pid, tail = status_bytes[:4], status_bytes[4:]
         if self.sandbox.kind == "plain" and len(test_pid) == 4:
@@ -285,81 +291,6 @@ class Server:
         return {**observed, "exit_code": os.WEXITSTATUS(status)}
 
 
-STATUS_BYTES = 16  # what a keeper reports: the test's pid (4), then exit status, set-up done, full tmpfs (3 x 4)
-
-
-def _watch(out_r: int, st_r: int, pidfd: int, deadline: float,
-           cap: int) -> tuple[bytearray, int, bool, bool, bytes]:
-    """Read output (keeping the last `cap` bytes) and the keeper's status until the job is over:
-    its output closed, and either the keeper exited or it reported the test's exit (all of
-    STATUS_BYTES) -- its exit, which tears down the job's namespaces, need not be waited for."""
-    out, total, status = bytearray(), 0, b""
-    os.set_blocking(out_r, False)
-    os.set_blocking(st_r, False)
-    timed_out, exited, out_open, st_open = False, False, True, True
-    grace_end = None
-    while out_open or not (exited or len(status) >= STATUS_BYTES):
-        now = time.monotonic()
-        end = grace_end if grace_end is not None else deadline
-        if now >= end:
-            if grace_end is not None:
-                break
-            timed_out = True
-            _kill(pidfd)
-            grace_end = now + DRAIN_GRACE_S
-            continue
-        watch = ([out_r] if out_open else []) + ([st_r] if st_open else []) + ([] if exited else [pidfd])
-        for fd in select.select(watch, [], [], end - now)[0]:
-            if fd == pidfd:
-                exited = True
-                if grace_end is None:
-                    grace_end = min(deadline, time.monotonic() + DRAIN_GRACE_S)
-                continue
-            try:
-                chunk = os.read(fd, 65536 if fd == out_r else STATUS_BYTES - len(status))
-            except BlockingIOError:
-                continue
-            if fd == st_r:
-                status += chunk
-                st_open = bool(chunk) and len(status) < STATUS_BYTES
-                continue
-            if not chunk:
-                out_open = False
-                continue
-            total += len(chunk)
-            out += chunk
-            if len(out) > cap:
-                del out[: len(out) - cap]
-    return out, total, timed_out, exited, status
-
-
-@dataclass
-class _Keeper:
-    """A keeper forked from the zygote, in its own job cgroup, waiting for its spec."""
-
-    pidfd: int
-    spec_w: int  # the spec goes here; the keeper reads it to the end
-    out_r: int  # the test process's stdout and stderr
-    st_r: int  # the keeper's status reports
-    cg: JobCgroup | None
-    cgroup_limits: tuple[int, int]  # what its cgroup was configured for
-
-
-def _cgroup_limits(limits: Limits) -> tuple[int, int]:
-    return limits.memory_mb, limits.nproc
-
-
-def _ended(pidfd: int) -> bool:
-    return bool(select.select([pidfd], [], [], 0)[0])
-
-
-def _close(fd: int) -> None:
-    try:
-        os.close(fd)
-    except OSError:
-        pass
-
-
 def _read_exact(fd: int, n: int) -> bytes:
     data = b""
     os.set_blocking(fd, True)
@@ -369,13 +300,6 @@ def _read_exact(fd: int, n: int) -> bytes:
             break
         data += chunk
     return data
-
-
-def _kill(pidfd: int) -> None:
-    try:
-        signal.pidfd_send_signal(pidfd, signal.SIGKILL)
-    except (ProcessLookupError, OSError):
-        pass
 
 
 def _killpg(pgid: int) -> None:
