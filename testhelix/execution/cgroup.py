@@ -12,8 +12,12 @@ cgroup of the process that wrote them), and tells the harness afterwards what wa
 Both hierarchies are supported:
 
 - cgroup v1 (what our machines and CI run): one folder per job under `<mount>/testhelix-prism/` in
-  each of the `memory`, `pids` and `cpu` hierarchies (`memory.limit_in_bytes`, `pids.max`,
-  `cpu.cfs_quota_us`; counters `memory.oom_control: oom_kill` and `pids.events: max`);
+  the `memory` and `pids` hierarchies (`memory.limit_in_bytes`, `pids.max`; counters
+  `memory.oom_control: oom_kill` and `pids.events: max`), and `testhelix-prism-<job>` beside the
+  harness's own group in the `cpu` hierarchy (`cpu.cfs_quota_us`). Why beside: in v1 a group
+  weighs as much as one process against its siblings, so jobs nested under one shared parent would
+  together get one process's share of a busy machine (6x slower per job at a load of 12); beside
+  the harness, each job gets what one of its processes would, and the quota still caps it at a core;
 - cgroup v2 where the unified hierarchy offers the controllers (`memory.max`, `pids.max`,
   `cpu.max`; counters in `memory.events` and `pids.events`; `cgroup.kill` to end a job).
 
@@ -37,7 +41,6 @@ ROOT = Path("/sys/fs/cgroup")
 PARENT = "testhelix-prism"
 CPU_PERIOD_US = 100_000
 CGROUPS_ENV = "TESTHELIX_CGROUPS"  # "0": no job cgroups (measuring their cost, or a machine that misbehaves)
-V1_CONTROLLERS = ("memory", "pids", "cpu")
 
 
 def _write(path: Path, value: str) -> None:
@@ -118,8 +121,9 @@ class JobCgroup:
 class Cgroups:
     """Makes one `JobCgroup` per execution (or None where cgroups are unavailable)."""
 
-    def __init__(self, version: int | None, bases: dict[str, Path]):
+    def __init__(self, version: int | None, bases: dict[str, Path], prefixes: dict[str, str] | None = None):
         self.version, self.bases = version, bases
+        self.prefixes = prefixes or {}  # controller -> prefix of a job folder's name
 
     @classmethod
     def detect(cls, root: Path = ROOT) -> "Cgroups":
@@ -129,18 +133,22 @@ class Cgroups:
         if v2 is not None:
             return cls(2, {"unified": v2})
         bases = {}
-        for ctrl in V1_CONTROLLERS:
+        for ctrl in ("memory", "pids"):
             base = root / ctrl / PARENT
             try:
                 base.mkdir(exist_ok=True)
             except OSError:
-                if ctrl != "cpu":  # memory and pids are required; cpu bandwidth is a bonus
-                    return cls(None, {})
-                continue
+                return cls(None, {})  # memory and pids are required
             bases[ctrl] = base
-        if not (bases.get("memory") and bases.get("pids")):
-            return cls(None, {})
-        return cls(1, bases)
+        cpu = root / "cpu" / own_v1_group("cpu").lstrip("/")  # cpu bandwidth is a bonus (see above)
+        probe = cpu / f"{PARENT}-probe-{os.getpid()}"
+        try:
+            probe.mkdir()
+            os.rmdir(probe)
+            bases["cpu"] = cpu
+        except OSError:
+            pass
+        return cls(1, bases, {"cpu": PARENT + "-"})
 
     @property
     def kind(self) -> str:
@@ -149,7 +157,7 @@ class Cgroups:
     def create(self, name: str, limits: Limits) -> JobCgroup | None:
         if self.version is None:
             return None
-        dirs = {k: base / name for k, base in self.bases.items()}
+        dirs = {k: base / (self.prefixes.get(k, "") + name) for k, base in self.bases.items()}
         made = JobCgroup(self.version, {})
         try:
             for k, d in dirs.items():
@@ -181,6 +189,18 @@ def _configure(cg: JobCgroup, limits: Limits) -> None:
         _write(d / "pids.max", str(limits.nproc))
         if (d / "cpu.max").exists():
             _write(d / "cpu.max", f"{CPU_PERIOD_US} {CPU_PERIOD_US}")
+
+
+def own_v1_group(controller: str, proc_cgroup: Path = Path("/proc/self/cgroup")) -> str:
+    """This process's group in a v1 hierarchy ("/" when not found)."""
+    try:
+        for line in proc_cgroup.read_text().splitlines():
+            _hierarchy, controllers, path = line.split(":", 2)
+            if controller in controllers.split(","):
+                return path or "/"
+    except (OSError, ValueError):
+        pass
+    return "/"
 
 
 def _v2_base(root: Path) -> Path | None:

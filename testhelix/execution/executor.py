@@ -2,7 +2,7 @@
 
 `default_executor()` gives a `ForkServerExecutor`: `workers` fork servers (default: one per core),
 each a supervisor with a clean zygote that has imported pytest once and forks one isolated job per
-execution (see forkserver.py and sandbox.py). `run_many` runs independent executions in parallel,
+execution (see forkserver.py, keepers.py and sandbox.py). `run_many` runs independent executions in parallel,
 one host thread per server; identical (suite, program, limits) jobs run once, and outcomes are
 cached in memory and, when given, in a persistent `OutcomeCache`.
 
@@ -217,7 +217,8 @@ class ForkServerExecutor:
         self.staging = staging.make_staging("testhelix-prism-", staging_parent)
         if self.sandbox.kind == "plain" and self.sandbox.drops_privileges:
             os.chmod(self.staging, 0o711)  # without a private mount the uid reaches its workspace by path
-        self.trees = TreeCache(self.staging, compile_trees=compile_in_helper)
+        # One compile helper per worker: a batch's new trees are compiled on every core the servers use.
+        self.trees = TreeCache(self.staging, compile_trees=functools.partial(compile_in_helper, helpers=self.workers))
         self._idle: queue.Queue[_ServerHandle] = queue.Queue()
         self._handles: list[_ServerHandle] = []
         self._start_lock = threading.Lock()

@@ -24,6 +24,14 @@ a test that scans its own memory finds pytest and its own job, never another job
 or labels. (Trees are compiled on the host side, in a helper process; see executor.py.) The job
 spec itself names trees by digest only and comes through a pipe the keeper reads after the fork.
 
+Pipelining (what keeps the hops cheap): each job's keeper is forked and moved into its fresh job
+cgroup AHEAD of the job -- right after the previous job's spec is written, so the zygote round trip
+and the cgroup migration (in v1 it waits for an RCU grace period, ~10 ms) overlap the previous job.
+A waiting keeper is a clean fork of the zygote in an empty cgroup, blocked on its spec pipe; a job
+with other memory/process limits gets a new one. The supervisor replies as soon as the keeper
+reported the test's exit and the output closed; the keeper's own exit (tearing down the job's
+namespaces) and the cgroup's removal overlap the next job.
+
 Verdict: the supervisor takes the test's exit status as the keeper observed it, its own clock, and
 the job's cgroup counters. The test process holds no descriptor of any of these channels: the
 status pipe is closed in it, and the one-byte "set-up done" pipe is closed before suite code runs.
@@ -48,6 +56,8 @@ from typing import Callable
 
 from testhelix.execution.cgroup import Cgroups, JobCgroup
 from testhelix.execution.outcome import Limits
+from testhelix.execution.keepers import (STATUS_BYTES, WaitingKeeper, cgroup_limits, close_quietly, ended, kill_pidfd,
+                                         watch_job)
 from testhelix.execution.overlay import Layers
 from testhelix.execution.precompile import asks_for_pass_hook, is_rewritten_pyc
 from testhelix.execution.pytest_warm import ConfigTemplate, warm_up
@@ -55,9 +65,6 @@ from testhelix.execution.sandbox import Sandbox, detect_sandbox, kill_uid, remov
 from testhelix.execution.syscalls import MS_NODEV, MS_NOSUID, PR_SET_PDEATHSIG, mount, prctl, umount
 from testhelix.execution.workspace import SUITE_SUBDIR, build_workspace, force_rmtree, listing, tree_bytes, tree_module_names
 from testhelix.execution.zygote import Job, Zygote, zygote_loop
-
-DRAIN_GRACE_S = 2.0
-
 
 # ----------------------------------------------------------------------------- supervisor
 class Server:
@@ -70,6 +77,10 @@ class Server:
         self.ws_root = server_dir / "ws"
         self.ws_root.mkdir(parents=True, exist_ok=True)
         self.count = 0
+        self._keepers = 0
+        self._next: WaitingKeeper | None = None  # forked ahead of the next job (see prepare)
+        # Jobs that reported: (keeper pidfd, cgroup), cleaned up once the keeper has exited.
+        self._finished: list[tuple[int, JobCgroup | None]] = []
         self._facts: dict[str, tuple] = {}
 
     def _tree_facts(self, digest: str, suite_digest: str) -> tuple:
@@ -95,32 +106,113 @@ class Server:
         forget = tuple(m for m in self.zygote_modules if m.split(".", 1)[0] in shadow)
         self.count += 1
         name = f"j{self.count}"
-        cg = self.cgroups.create(f"{self.server_dir.name}-{os.getpid()}-{name}", limits)
         workspace: Path | Layers
         if self.sandbox.builds_workspace:
             workspace = self.ws_root / name
         else:
             workspace = self._layers(program, suite, p_listing, s_listing, hide)
-        mounted = False
+        mounted, keeper = False, None
         try:
             if isinstance(workspace, Path):
                 mounted = self._workspace_tmpfs(workspace, limits, p_bytes + s_bytes)
                 owner = self.uid if self.sandbox.drops_privileges else None
                 link = self.sandbox.links_programs and not mounted  # hard links cannot cross into a tmpfs
                 build_workspace(workspace, program, suite, link, owner, hide or _hide_nothing)
-            spec = Job(workspace, entry, forget, limits, self.uid, cg is not None)
-            raw = self._execute(spec, cg)
+            try:
+                keeper = self._take_keeper(limits)
+            except OSError as exc:
+                raw = {"fault": f"could not start the job: {exc}"}
+            else:
+                raw = self._execute(Job(workspace, entry, forget, limits, self.uid, keeper.cg is not None), keeper)
         except OSError as exc:
             raw = {"fault": f"workspace: {exc}"}
         finally:
-            if cg is not None:
-                cg.kill_all()
-                cg.remove()
             if isinstance(workspace, Path):
                 if mounted:
                     _try_umount(workspace)
                 force_rmtree(workspace)
         return {**raw, "entry": "script" if entry == "script" else "pytest"}  # how to classify it
+
+    # -- keepers forked ahead of their job ------------------------------------------------------------
+    def prepare(self, limits: Limits) -> None:
+        """Fork the next job's keeper now, while the current job runs or the executor is busy.
+
+        The zygote round trip and the move into a new job cgroup (a cgroup v1 migration waits for
+        an RCU grace period, ~10 ms) are then off the next job's critical path. What waits is a
+        clean fork of the zygote in an empty cgroup, blocked reading a spec pipe: it holds nothing
+        of any job until its own spec is written. Never raises; on failure the job starts one itself.
+        """
+        if self._next is not None:
+            return
+        try:
+            self._next = self._start_keeper(limits)
+        except (OSError, RuntimeError):
+            self._next = None
+
+    def _take_keeper(self, limits: Limits) -> WaitingKeeper:
+        keeper, self._next = self._next, None
+        if keeper is not None and (keeper.cgroup_limits != cgroup_limits(limits) or ended(keeper.pidfd)):
+            self._discard(keeper)  # made for other memory/process limits, or it died waiting
+            keeper = None
+        return keeper if keeper is not None else self._start_keeper(limits)
+
+    def _start_keeper(self, limits: Limits) -> WaitingKeeper:
+        self._keepers += 1
+        cg = self.cgroups.create(f"{self.server_dir.name}-{os.getpid()}-k{self._keepers}", limits)
+        spec_r, spec_w = os.pipe()
+        out_r, out_w = os.pipe()
+        st_r, st_w = os.pipe()
+        try:
+            pid, pidfd = self._fork_keeper(spec_r, out_w, st_w)
+        except BaseException:
+            for fd in (spec_w, out_r, st_r):
+                os.close(fd)
+            if cg is not None:
+                cg.remove()
+            raise
+        finally:
+            for fd in (spec_r, out_w, st_w):
+                os.close(fd)
+        keeper = WaitingKeeper(pidfd, spec_w, out_r, st_r, cg, cgroup_limits(limits))
+        if cg is not None:
+            try:
+                cg.add(pid)  # before the spec: nothing of the job runs outside its cgroup
+            except OSError:
+                self._discard(keeper)
+                raise
+        return keeper
+
+    def _discard(self, keeper: WaitingKeeper) -> None:
+        """End a keeper that never got a job (it holds nothing), and remove its cgroup."""
+        kill_pidfd(keeper.pidfd)
+        select.select([keeper.pidfd], [], [], 5.0)
+        for fd in (keeper.spec_w, keeper.out_r, keeper.st_r, keeper.pidfd):
+            close_quietly(fd)
+        if keeper.cg is not None:
+            keeper.cg.kill_all()
+            keeper.cg.remove()
+
+    def after_reply(self, limits: Limits | None = None, wait: bool = False) -> None:
+        """Clean-up of finished jobs whose keeper has exited (of all, waiting for them, with `wait`):
+        their cgroups go. Then a keeper is forked for the next job if none is waiting."""
+        still = []
+        for pidfd, cg in self._finished:
+            if not (select.select([pidfd], [], [], 5.0 if wait else 0)[0] or wait):
+                still.append((pidfd, cg))  # its namespaces are still being torn down
+                continue
+            os.close(pidfd)
+            if cg is not None:
+                cg.kill_all()
+                cg.remove()
+        self._finished = still
+        if limits is not None:
+            self.prepare(limits)
+
+    def close(self) -> None:
+        self.after_reply(wait=True)
+        if self._next is not None:
+            self._discard(self._next)
+            self._next = None
 
     def _workspace_tmpfs(self, ws: Path, limits: Limits, tree_bytes: int) -> bool:
         """Namespaced linked mode: the workspace is a size-capped tmpfs of its own (private to the
@@ -149,40 +241,36 @@ class Server:
             raise RuntimeError("zygote did not fork")
         return struct.unpack("i", msg)[0], fds[0]
 
-    def _execute(self, job: Job, cg: JobCgroup | None) -> dict:
-        """Fork the job, enforce its wall clock, collect its output and exit status."""
-        limits = job.limits
-        spec_r, spec_w = os.pipe()
-        out_r, out_w = os.pipe()
-        st_r, st_w = os.pipe()
+    def _execute(self, job: Job, keeper: WaitingKeeper) -> dict:
+        """Start the job on its keeper, enforce its wall clock, collect its output and exit status."""
+        limits, cg = job.limits, keeper.cg
+        out_r, st_r, pidfd = keeper.out_r, keeper.st_r, keeper.pidfd
         started = time.monotonic()
+        # The keeper's own exit (its namespaces torn down) overlaps the reply and the next job;
+        # after_reply waits for it before it removes the job's cgroup.
+        self._finished.append((pidfd, cg))
         try:
-            pid, pidfd = self._fork_keeper(spec_r, out_w, st_w)
-        finally:
-            for fd in (spec_r, out_w, st_w):
-                os.close(fd)
-        try:
-            if cg is not None:
-                cg.add(pid)  # before the spec: nothing of the job runs outside its cgroup
-            with os.fdopen(spec_w, "wb") as f:
+            with os.fdopen(keeper.spec_w, "wb") as f:
                 f.write(job.to_spec())
         except OSError as exc:
-            _kill(pidfd)
-            for fd in (out_r, st_r, pidfd):
+            kill_pidfd(pidfd)
+            for fd in (out_r, st_r):
                 os.close(fd)
             return {"fault": f"could not start the job: {exc}"}
-        out, total, timed_out, exited = _watch(out_r, pidfd, started + limits.wall_s, limits.output_bytes)
-        test_pid = _read_exact(st_r, 4)
-        if self.sandbox.kind == "plain" and test_pid:
-            _killpg(struct.unpack("i", test_pid)[0])  # leftovers in the test's session
+        self.prepare(limits)  # the next job's keeper, while this one runs
+        out, total, timed_out, exited, status_bytes = watch_job(out_r, st_r, pidfd, started + limits.wall_s,
+                                                             limits.output_bytes)
         if not exited:
-            _kill(pidfd)
-        tail = _read_exact(st_r, 12)
+            kill_pidfd(pidfd)  # a keeper that reported already is on its way out: this only makes sure
+        status_bytes += _read_exact(st_r, STATUS_BYTES - len(status_bytes))
+        test_pid, tail = status_bytes[:4], status_bytes[4:]
+        if self.sandbox.kind == "plain" and len(test_pid) == 4:
+            _killpg(struct.unpack("i", test_pid)[0])  # leftovers in the test's session
         if self.sandbox.kind == "plain" and self.sandbox.drops_privileges:
             kill_uid(job.uid)  # children that escaped into sessions of their own
             remove_files_of(job.uid)
         duration = time.monotonic() - started
-        for fd in (out_r, st_r, pidfd):
+        for fd in (out_r, st_r):
             os.close(fd)
         text = out.decode("utf-8", errors="replace")
         if total > len(out):
@@ -203,43 +291,6 @@ class Server:
         return {**observed, "exit_code": os.WEXITSTATUS(status)}
 
 
-def _watch(out_r: int, pidfd: int, deadline: float, cap: int) -> tuple[bytearray, int, bool, bool]:
-    """Read output (keeping the last `cap` bytes) until the job ended and its output closed."""
-    out, total = bytearray(), 0
-    os.set_blocking(out_r, False)
-    timed_out, exited, out_open = False, False, True
-    grace_end = None
-    while out_open or not exited:
-        now = time.monotonic()
-        end = grace_end if grace_end is not None else deadline
-        if now >= end:
-            if grace_end is not None:
-                break
-            timed_out = True
-            _kill(pidfd)
-            grace_end = now + DRAIN_GRACE_S
-            continue
-        watch = ([out_r] if out_open else []) + ([] if exited else [pidfd])
-        for fd in select.select(watch, [], [], end - now)[0]:
-            if fd == pidfd:
-                exited = True
-                if grace_end is None:
-                    grace_end = min(deadline, time.monotonic() + DRAIN_GRACE_S)
-                continue
-            try:
-                chunk = os.read(out_r, 65536)
-            except BlockingIOError:
-                continue
-            if not chunk:
-                out_open = False
-                continue
-            total += len(chunk)
-            out += chunk
-            if len(out) > cap:
-                del out[: len(out) - cap]
-    return out, total, timed_out, exited
-
-
 def _read_exact(fd: int, n: int) -> bytes:
     data = b""
     os.set_blocking(fd, True)
@@ -249,13 +300,6 @@ def _read_exact(fd: int, n: int) -> bytes:
             break
         data += chunk
     return data
-
-
-def _kill(pidfd: int) -> None:
-    try:
-        signal.pidfd_send_signal(pidfd, signal.SIGKILL)
-    except (ProcessLookupError, OSError):
-        pass
 
 
 def _killpg(pgid: int) -> None:
@@ -325,13 +369,19 @@ def main(argv: list[str] | None = None) -> None:
             os._exit(0)
     theirs.close()
     server = Server(sandbox, args.dir, args.staging, args.uid, ours, keep, cgroups)
+    server.prepare(Limits())  # the first job's keeper
     send({"ready": True, "kind": sandbox.kind, "cgroups": cgroups.kind})
     for line in proto_in:
+        limits = None
         try:
-            result = server.handle(json.loads(line))
+            job = json.loads(line)
+            limits = Limits(**job["limits"])
+            result = server.handle(job)
         except BaseException:  # noqa: BLE001
             result = {"fault": "server: " + traceback.format_exc(limit=3)}
         send(result)
+        server.after_reply(limits)
+    server.close()
 
 
 if __name__ == "__main__":

@@ -100,21 +100,60 @@ def is_rewritten_pyc(name: str) -> bool:
     return name.endswith(REWRITTEN_SUFFIX)
 
 
-def compile_in_helper(trees: list[Path], timeout_s: float = 300.0) -> None:
-    """Compile trees in a short-lived helper process (`python -m testhelix.execution.precompile DIR...`):
-    no long-lived process of the harness ever parses a tree. A helper that fails only means the
-    test processes compile what they import, as without this step."""
+def compile_in_helper(trees: list[Path], timeout_s: float = 300.0, helpers: int = 1) -> None:
+    """Compile trees in short-lived helper processes (`python -m testhelix.execution.precompile DIR...`):
+    no long-lived process of the harness ever parses a tree. Up to `helpers` of them run at once,
+    each on its share of the trees (a batch's compile time is otherwise spent on one core while the
+    others wait for it). A helper that fails only means the test processes compile what they
+    import, as without this step."""
     import subprocess
     import sys
+    import time
 
     package_parent = str(Path(__file__).resolve().parents[2])
     env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": package_parent, "LANG": "C.UTF-8"}
-    try:
-        subprocess.run([sys.executable, "-s", "-m", "testhelix.execution.precompile", *map(str, trees)], env=env,
-                       stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                       timeout=timeout_s, check=False)
-    except (OSError, subprocess.TimeoutExpired):
-        pass
+    shares = _shares(trees, max(1, helpers))
+    procs = []
+    for share in shares:
+        try:
+            procs.append(subprocess.Popen([sys.executable, "-s", "-m", "testhelix.execution.precompile", *map(str, share)],
+                                          env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                          stderr=subprocess.DEVNULL))
+        except OSError:
+            continue
+    deadline = time.monotonic() + timeout_s
+    for proc in procs:
+        try:
+            proc.wait(timeout=max(0.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def _shares(trees: list[Path], n: int) -> list[list[Path]]:
+    """Split trees into at most `n` shares of about equal source size (largest first, each to the
+    lightest share); a helper is only worth its start-up for a few trees."""
+    n = min(n, max(1, len(trees) // 4))
+    sizes = {tree: _source_bytes(tree) for tree in trees}
+    shares: list[list[Path]] = [[] for _ in range(n)]
+    loads = [0] * n
+    for tree in sorted(trees, key=lambda t: -sizes[t]):
+        i = loads.index(min(loads))
+        shares[i].append(tree)
+        loads[i] += sizes[tree] + 1
+    return [s for s in shares if s]
+
+
+def _source_bytes(tree: Path) -> int:
+    total = 0
+    for d, _dirs, files in os.walk(tree):
+        for name in files:
+            if name.endswith(".py"):
+                try:
+                    total += os.lstat(os.path.join(d, name)).st_size
+                except OSError:
+                    pass
+    return total
 
 
 if __name__ == "__main__":

@@ -142,3 +142,34 @@ def test_linked_mode_caps_disk_and_cleans_deep_nests(tmp_path, monkeypatch):
     finally:
         ex.close()  # never raises
     assert not ex.staging.exists()
+
+
+def _job_cgroups(server_pid: int) -> list[Path]:
+    root = Path("/sys/fs/cgroup")
+    return [p for p in [*root.glob("*/testhelix-prism/*"), *root.glob("cpu/**/testhelix-prism-*")]
+            if f"-{server_pid}-" in p.name]
+
+
+@pytest.mark.skipif(not Path("/sys/fs/cgroup/memory/testhelix-prism").is_dir()
+                    and not Path("/sys/fs/cgroup/testhelix-prism").is_dir(), reason="needs job cgroups")
+def test_keepers_forked_ahead_follow_the_limits_and_leave_nothing(tmp_path):
+    """A server forks the next job's keeper (in its cgroup) ahead of the job: a job with other
+    memory limits still gets its own limits, and closing the executor removes the waiting keeper's
+    cgroup."""
+    suite = tmp_path / "hog"
+    suite.mkdir()
+    (suite / "test_hog.py").write_text("def test_hog():\n    data = b'x' * (300 << 20)\n"
+                                       "    assert len(data) == 300 << 20\n")
+    ex = ForkServerExecutor(workers=1, sandbox="namespaced")
+    try:
+        small = ex.run(suite, PROGRAM, LIMITS)  # 256 MB
+        large = ex.run_repeat(suite, PROGRAM, Limits(**{**LIMITS.as_dict(), "memory_mb": 768}), 1)
+        again = ex.run_repeat(suite, PROGRAM, LIMITS, 2)
+        assert small.status == "error" and small.reason == "resource limit: memory", small.output[-800:]
+        assert large.status == "pass", (large.reason, large.output[-800:])
+        assert again.status == "error" and again.reason == "resource limit: memory", again.output[-800:]
+        pid = ex._handles[0].proc.pid
+        assert ex.cgroups == "none" or _job_cgroups(pid)  # the next job's keeper waits in its cgroup
+    finally:
+        ex.close()
+    assert _job_cgroups(pid) == []

@@ -10,7 +10,7 @@ import pytest
 from testhelix.cli import main
 from testhelix.tasks.task import load_task
 from testhelix.digest import NonUtf8Name, tree_sha256
-from testhelix.execution.cgroup import Cgroups
+from testhelix.execution.cgroup import PARENT, Cgroups, own_v1_group
 from testhelix.execution.outcome import Limits
 from testhelix.execution.workspace import force_rmtree
 
@@ -90,6 +90,32 @@ def test_cgroup_v2_limits_are_written(tmp_path):
     (d / "memory.events").write_text("oom_kill 0\n")
     (d / "pids.events").write_text("max 2\n")
     assert cg.exceeded() == "processes"
+
+
+def test_cgroup_v1_job_cpu_group_sits_beside_the_harness(tmp_path):
+    """memory and pids under one parent; cpu beside the harness's own group, so that under CPU
+    contention each job weighs one process, not all jobs together one process."""
+    root = tmp_path / "cg"
+    for ctrl in ("memory", "pids", "cpu"):
+        (root / ctrl / own_v1_group("cpu").lstrip("/")).mkdir(parents=True, exist_ok=True)
+    groups = Cgroups.detect(root)
+    assert groups.kind == "v1"
+    cg = groups.create("j1", Limits(memory_mb=300, nproc=17))
+    assert cg is not None
+    assert cg.dirs["memory"] == root / "memory" / PARENT / "j1"
+    assert cg.dirs["cpu"] == root / "cpu" / own_v1_group("cpu").lstrip("/") / f"{PARENT}-j1"
+    assert (cg.dirs["memory"] / "memory.limit_in_bytes").read_text() == str(300 * 1024 * 1024)
+    assert (cg.dirs["pids"] / "pids.max").read_text() == "17"
+    assert (cg.dirs["cpu"] / "cpu.cfs_quota_us").read_text() == (cg.dirs["cpu"] / "cpu.cfs_period_us").read_text()
+
+
+def test_own_v1_group_reads_the_hierarchy_line(tmp_path):
+    proc = tmp_path / "cgroup"
+    proc.write_text("4:memory:/process_api/x\n2:cpu,cpuacct:/some/group\n0::/\n")
+    assert own_v1_group("cpu", proc) == "/some/group"
+    assert own_v1_group("memory", proc) == "/process_api/x"
+    assert own_v1_group("pids", proc) == "/"
+    assert own_v1_group("cpu", tmp_path / "missing") == "/"
 
 
 def test_no_cgroup_hierarchy_means_no_cgroups(tmp_path):
