@@ -53,7 +53,7 @@ def refuse_spent(store: RunStore, pack_name: str, *names: str) -> None:
 def helix_evaluator(store: RunStore, run_dir: Path, tasks: dict[str, Task], model: str, cfg: SearchConfig,
                     scope: str, jobs: int | None = None, backend: str = "local", ray_address: str | None = None):
     """`jobs` tasks at once (default by model kind) on the local thread pool or a Ray cluster."""
-    from testhelix.parallel import WorkerSettings, default_jobs, make_backend
+    from testhelix.parallel import WorkerSettings, default_jobs, execution_servers, make_backend
     from testhelix.execution.cache import StoreOutcomeCache
     from testhelix.execution.executor import default_executor
 
@@ -61,7 +61,9 @@ def helix_evaluator(store: RunStore, run_dir: Path, tasks: dict[str, Task], mode
     jobs = jobs or default_jobs([model])
     helix = get_config(cfg.helix_config, token_cap=cfg.per_task_token_cap, seed=cfg.seed,
                        agent_time_limit_s=cfg.agent_time_limit_s)
-    with default_executor(cfg.workers, cache=StoreOutcomeCache(store)) as executor:
+    # a local pool shared by `jobs` concurrent evaluations gets more servers than executions at once
+    servers = execution_servers(cfg.workers, jobs) if backend == "local" else cfg.workers
+    with default_executor(servers, cache=StoreOutcomeCache(store)) as executor:
         runner = HelixRunner(store, executor, Path(run_dir) / "work", coverage=False, panel=False, jobs=jobs)
         settings = WorkerSettings(executor_workers=cfg.workers, coverage=False, panel=False,
                                   work_root=str(Path(run_dir).resolve() / "work"), concurrent_pairs=jobs > 1)

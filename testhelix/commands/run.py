@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 
@@ -13,7 +14,7 @@ from testhelix.inputs import FiniteFloat, InputFile, NewRunDir, PackDir
 from testhelix.helix.config import get_config
 from testhelix.helix.runner import HelixRunner
 from testhelix.llm.registry import resolve
-from testhelix.parallel import WorkerSettings, default_jobs, make_backend
+from testhelix.parallel import WorkerSettings, default_jobs, execution_servers, make_backend
 from testhelix.parallel.options import concurrency_options
 from testhelix.parallel.progress import TaskProgress
 from testhelix.tasks.task import load_pack
@@ -99,12 +100,16 @@ def command(pack_dir, split, split_file, configs, models, strategy_file, run_dir
     started = time.monotonic()
     results: list[dict] = []
     try:
-        with default_executor(workers, cache=StoreOutcomeCache(store)) as executor, \
+        servers = workers or (execution_servers(os.cpu_count() or 1, jobs) if backend == "local" else None)
+        with default_executor(servers, cache=StoreOutcomeCache(store)) as executor, \
                 TaskProgress("testhelix", total=len(tasks) * len(plans), enabled=not as_json) as progress:
             runner = HelixRunner(store, executor, Path(run_dir).resolve() / "work", coverage=coverage, jobs=jobs,
                                  progress=progress, call_timeout_s=call_timeout)
             settings = WorkerSettings(executor_workers=executor.workers, coverage=coverage, panel=True,
-                                      work_root=str(Path(run_dir).resolve() / "work"), concurrent_pairs=jobs > 1)
+                                      work_root=str(Path(run_dir).resolve() / "work"), concurrent_pairs=jobs > 1,
+                                      call_timeout_s=call_timeout,
+                                      context_windows=tuple((m, context_window) for m in models if context_window),
+                                      rate_limits=tuple((m, rpm, tpm) for m in models if rpm or tpm))
             runner.backend = make_backend(backend, jobs, runner.evaluate_job, settings, ray_address)
 
             def on_task(label, result):

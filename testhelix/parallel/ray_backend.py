@@ -3,7 +3,9 @@
 `ray.init(address)` joins a running cluster; without an address it starts a local one, so the same
 command runs on a laptop. The driver starts one actor per CPU of the cluster (at most one per job);
 each actor builds its own executor and runner from `WorkerSettings` and runs up to
-ceil(jobs / actors) evaluations at once in threads. Model clients are built inside the actor from
+ceil(jobs / actors) evaluations at once in threads. The driver's model settings (call timeout,
+context windows) travel in the settings; its rate limits too, each actor getting an equal part, so
+the actors together stay within them. Model clients are built inside the actor from
 the actor's own environment: no key ever enters the object store. A result returns to the driver
 with the model-call ledger rows and the fresh executions of its task, and the driver, alone, writes
 them to the run store -- so killing the driver loses only unfinished tasks, which a resumed run redoes.
@@ -71,10 +73,13 @@ class TaskWorker:
         from testhelix.helix.runner import HelixRunner
         from testhelix.execution.executor import default_executor
 
+        settings.apply_model_settings()       # the driver's --context-window, --rpm/--tpm, in this process
+        self.settings = settings
         self.cache = RecordingCache()
         self.executor = default_executor(settings.executor_workers, cache=self.cache)
         self.runner = HelixRunner(None, self.executor, Path(settings.work_root), coverage=settings.coverage,
-                                  panel=settings.panel, jobs=2 if settings.concurrent_pairs else 1)
+                                  panel=settings.panel, jobs=2 if settings.concurrent_pairs else 1,
+                                  call_timeout_s=settings.call_timeout_s)
 
     def evaluate(self, job: TaskJob) -> dict:
         from testhelix.agent.budget import MemoryLedger
@@ -86,6 +91,15 @@ class TaskWorker:
 
     def ping(self) -> str:
         return os.uname().nodename
+
+    def model_settings(self, model: str) -> dict:
+        """What this worker's clients for `model` would use (for checks and diagnostics)."""
+        from testhelix.llm.ratelimit import limiter_for
+        from testhelix.llm.registry import _CONTEXT_OVERRIDES, resolve
+
+        limiter = limiter_for(resolve(model).name)
+        return {"call_timeout_s": self.runner.call_timeout_s, "context_window": _CONTEXT_OVERRIDES.get(model),
+                "rpm": limiter.rpm, "tpm": limiter.tpm}
 
     def close(self) -> None:
         self.executor.close()
@@ -111,7 +125,7 @@ class RayBackend:
         count = max(1, min(self.jobs, cpus))
         per_actor = math.ceil(self.jobs / count)
         actor = ray.remote(num_cpus=1, max_concurrency=per_actor)(TaskWorker)
-        self.actors = [actor.remote(settings) for _ in range(count)]
+        self.actors = [actor.remote(settings.for_workers(count)) for _ in range(count)]
         ray.get([a.ping.remote() for a in self.actors])          # fail here, clearly, if a worker cannot start
         self.on_start = lambda job: None
 
@@ -119,17 +133,20 @@ class RayBackend:
         ray = self.ray
         pending = list(reversed(list(enumerate(jobs))))
         running: dict = {}
-        turn = 0
+        load = [0] * len(self.actors)             # evaluations running on each actor
         while pending or running:
             while pending and len(running) < self.jobs:
                 index, job = pending.pop()
                 self.on_start(job)
-                ref = self.actors[turn % len(self.actors)].evaluate.remote(job)
-                turn += 1
-                running[ref] = (index, job)
+                # the least busy actor: taking turns would queue a job behind an actor's full slots
+                # while another actor has a free one (tasks finish in any order)
+                actor = min(range(len(self.actors)), key=lambda a: (load[a], a))
+                load[actor] += 1
+                running[self.actors[actor].evaluate.remote(job)] = (index, job, actor)
             done, _ = ray.wait(list(running), num_returns=1)
             for ref in sorted(done, key=lambda r: running[r][0]):
-                _, job = running.pop(ref)
+                _, job, actor = running.pop(ref)
+                load[actor] -= 1
                 yield job, ray.get(ref)
 
     def close(self) -> None:

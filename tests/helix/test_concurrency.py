@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import json
 import os
+import signal
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -110,6 +113,34 @@ def test_search_jobs_8_equals_jobs_1(tmp_path, search_setup, reference_search):
     assert search(tmp_path / "jobs8", search_setup, 8) == reference_search
 
 
+def test_search_killed_with_jobs_8_resumes_to_the_jobs_1_dag(tmp_path, search_setup, reference_search):
+    """kill -9 in the middle of a --jobs 8 search (after the root, while proposals are evaluated),
+    `autosaddler resume --jobs 8`: the stored DAG, edges and evaluations equal the uninterrupted
+    --jobs 1 search's."""
+    _, split, config = search_setup
+    run = tmp_path / "killed8"
+    autosaddler = str(Path(sys.executable).parent / "autosaddler")
+    proc = subprocess.Popen([autosaddler, "search", "--pack", str(PACK), "--split-file", str(split), "--model",
+                             "sim:strong?latency=0.01", "--optimizer-model", "sim:strong", "--run", str(run),
+                             "--preset", "demo", "--config", str(config), "--jobs", "8"],
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    seen = []
+    while not any(line.lstrip().startswith("[") for line in seen):   # the root node is stored
+        line = proc.stdout.readline()
+        if not line:
+            break
+        seen.append(line)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    proc.stdout.close()
+    assert proc.returncode == -signal.SIGKILL, "".join(seen)       # killed while it ran, not after it ended
+    assert not any("search finished" in line for line in seen)
+    resumed = subprocess.run([autosaddler, "resume", str(run), "--jobs", "8", "--json"], capture_output=True,
+                             text=True)
+    assert resumed.returncode == 0, resumed.stderr
+    assert search_snapshot(run) == reference_search
+
+
 @pytest.fixture(scope="module")
 def ray_cluster():
     ray = pytest.importorskip("ray")
@@ -131,3 +162,23 @@ def test_ray_backend_run_equals_local(tmp_path, ray_cluster, reference_run):
 
 def test_ray_backend_search_equals_local(tmp_path, ray_cluster, search_setup, reference_search):
     assert search(tmp_path / "ray", search_setup, 4, "--backend", "ray") == reference_search
+
+
+def test_ray_workers_receive_the_drivers_model_settings(tmp_path, ray_cluster):
+    """Each Ray worker rebuilds its clients from the run's settings: call timeout, context window, and
+    an equal part of the rate limits (workers do not share a limiter); nothing is inherited from the
+    driver's process, which never configured these."""
+    from testhelix.parallel import WorkerSettings
+    from testhelix.parallel.ray_backend import RayBackend
+
+    settings = WorkerSettings(executor_workers=1, coverage=False, panel=False, work_root=str(tmp_path),
+                              concurrent_pairs=False, call_timeout_s=42.0,
+                              context_windows=(("sim:weak", 65_536),), rate_limits=(("sim:weak", 120.0, 90_000.0),))
+    backend = RayBackend(settings, jobs=2)
+    try:
+        count = len(backend.actors)
+        seen = ray_cluster.get([a.model_settings.remote("sim:weak") for a in backend.actors])
+    finally:
+        backend.close()
+    assert count == 2
+    assert seen == [{"call_timeout_s": 42.0, "context_window": 65_536, "rpm": 60.0, "tpm": 45_000.0}] * 2

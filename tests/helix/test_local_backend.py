@@ -54,3 +54,55 @@ def test_defaults_and_bad_choices():
         make_backend("local", 2, lambda j: j, None, "127.0.0.1:6379")
     with pytest.raises(UserError, match="unknown backend"):
         make_backend("dask", 2, lambda j: j)
+
+
+def test_worker_settings_split_rate_limits_and_install_model_settings(monkeypatch):
+    from testhelix.llm import ratelimit, registry
+    from testhelix.parallel import WorkerSettings
+
+    settings = WorkerSettings(executor_workers=1, coverage=False, panel=False, work_root="/nonexistent",
+                              concurrent_pairs=False, call_timeout_s=30.0, context_windows=(("sim:weak", 50_000),),
+                              rate_limits=(("sim:weak", 120.0, None), ("sim:strong", None, 9000.0)))
+    part = settings.for_workers(3)
+    assert part.rate_limits == (("sim:weak", 40.0, None), ("sim:strong", None, 3000.0))
+    assert part.call_timeout_s == 30.0 and part.context_windows == settings.context_windows
+    configured = []
+    monkeypatch.setattr(registry, "_CONTEXT_OVERRIDES", {})
+    monkeypatch.setattr(ratelimit, "configure", lambda name, rpm, tpm: configured.append((name, rpm, tpm)))
+    part.apply_model_settings()
+    assert registry._CONTEXT_OVERRIDES == {"sim:weak": 50_000} and configured == list(part.rate_limits)
+
+
+def test_run_command_hands_its_model_settings_to_the_backend(tmp_path, monkeypatch):
+    """`testhelix run` puts --call-timeout, --context-window, --rpm/--tpm into the worker settings."""
+    from click.testing import CliRunner
+
+    from testhelix.cli import cli
+    from testhelix.commands import run as run_command
+    from testhelix.paths import tasks_dir
+
+    seen = {}
+
+    class Stop(Exception):
+        pass
+
+    def capture(kind, jobs, evaluate, settings=None, address=None):
+        seen["settings"] = settings
+        raise Stop
+
+    monkeypatch.setattr(run_command, "make_backend", capture)
+    CliRunner().invoke(cli, ["run", "--pack", str(tasks_dir() / "katas"), "--split", "test", "--config", "C",
+                             "--model", "sim:weak", "--limit", "1", "--no-coverage", "--run", str(tmp_path / "run"),
+                             "--call-timeout", "45", "--context-window", "64000", "--rpm", "90", "--tpm", "80000",
+                             "--workers", "1", "--json"])
+    s = seen["settings"]
+    assert s.call_timeout_s == 45.0 and s.context_windows == (("sim:weak", 64000),)
+    assert s.rate_limits == (("sim:weak", 90.0, 80000.0),)
+
+
+def test_execution_servers_for_concurrent_callers():
+    from testhelix.parallel import execution_servers
+
+    assert execution_servers(2, 1) == 2                   # one task at a time: the configured count
+    assert execution_servers(2, 16) == 4                  # shared by many: two servers per execution slot
+    assert execution_servers(2, 3) == 3 and execution_servers(5, 2) == 5   # never above jobs, never below workers
