@@ -217,7 +217,7 @@ def zygote(sandbox, cwd, uid, limits, config, status_fd, data_fd, server_dir):
         if isinstance(code, str):
             emit(status_fd, {"import_error": code})
             os._exit(0)
-        if sandbox.kind == "plain":
+        if not sandbox.private_root:
             import importlib
 
             for name in PRELOAD:
