@@ -55,13 +55,13 @@ def helix_evaluator(store: RunStore, run_dir: Path, tasks: dict[str, Task], mode
     """`jobs` tasks at once (default by model kind) on the local thread pool or a Ray cluster."""
     from testhelix.parallel import WorkerSettings, default_jobs, make_backend
     from testhelix.execution.cache import StoreOutcomeCache
-    from testhelix.execution.executor import default_executor
+    from testhelix.execution.seam import create_executor
 
     resolve(model)
     jobs = jobs or default_jobs([model])
     helix = get_config(cfg.helix_config, token_cap=cfg.per_task_token_cap, seed=cfg.seed,
                        agent_time_limit_s=cfg.agent_time_limit_s)
-    with default_executor(cfg.workers, cache=StoreOutcomeCache(store)) as executor:
+    with create_executor(workers=cfg.workers, cache=StoreOutcomeCache(store)) as executor:
         runner = HelixRunner(store, executor, Path(run_dir) / "work", coverage=False, panel=False, jobs=jobs)
         settings = WorkerSettings(executor_workers=cfg.workers, coverage=False, panel=False,
                                   work_root=str(Path(run_dir).resolve() / "work"), concurrent_pairs=jobs > 1)

@@ -33,7 +33,6 @@ from typing import Sequence
 import testhelix
 from testhelix import staging
 from testhelix.digest import tree_sha256
-from testhelix.errors import UserError
 from testhelix.execution.cgroup import CGROUPS_ENV
 from testhelix.execution.cache import MemoryOutcomeCache, OutcomeCache, cache_key, cacheable
 from testhelix.execution.outcome import RUNNER_VERSION, Limits, Outcome, RawRun, classify
@@ -359,8 +358,7 @@ def outcome_from_reply(reply: dict, limits: Limits, elapsed: float) -> Outcome:
                    output=raw.output)
 
 
-def default_executor(workers: int | None = None, cache: OutcomeCache | None = None) -> ForkServerExecutor:
-    try:
-        return ForkServerExecutor(workers=workers, cache=cache)
-    except ValueError as exc:  # a bad $TESTHELIX_SANDBOX
-        raise UserError(str(exc)) from None
+def default_executor(workers: int | None = None, cache: OutcomeCache | None = None) -> Executor:
+    """The process's chosen executor (--executor / $TESTHELIX_EXECUTOR; default: this pool), see seam.py."""
+    from testhelix.execution.seam import create_executor
+    return create_executor(None, workers=workers, cache=cache)

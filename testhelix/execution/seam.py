@@ -8,7 +8,7 @@ another, registered by name without an edit here.
 
 Backends and sandboxes are found through the project's plug-in loader (testhelix/plugins.py):
 
-- `create_executor(spec, ...)`: `--executor` is a built-in name (`forkserver`), `package.module:FACTORY`
+- `create_executor(spec, ...)`: `--executor` / $TESTHELIX_EXECUTOR is a built-in name (`forkserver`), `package.module:FACTORY`
   or a `testhelix.executors` entry point; the factory is called as
   `FACTORY(workers=..., cache=..., sandbox=...)` and returns an `Executor`.
 - `select_sandbox(spec)`: `--sandbox` / $TESTHELIX_SANDBOX is a built-in name (`namespaced`,
@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from testhelix.execution.sandbox import Sandbox
 
 SANDBOX_ENV = "TESTHELIX_SANDBOX"
+EXECUTOR_ENV = "TESTHELIX_EXECUTOR"
 EXECUTORS = {"forkserver": "testhelix.execution.executor:ForkServerExecutor"}
 SANDBOXES = {"namespaced": "testhelix.execution.sandbox:NamespaceSandbox",
              "plain": "testhelix.execution.sandbox:PlainSandbox"}
@@ -41,6 +42,7 @@ DEFAULT_EXECUTOR = "forkserver"
 
 class Executor(Protocol):
     runner_version: str  # names the runner and its isolation: part of every outcome-cache key
+    workers: int  # executions it runs at once
 
     def prepare(self, folders: Sequence[Path]) -> None: ...  # cache these trees before they are run
     # coverage=True: pytest runs under coverage.py and the output ends with its line report
@@ -50,6 +52,8 @@ class Executor(Protocol):
                  coverage: bool = False) -> list[Outcome]: ...
     def run_repeat(self, suite_dir: Path, program_dir: Path, limits: Limits, repetition: int) -> Outcome: ...
     def close(self) -> None: ...
+    def __enter__(self) -> "Executor": ...  # `with create_executor(...) as executor:` closes it
+    def __exit__(self, *exc: object) -> None: ...
 
 
 class ExecutorFactory(Protocol):
@@ -57,13 +61,19 @@ class ExecutorFactory(Protocol):
                  sandbox: str | None = None) -> Executor: ...
 
 
-def create_executor(spec: str | None = None, workers: int | None = None, cache: "OutcomeCache | None" = None,
-                    sandbox: str | None = None) -> Executor:
-    """The executor `spec` names (default: the fork-server pool) with the sandbox `sandbox` names."""
-    spec = spec or DEFAULT_EXECUTOR
+def load_executor_factory(spec: str) -> ExecutorFactory:
     factory = load_plugin(spec, group=EXECUTORS_GROUP, builtins=EXECUTORS, option="--executor", what="executor")
     if not callable(factory):
         raise UserError(f"--executor {spec!r}: {factory!r} is not callable (expected an executor factory)")
+    return factory
+
+
+def create_executor(spec: str | None = None, workers: int | None = None, cache: "OutcomeCache | None" = None,
+                    sandbox: str | None = None) -> Executor:
+    """The executor `spec` names (default: $TESTHELIX_EXECUTOR, else the fork-server pool) with the
+    sandbox `sandbox` names (default: see sandbox_spec)."""
+    spec = spec or os.environ.get(EXECUTOR_ENV) or DEFAULT_EXECUTOR
+    factory = load_executor_factory(spec)
     if sandbox is not None:
         select_sandbox(sandbox)  # a bad --sandbox is reported before anything starts
     try:

@@ -116,11 +116,11 @@ def _inspect(task_dir: Path) -> TaskInfo:
 
 def _run_with_executor(jobs: list[Job], workers: int) -> dict[str, SuiteRun]:
     """The harness executor (fast path). Only pass/fail/error and the reason come back."""
-    from testhelix.execution.executor import default_executor
+    from testhelix.execution.seam import create_executor
     from testhelix.prism.evaluation import PANEL_TRACEBACK
     from testhelix.execution.outcome import Limits
 
-    executor = default_executor(workers=workers)
+    executor = create_executor(workers=workers)
     try:
         runs: dict[str, SuiteRun] = {}
         for timeout in sorted({j.timeout for j in jobs}):
@@ -136,7 +136,7 @@ def _run_with_executor(jobs: list[Job], workers: int) -> dict[str, SuiteRun]:
 
 def executor_available() -> bool:
     try:
-        from testhelix.execution.executor import default_executor  # noqa: F401
+        from testhelix.execution.seam import create_executor  # noqa: F401
     except ImportError:
         return False
     return True

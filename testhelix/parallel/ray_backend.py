@@ -69,10 +69,10 @@ class TaskWorker:
 
     def __init__(self, settings: WorkerSettings):
         from testhelix.helix.runner import HelixRunner
-        from testhelix.execution.executor import default_executor
+        from testhelix.execution.seam import create_executor
 
         self.cache = RecordingCache()
-        self.executor = default_executor(settings.executor_workers, cache=self.cache)
+        self.executor = create_executor(workers=settings.executor_workers, cache=self.cache)
         self.runner = HelixRunner(None, self.executor, Path(settings.work_root), coverage=settings.coverage,
                                   panel=settings.panel, jobs=2 if settings.concurrent_pairs else 1)
 
