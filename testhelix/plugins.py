@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import importlib
 import sys
-from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -34,8 +33,14 @@ def is_dotted_path(spec: str) -> bool:
     return ":" in spec
 
 
+def _entry_points(group: str) -> list:
+    # Imported here: fork servers and zygotes load built-in sandboxes without scanning metadata.
+    from importlib.metadata import entry_points
+    return list(entry_points(group=group))
+
+
 def entry_point_names(group: str) -> list[str]:
-    return sorted({ep.name for ep in entry_points(group=group)})
+    return sorted({ep.name for ep in _entry_points(group)})
 
 
 def load_dotted(path: str, *, option: str, spec: str, default_attr: str | None = None) -> Any:
@@ -64,7 +69,7 @@ def load_plugin(spec: str, *, group: str, builtins: Mapping[str, str], option: s
         return load_dotted(builtins[spec], option=option, spec=spec)
     if is_dotted_path(spec):
         return load_dotted(spec, option=option, spec=spec, default_attr=default_attr)
-    found = [ep for ep in entry_points(group=group) if ep.name == spec]
+    found = [ep for ep in _entry_points(group) if ep.name == spec]
     if not found:
         known = sorted(builtins) + [n for n in entry_point_names(group) if n not in builtins]
         raise UserError(f"{option}: unknown {what} {spec!r}; known: {', '.join(known) or 'none'}, or give "
