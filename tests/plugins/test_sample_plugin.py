@@ -164,4 +164,4 @@ def test_gtdd_runs_a_plugin_domain_in_a_plugin_sandbox(sample_plugin, tmp_path, 
         execution = json.loads(store.query("SELECT config FROM gtdd_config WHERE key = 'execution'")[1][0][0])
     finally:
         store.close()
-    assert execution["sandbox"] == "sample-plain" and execution["domain"] == "counter"
+    assert execution["sandbox"] == "sample-plain" and execution["domain"] == "counters"
