@@ -76,10 +76,7 @@ def create_executor(spec: str | None = None, workers: int | None = None, cache: 
     factory = load_executor_factory(spec)
     if sandbox is not None:
         select_sandbox(sandbox)  # a bad --sandbox is reported before anything starts
-    try:
-        return factory(workers=workers, cache=cache, sandbox=sandbox)
-    except ValueError as exc:  # a bad $TESTHELIX_SANDBOX met by the backend
-        raise UserError(str(exc)) from None
+    return factory(workers=workers, cache=cache, sandbox=sandbox)  # a bad $TESTHELIX_SANDBOX: UserError there
 
 
 def sandbox_spec(spec: str | None = None) -> str:

@@ -165,3 +165,16 @@ def test_gtdd_runs_a_plugin_domain_in_a_plugin_sandbox(sample_plugin, tmp_path, 
     finally:
         store.close()
     assert execution["sandbox"] == "sample-plain" and execution["domain"] == "counters"
+
+
+def test_prepare_caches_a_tree_before_any_run_in_both_backends(sample_plugin, tmp_path):
+    from testhelix.digest import tree_sha256
+    from testhelix.execution.seam import create_executor
+
+    program = TASK / "solution" / "program"
+    for spec in ("forkserver", "sample"):
+        with create_executor(spec, workers=1, sandbox="plain") as executor:
+            executor.prepare([program])
+            cached = (executor.trees.path(tree_sha256(program)) if spec == "forkserver"
+                      else executor.trees[tree_sha256(program)])
+            assert sorted(p.name for p in cached.iterdir()) == sorted(p.name for p in program.iterdir())
