@@ -55,7 +55,7 @@ def helix_evaluator(store: RunStore, run_dir: Path, tasks: dict[str, Task], mode
     """`jobs` tasks at once (default by model kind) on the local thread pool or a Ray cluster."""
     from testhelix.parallel import WorkerSettings, default_jobs, execution_servers, make_backend
     from testhelix.execution.cache import StoreOutcomeCache
-    from testhelix.execution.executor import default_executor
+    from testhelix.execution.seam import create_executor
 
     resolve(model)
     jobs = jobs or default_jobs([model])
@@ -63,7 +63,7 @@ def helix_evaluator(store: RunStore, run_dir: Path, tasks: dict[str, Task], mode
                        agent_time_limit_s=cfg.agent_time_limit_s)
     # a local pool shared by `jobs` concurrent evaluations gets more servers than executions at once
     servers = execution_servers(cfg.workers, jobs) if backend == "local" else cfg.workers
-    with default_executor(servers, cache=StoreOutcomeCache(store)) as executor:
+    with create_executor(workers=servers, cache=StoreOutcomeCache(store)) as executor:
         runner = HelixRunner(store, executor, Path(run_dir) / "work", coverage=False, panel=False, jobs=jobs)
         settings = WorkerSettings(executor_workers=cfg.workers, coverage=False, panel=False,
                                   work_root=str(Path(run_dir).resolve() / "work"), concurrent_pairs=jobs > 1)

@@ -14,7 +14,7 @@ from autosaddler.ledger import REUSE_NOTE, ReleaseLedger, new_entry, refuse_spen
 from autosaddler.tracking import track_gate_command
 from autosaddler.session import helix_evaluator, load_pack_splits, refuse_spent
 from testhelix import atomic
-from testhelix.cliutil import json_option, print_json
+from testhelix.cliutil import execution_options, json_option, print_json
 from testhelix.errors import UserError
 from testhelix.parallel.options import concurrency_options
 from testhelix.parallel.progress import TaskProgress
@@ -98,6 +98,7 @@ def run_gate(challenger_file: Path, baseline_file: Path, pack: Path, split: str,
                                                   "decision is then marked as no longer a fresh test).")
 @concurrency_options
 @mlflow_option
+@execution_options
 @json_option
 def command(outcomes_csv, challenger, baseline, pack, split, split_file, model, run_dir, preset, allow_reuse,
             jobs, backend, ray_address, as_json) -> None:

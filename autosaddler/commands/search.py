@@ -17,7 +17,7 @@ from autosaddler.search import Search
 from autosaddler.tracking import track_search
 from autosaddler.session import helix_evaluator, load_pack_splits, refuse_spent
 from testhelix.agent.budget import Budget
-from testhelix.cliutil import json_option, print_json
+from testhelix.cliutil import execution_options, json_option, print_json
 from testhelix.errors import UserError
 from testhelix.inputs import InputFile, NewRunDir, PackDir, RunDir
 from testhelix.llm.registry import create_optimizer_model, resolve
@@ -91,6 +91,7 @@ def _run(run_dir: Path, meta: dict, cfg: SearchConfig, as_json: bool, jobs: int 
               help="Split file or a bundled one's name (default: splits/<pack>.json).")
 @concurrency_options
 @mlflow_option
+@execution_options
 @json_option
 def search(pack: Path, model: str, optimizer_model: str, run_dir: Path, preset: str, config_file, split_file,
            jobs, backend, ray_address, as_json: bool) -> None:
@@ -115,6 +116,7 @@ def search(pack: Path, model: str, optimizer_model: str, run_dir: Path, preset: 
 @click.command("resume")
 @click.argument("run_dir", type=RunDir())
 @concurrency_options
+@execution_options
 @json_option
 def resume(run_dir: Path, jobs, backend, ray_address, as_json: bool) -> None:
     """Continue a stopped search exactly where it stopped (same DAG as an uninterrupted run)."""

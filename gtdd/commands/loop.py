@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from testhelix.cliutil import json_option, print_json
+from testhelix.cliutil import json_option, print_json, sandbox_option
 from testhelix.inputs import FiniteFloat, NewRunDir, RunDir
 from testhelix.errors import UserError
 
@@ -41,6 +41,7 @@ def _common(f):
         click.option("--per-trace-timeout", type=FiniteFloat(0, 3600, low_open=True), default=1.0, show_default=True,
                      help="CPU seconds per trace execution (a wall-clock backstop only yields harness errors)."),
         click.option("--quiet", is_flag=True, help="No progress lines."),
+        sandbox_option,  # the sandbox every trace runs in (testhelix/execution/seam.py)
         run_dir_opt,
     ]
     for option in reversed(options):

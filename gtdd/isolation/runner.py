@@ -36,7 +36,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Sequence
 
-from testhelix.execution.sandbox import detect_sandbox
+from testhelix.execution.seam import select_sandbox
+from testhelix.plugins import import_root
 
 from gtdd.domains.base import (ERROR_CRASH, ERROR_IMPORT, ERROR_MALFORMED, ERROR_TIMEOUT, ERROR_WALL_CLOCK,
                                Trace, TraceResult)
@@ -91,8 +92,7 @@ def execution_config(limits: IsolationLimits, sandbox_kind: str | None = None) -
     the interpreter (the candidate imports only the standard library) and the isolation code."""
     import platform
 
-    kind = sandbox_kind or detect_sandbox().kind
-    return {"sandbox": kind, "limits": asdict(limits), "python": sys.version,
+    return {"sandbox": select_sandbox(sandbox_kind).kind, "limits": asdict(limits), "python": sys.version,
             "implementation": platform.python_implementation(), "machine": platform.machine(),
             "isolation_code": isolation_code_digest(), "dependencies": _dependency_versions()}
 
@@ -111,8 +111,8 @@ def _dependency_versions() -> dict[str, str]:
     return out
 
 
-def _sandbox_uid(kind: str) -> int:
-    if kind == "namespaced":
+def _sandbox_uid(sandbox) -> int:
+    if sandbox.pid_namespace:  # no leftovers outlive a trace's namespace
         return NAMESPACED_UID
     # The plain fallback kills leftovers by uid after each trace: never share one with another harness.
     return 5_000_000 + os.getpid() % (1 << 20)
@@ -125,7 +125,7 @@ def run_traces(module_source: str, traces: Sequence[Trace], limits: IsolationLim
     if not traces:
         return []
     limits = limits or IsolationLimits()
-    kind = sandbox_kind or detect_sandbox().kind
+    sandbox = select_sandbox(sandbox_kind)  # the execution seam's choice (--sandbox, $TESTHELIX_SANDBOX)
     config = {"module_file": module_file, "module": Path(module_file).stem, "entry": entry,
               "cpu_s": limits.cpu_s, "import_cpu_s": limits.import_cpu_s,
               "rlimit_cpu_s": limits.rlimit_cpu_s, "memory_mb": limits.memory_mb,
@@ -141,15 +141,15 @@ def run_traces(module_source: str, traces: Sequence[Trace], limits: IsolationLim
         (workspace / module_file).chmod(0o644)
         start = 0
         while start < len(traces):
-            start = _Batch(kind, base, workspace, config, limits, traces, results).run(start)
+            start = _Batch(sandbox, base, workspace, config, limits, traces, results).run(start)
     return [r if r is not None else TraceResult((), ERROR_CRASH) for r in results]
 
 
 class _Batch:
     """One zygote: runs traces from `start` until all are done or the watchdog fires."""
 
-    def __init__(self, kind, base, workspace, config, limits, traces, results):
-        self.kind, self.base, self.workspace, self.config = kind, base, workspace, config
+    def __init__(self, sandbox, base, workspace, config, limits, traces, results):
+        self.sandbox, self.base, self.workspace, self.config = sandbox, base, workspace, config
         self.limits, self.traces, self.results = limits, traces, results
         self.log = base / "zygote.log"
         self.buffer = b""
@@ -158,13 +158,13 @@ class _Batch:
         server_dir = Path(tempfile.mkdtemp(prefix="server-", dir=self.base))
         status_r, status_w = os.pipe()
         data_r, data_w = os.pipe()
-        argv = [*detect_sandbox(self.kind).launch_prefix(), sys.executable, "-s", "-P", str(ZYGOTE), self.kind,
-                str(server_dir), str(self.workspace), str(_sandbox_uid(self.kind)), str(status_w), str(data_w),
+        argv = [*self.sandbox.launch_prefix(), sys.executable, "-s", "-P", str(ZYGOTE), self.sandbox.spec,
+                str(server_dir), str(self.workspace), str(_sandbox_uid(self.sandbox)), str(status_w), str(data_w),
                 json.dumps(self.config)]
         with open(self.log, "ab") as log:
             proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=log, stderr=log,
                                     pass_fds=(status_w, data_w), start_new_session=True, cwd=str(self.base),
-                                    env=_launcher_env())
+                                    env=_launcher_env(import_root(self.sandbox)))
         os.close(status_w)
         os.close(data_w)
         self.fd, self.data_fd, self.proc, self.data = status_r, data_r, proc, b""
@@ -286,11 +286,14 @@ def _write_frames(proc: subprocess.Popen, frames: list) -> None:
         pass  # the batch was stopped (watchdog) or the zygote died; the reader reports it
 
 
-def _launcher_env() -> dict[str, str]:
+def _launcher_env(plugin_root: str | None = None) -> dict[str, str]:
     # An explicit allow-list (no host variables reach the sandbox), so -E/-I are not needed and the
     # fixed hash seed applies: set iteration order must not vary between runs of one module.
-    return {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1",
-            "PYTHONHASHSEED": "0"}
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1",
+           "PYTHONHASHSEED": "0"}
+    if plugin_root:  # a plug-in sandbox: the launcher imports it too
+        env["PYTHONPATH"] = plugin_root
+    return env
 
 
 def _kill(proc: subprocess.Popen, graceful: bool) -> None:

@@ -45,7 +45,8 @@ import types
 from pathlib import Path
 
 from testhelix.execution.outcome import Limits
-from testhelix.execution.sandbox import detect_sandbox, kill_uid, remove_files_of, sandbox_env
+from testhelix.execution.sandbox import kill_uid, remove_files_of, sandbox_env
+from testhelix.execution.seam import select_sandbox
 from testhelix.execution.syscalls import (CLONE_NEWNS, CLONE_NEWPID, MS_NODEV, MS_NOEXEC, MS_NOSUID,
                                       PR_SET_PDEATHSIG, mount, prctl, setns, unshare)
 
@@ -217,7 +218,7 @@ def zygote(sandbox, cwd, uid, limits, config, status_fd, data_fd, server_dir):
         if isinstance(code, str):
             emit(status_fd, {"import_error": code})
             os._exit(0)
-        if sandbox.kind == "plain":
+        if not sandbox.private_root:
             import importlib
 
             for name in PRELOAD:
@@ -271,7 +272,7 @@ def main():
     backstop_cpu = config["rlimit_cpu_s"]
     limits = Limits(wall_s=float(backstop_cpu) * 10, cpu_s=backstop_cpu, memory_mb=config["memory_mb"],
                     fsize_mb=config["fsize_mb"], nofile=config["nofile"], nproc=config["nproc"])
-    sandbox = detect_sandbox(kind)
+    sandbox = select_sandbox(kind)  # the spec the harness chose through the execution seam
     sandbox.setup_server(Path(server_dir))
     emit(status_fd, {"ready": 1})
     init = sandbox.fork_job()

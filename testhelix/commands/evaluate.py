@@ -16,7 +16,7 @@ from pathlib import Path
 
 import click
 
-from testhelix.cliutil import json_option, print_json
+from testhelix.cliutil import execution_options, json_option, print_json
 from testhelix.inputs import InputDir, InputFile, NewRunDir, PackDir
 from testhelix.digest import tree_sha256
 from testhelix.errors import UserError
@@ -122,12 +122,13 @@ def evaluate_split(executor, store, pack: Path, ids: list[str], tasks: list[Task
               help="Measure ΔC and Entry Coverage (split mode; skipped coverage is stored as missing).")
 @click.option("--jobs", type=click.IntRange(1, 256), default=None,
               help="Tasks judged at once in split mode (default: cores); results are the same for any value.")
+@execution_options
 @json_option
 def command(task_dir, suite_dir, pack_dir, split, split_file, suites_dir, run_dir, workers, coverage, jobs,
             as_json) -> None:
     """Run a submitted suite on the initial program, the reference and every panel candidate."""
     from testhelix.execution.cache import StoreOutcomeCache
-    from testhelix.execution.executor import default_executor
+    from testhelix.execution.seam import create_executor
 
     if task_dir is not None:
         if suite_dir is None or pack_dir is not None:
@@ -135,7 +136,7 @@ def command(task_dir, suite_dir, pack_dir, split, split_file, suites_dir, run_di
         if not suite_dir.is_dir():
             raise UserError(f"{suite_dir}: suite folder does not exist")
         task = load_task(task_dir)
-        with default_executor(workers) as executor:
+        with create_executor(workers=workers) as executor:
             result = _public(evaluate_task(executor, task, suite_dir))
         print_json(result) if as_json else _print_task(result)
         return
@@ -150,7 +151,7 @@ def command(task_dir, suite_dir, pack_dir, split, split_file, suites_dir, run_di
     store = RunStore(run_dir, command="testhelix evaluate")
     store.refuse_other_kinds({"evaluate", "helix"}, "testhelix evaluate")
     try:
-        with default_executor(workers, cache=StoreOutcomeCache(store)) as executor:
+        with create_executor(workers=workers, cache=StoreOutcomeCache(store)) as executor:
             summary = evaluate_split(executor, store, pack_dir, ids, tasks, suites_dir, progress=not as_json,
                                      coverage=coverage, jobs=jobs or os.cpu_count() or 1)
     finally:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from testhelix.cliutil import json_option, print_json
+from testhelix.cliutil import execution_options, json_option, print_json
 from testhelix.errors import UserError
 from testhelix.inputs import InputDir, OutputFile, PackDir
 from testhelix.paths import is_installed, tasks_dir
@@ -58,6 +58,7 @@ def build(src: Path | None, out: Path | None, seed: int, workers: int, katas: tu
 @click.option("--workers", type=click.IntRange(1, 64), default=2, show_default=True, help="Parallel test processes.")
 @click.option("--runner", type=click.Choice(["auto", "executor", "subprocess"]), default="auto", show_default=True,
               help="auto: the harness executor when installed, else plain pytest subprocesses.")
+@execution_options
 @json_option
 def verify(pack: Path, workers: int, runner: str, as_json: bool) -> None:
     """Check digests and labels of every task in PACK; exit 1 if anything fails."""

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from testhelix.cliutil import json_option, print_json
+from testhelix.cliutil import execution_options, json_option, print_json
 from testhelix.errors import UserError
 from testhelix.inputs import FiniteFloat, InputFile, NewRunDir, PackDir
 from testhelix.helix.config import get_config
@@ -64,12 +64,13 @@ def split_task_ids(pack: Path, split: str, split_file: Path | None) -> list[str]
 @click.option("--tpm", type=FiniteFloat(1, 1e12), help="Tokens per minute allowed per model (shared by all work).")
 @concurrency_options
 @mlflow_option
+@execution_options
 @json_option
 def command(pack_dir, split, split_file, configs, models, strategy_file, run_dir, workers, token_cap, limit, seed,
             coverage, call_timeout, context_window, rpm, tpm, jobs, backend, ray_address, as_json) -> None:
     """Run TestHelix configurations on a split and evaluate every submitted suite (resumable)."""
     from testhelix.execution.cache import StoreOutcomeCache
-    from testhelix.execution.executor import default_executor
+    from testhelix.execution.seam import create_executor
 
     from testhelix.llm import ratelimit
     from testhelix.llm.registry import set_context_window
@@ -101,7 +102,7 @@ def command(pack_dir, split, split_file, configs, models, strategy_file, run_dir
     results: list[dict] = []
     try:
         servers = workers or (execution_servers(os.cpu_count() or 1, jobs) if backend == "local" else None)
-        with default_executor(servers, cache=StoreOutcomeCache(store)) as executor, \
+        with create_executor(workers=servers, cache=StoreOutcomeCache(store)) as executor, \
                 TaskProgress("testhelix", total=len(tasks) * len(plans), enabled=not as_json) as progress:
             runner = HelixRunner(store, executor, Path(run_dir).resolve() / "work", coverage=coverage, jobs=jobs,
                                  progress=progress, call_timeout_s=call_timeout)

@@ -28,17 +28,18 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
-from typing import Protocol, Sequence
+from typing import Sequence
 
 import testhelix
 from testhelix import staging
 from testhelix.digest import tree_sha256
-from testhelix.errors import UserError
 from testhelix.execution.cgroup import CGROUPS_ENV
 from testhelix.execution.environments import HOST_PREFIX_ENV, PythonEnv
 from testhelix.execution.cache import MemoryOutcomeCache, OutcomeCache, cache_key, cacheable
 from testhelix.execution.outcome import RUNNER_VERSION, Limits, Outcome, RawRun, classify
 from testhelix.execution.sandbox import OVERLAY_ENV, Sandbox, detect_sandbox, sandbox_env
+from testhelix.execution.seam import Executor
+from testhelix.plugins import import_root
 from testhelix.execution.precompile import compile_in_helper
 from testhelix.execution.workspace import ENTRY_SCRIPT, TreeCache, force_rmtree
 
@@ -47,16 +48,6 @@ __all__ = ["Executor", "ForkServerExecutor", "Limits", "Outcome", "OutcomeCache"
 SERVER_START_TIMEOUT_S = 60.0
 KEEP_FILE = "keep-modules.json"
 COMPILE_BATCH = 4  # executions in one run_many call from which new trees are compiled first
-
-
-class Executor(Protocol):
-    # coverage=True: pytest runs under coverage.py and the output ends with its line report
-    # (coverage_run.py); such runs are cached apart from plain ones.
-    def run(self, suite_dir: Path, program_dir: Path, limits: Limits = Limits(), coverage: bool = False) -> Outcome: ...
-    def run_many(self, jobs: Sequence[tuple[Path, Path]], limits: Limits = Limits(),
-                 coverage: bool = False) -> list[Outcome]: ...
-    def run_repeat(self, suite_dir: Path, program_dir: Path, limits: Limits, repetition: int) -> Outcome: ...
-    def close(self) -> None: ...
 
 
 def _digest(path: Path) -> str:
@@ -123,7 +114,9 @@ class _ServerHandle:
     def start(self) -> None:
         self.dir.mkdir(parents=True, exist_ok=True)
         package_parent = str(Path(testhelix.__file__).resolve().parent.parent)
-        env = sandbox_env(home=str(self.dir), tmp=str(self.dir), pythonpath=package_parent)
+        plugin_root = import_root(self.sandbox)  # a plug-in sandbox: the server imports it too
+        env = sandbox_env(home=str(self.dir), tmp=str(self.dir),
+                          pythonpath=os.pathsep.join(filter(None, (package_parent, plugin_root))))
         for knob in (OVERLAY_ENV, CGROUPS_ENV):  # the harness's own settings, passed on by name
             if knob in os.environ:
                 env[knob] = os.environ[knob]
@@ -135,7 +128,7 @@ class _ServerHandle:
         keep = self.staging / KEEP_FILE  # written by the executor before any server starts
         argv = [*self.sandbox.launch_prefix(), python, "-s", "-m", "testhelix.execution.forkserver",
                 "--dir", str(self.dir), "--staging", str(self.staging), "--uid", str(self.uid),
-                "--kind", self.sandbox.kind, "--keep-modules", str(keep)]
+                "--kind", getattr(self.sandbox, "spec", self.sandbox.kind), "--keep-modules", str(keep)]
         self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.DEVNULL, env=env, cwd=self.dir)
         self._buf = b""
@@ -215,7 +208,7 @@ class ForkServerExecutor:
         self.memory = MemoryOutcomeCache()
         self.persistent = cache
         self.staging = staging.make_staging("testhelix-prism-", staging_parent)
-        if self.sandbox.kind == "plain" and self.sandbox.drops_privileges:
+        if not self.sandbox.private_root and self.sandbox.drops_privileges:
             os.chmod(self.staging, 0o711)  # without a private mount the uid reaches its workspace by path
         # One compile helper per worker: a batch's new trees are compiled on every core the servers use.
         self.trees = TreeCache(self.staging, compile_trees=functools.partial(compile_in_helper, helpers=self.workers))
@@ -267,6 +260,10 @@ class ForkServerExecutor:
         return getattr(self._handles[0], "cgroups", "none") if self._handles else "not started"
 
     # -- the Executor protocol -------------------------------------------------------------------------
+    def prepare(self, folders: Sequence[Path]) -> None:
+        """Copy (and compile) these trees into the cache now, so later runs only fork."""
+        self.trees.ensure({_digest(Path(f)): Path(f) for f in folders if Path(f).is_dir()}, compile_new=True)
+
     def run(self, suite_dir: Path, program_dir: Path, limits: Limits = Limits(), coverage: bool = False) -> Outcome:
         return self.run_many([(suite_dir, program_dir)], limits, coverage=coverage)[0]
 
@@ -387,8 +384,7 @@ def outcome_from_reply(reply: dict, limits: Limits, elapsed: float) -> Outcome:
                    output=raw.output)
 
 
-def default_executor(workers: int | None = None, cache: OutcomeCache | None = None) -> ForkServerExecutor:
-    try:
-        return ForkServerExecutor(workers=workers, cache=cache)
-    except ValueError as exc:  # a bad $TESTHELIX_SANDBOX
-        raise UserError(str(exc)) from None
+def default_executor(workers: int | None = None, cache: OutcomeCache | None = None) -> Executor:
+    """The process's chosen executor (--executor / $TESTHELIX_EXECUTOR; default: this pool), see seam.py."""
+    from testhelix.execution.seam import create_executor
+    return create_executor(None, workers=workers, cache=cache)

@@ -217,7 +217,7 @@ class Server:
     def _workspace_tmpfs(self, ws: Path, limits: Limits, tree_bytes: int) -> bool:
         """Namespaced linked mode: the workspace is a size-capped tmpfs of its own (private to the
         server's mount namespace), so a job never writes to the host's disk."""
-        if self.sandbox.kind != "namespaced":
+        if not self.sandbox.private_root:
             return False
         ws.mkdir()
         size_mb = max(64, limits.fsize_mb * 4) + tree_bytes // (1 << 20) + 1  # the copies + what the job may write
@@ -264,9 +264,9 @@ class Server:
             kill_pidfd(pidfd)  # a keeper that reported already is on its way out: this only makes sure
         status_bytes += _read_exact(st_r, STATUS_BYTES - len(status_bytes))
         test_pid, tail = status_bytes[:4], status_bytes[4:]
-        if self.sandbox.kind == "plain" and len(test_pid) == 4:
+        if not self.sandbox.pid_namespace and len(test_pid) == 4:
             _killpg(struct.unpack("i", test_pid)[0])  # leftovers in the test's session
-        if self.sandbox.kind == "plain" and self.sandbox.drops_privileges:
+        if not self.sandbox.pid_namespace and self.sandbox.drops_privileges:
             kill_uid(job.uid)  # children that escaped into sessions of their own
             remove_files_of(job.uid)
         duration = time.monotonic() - started
@@ -325,7 +325,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--dir", required=True, type=Path)
     ap.add_argument("--staging", required=True, type=Path)
     ap.add_argument("--uid", required=True, type=int)
-    ap.add_argument("--kind", required=True, choices=["namespaced", "plain"])
+    ap.add_argument("--kind", required=True, help="sandbox: built-in name, package.module:CLASS or entry point")
     ap.add_argument("--keep-modules", required=True, type=Path,
                     help="JSON list: top-level modules a fresh pytest has imported before collecting")
     args = ap.parse_args(argv)

@@ -117,7 +117,11 @@ def write_plugin_dir(target: Path) -> None:
 
 
 class Sandbox(Protocol):
-    kind: str  # "namespaced" | "plain"
+    """Isolation of one execution. Found by name, dotted path or entry point (seam.select_sandbox);
+    code using a sandbox asks these members and never branches on `kind`, which only names it."""
+
+    kind: str  # "namespaced" | "plain" | a plug-in's own name (shown in records and cache keys)
+    private_root: bool  # the job sees a root of its own (own /tmp; other workspaces unreachable by path)
     links_programs: bool  # may workspaces hard-link cached read-only files (needs a non-owner uid)
     drops_privileges: bool  # the test process runs under a dedicated uid
     pid_namespace: bool  # fork_job's child is PID 1 of a PID namespace of its own
@@ -133,6 +137,7 @@ class Sandbox(Protocol):
 
 class NamespaceSandbox:
     kind = "namespaced"
+    private_root = True
     links_programs = True
     drops_privileges = True
     pid_namespace = True
@@ -244,6 +249,7 @@ class NamespaceSandbox:
 
 class PlainSandbox:
     kind = "plain"
+    private_root = False
     pid_namespace = False
     builds_workspace = True
     links_programs = False  # copies: without root the test runs as the cache's owner
@@ -355,10 +361,7 @@ def namespaces_available() -> bool:
 
 
 def detect_sandbox(kind: str | None = None) -> Sandbox:
-    """`kind` or $TESTHELIX_SANDBOX ("namespaced" / "plain"); default: the strongest available."""
-    kind = kind or os.environ.get("TESTHELIX_SANDBOX") or ("namespaced" if namespaces_available() else "plain")
-    if kind == "namespaced":
-        return NamespaceSandbox()
-    if kind == "plain":
-        return PlainSandbox()
-    raise ValueError(f"unknown sandbox kind {kind!r} (expected 'namespaced' or 'plain')")
+    """`kind` or $TESTHELIX_SANDBOX: a built-in name ("namespaced" / "plain"), `package.module:CLASS`
+    or a `testhelix.sandboxes` entry point; default: the strongest available (see seam.py)."""
+    from testhelix.execution.seam import select_sandbox
+    return select_sandbox(kind)

@@ -86,7 +86,7 @@ def _run_test_process(z: Zygote, job: Job, cwd: str, out_w: int, ready_w: int) -
     code = 71
     try:
         os.setsid()
-        if sandbox.kind == "plain":
+        if not sandbox.pid_namespace:
             prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
         devnull = os.open(os.devnull, os.O_RDONLY)
         os.dup2(devnull, 0)
@@ -100,7 +100,7 @@ def _run_test_process(z: Zygote, job: Job, cwd: str, out_w: int, ready_w: int) -
         os.umask(0o022)
         sandbox.confine(limits, job.uid, job.cgroup)
         signal.signal(signal.SIGXFSZ, signal.SIG_DFL)  # an exceeded file size kills: a resource error
-        tmp = "/tmp" if sandbox.kind == "namespaced" else os.path.join(cwd, ".tmp")
+        tmp = "/tmp" if sandbox.private_root else os.path.join(cwd, ".tmp")
         os.makedirs(tmp, exist_ok=True)
         env = sandbox_env(home=os.path.join(cwd, HOME_SUBDIR), tmp=tmp, pythonpath=cwd)
         if job.entry == "script":

@@ -10,6 +10,11 @@ Accepted names: `anthropic:MODEL`, `openai:MODEL` (listed in models.toml), alias
 Completions protocol: vLLM, Ollama, llama.cpp; cost unknown), and `sim:NAME` (simulated models,
 see testhelix/llm/sim). Unknown names raise UserError naming the registry file, so a typo never
 silently reaches a provider.
+
+Providers are objects behind `providers.ModelProvider`, found by the name's prefix: the built-ins
+(PROVIDERS), a `testhelix.providers` entry point (`--model PREFIX:MODEL`), or a dotted path
+(`--model package.module:OBJECT/MODEL`). A provider declares its own credential variables
+(`credential_env_vars()` lists them all); nothing here branches on which provider a name names.
 """
 
 from __future__ import annotations
@@ -22,10 +27,11 @@ from pathlib import Path
 from typing import Any
 
 from testhelix.errors import UserError
-from testhelix.llm.base import ChatModel
+from testhelix.llm.base import CREDENTIAL_ENV_VARS, ChatModel
+from testhelix.plugins import PROVIDERS_GROUP, entry_point_names, load_plugin
 
 REGISTRY_FILE = Path(__file__).with_name("models.toml")
-_COMPATIBLE = re.compile(r"^openai-compatible:(?P<model>[^@\s]+)@(?P<url>https?://[^\s]+)$")
+COMPATIBLE_NAME = _COMPATIBLE = re.compile(r"^openai-compatible:(?P<model>[^@\s]+)@(?P<url>https?://[^\s]+)$")
 
 
 @dataclass(frozen=True)
@@ -67,37 +73,80 @@ def _prices(entry: dict) -> Prices | None:
                   cache_read=entry.get("cache_read_usd_per_mtok"), cache_write=entry.get("cache_write_usd_per_mtok"))
 
 
-def resolve(name: str) -> ModelInfo:
+# Built-in providers (testhelix/llm/providers.py); others come from the `testhelix.providers` entry
+# point group or a dotted path `package.module:OBJECT/MODEL` (see _provider).
+PROVIDERS = {"anthropic": "testhelix.llm.providers:ANTHROPIC", "openai": "testhelix.llm.providers:OPENAI",
+             "openai-compatible": "testhelix.llm.providers:OPENAI_COMPATIBLE",
+             "sim": "testhelix.llm.providers:SIMULATED"}
+_LOADED: dict[str, Any] = {}  # provider prefix -> provider object, for credential_env_vars()
+
+
+def _unknown(name: str) -> UserError:
     reg = _registry()
-    name = reg.get("aliases", {}).get(name, name)
-    m = _COMPATIBLE.match(name)
-    if m:
-        d = reg["openai-compatible"]
-        return ModelInfo(name=name, provider="openai-compatible", model=m["model"], api=d["api"],
-                         context_window=int(d["context_window"]), max_output_tokens=int(d["max_output_tokens"]),
-                         prices=None, base_url=m["url"])
-    if name.startswith("openai-compatible:"):
-        raise UserError(f"model {name!r}: malformed OpenAI-compatible name; expected "
-                        "openai-compatible:NAME@http://HOST:PORT/v1 (an http:// or https:// URL after '@')")
-    if name.startswith("sim:"):
-        from testhelix.llm.sim.latency import split_sim_options
-        from testhelix.llm.sim.profiles import get_profile
-        name = split_sim_options(name)[0]          # `?latency=SECONDS` changes timing only (see create_model)
-        profile = get_profile(name[4:])
-        return ModelInfo(name=name, provider="sim", model=profile.name, api="sim",
-                         context_window=profile.context_window, max_output_tokens=profile.max_output_tokens,
-                         prices=None)
-    entry = reg.get("models", {}).get(name)
+    known = ", ".join(sorted(reg.get("models", {})) + sorted(reg.get("aliases", {})))
+    plugins = entry_point_names(PROVIDERS_GROUP)
+    more = f"; plug-in providers: {', '.join(p + ':MODEL' for p in plugins)}" if plugins else ""
+    return UserError(f"unknown model {name!r}: add it to {REGISTRY_FILE} or use one of: {known}; "
+                     "OpenAI-compatible servers are named openai-compatible:NAME@http://HOST:PORT/v1; "
+                     f"a provider outside the project is PROVIDER:MODEL (a {PROVIDERS_GROUP} entry point) "
+                     f"or package.module:OBJECT/MODEL{more}")
+
+
+def _provider(name: str) -> tuple[Any, str]:
+    """(provider object, model id) for an alias-expanded name, without branching on which provider."""
+    prefix, colon, rest = name.partition(":")
+    if not colon:
+        raise _unknown(name)
+    if "." in prefix:  # package.module:OBJECT/MODEL
+        obj, _, model = rest.partition("/")
+        provider = load_plugin(f"{prefix}:{obj}", group=PROVIDERS_GROUP, builtins={}, option="--model",
+                               what="model provider")
+        key = f"{prefix}:{obj}"
+    elif prefix in PROVIDERS or prefix in entry_point_names(PROVIDERS_GROUP):
+        provider = load_plugin(prefix, group=PROVIDERS_GROUP, builtins=PROVIDERS, option="--model",
+                               what="model provider")
+        key, model = prefix, rest
+    else:
+        raise _unknown(name)
+    missing = [a for a in ("resolve", "create", "credential_env_vars") if not hasattr(provider, a)]
+    if missing:
+        raise UserError(f"--model {name!r}: the provider lacks {', '.join(missing)} (see testhelix/llm/providers.py)")
+    _LOADED[key] = provider
+    return provider, model
+
+
+def resolve(name: str) -> ModelInfo:
+    name = _registry().get("aliases", {}).get(name, name)
+    provider, model = _provider(name)
+    return provider.resolve(name, model)
+
+
+def listed_model(name: str) -> ModelInfo:
+    """A model listed in models.toml (the Anthropic and OpenAI providers)."""
+    entry = _registry().get("models", {}).get(name)
     if entry is None:
-        known = ", ".join(sorted(reg.get("models", {})) + sorted(reg.get("aliases", {})))
-        raise UserError(f"unknown model {name!r}: add it to {REGISTRY_FILE} or use one of: {known}; "
-                        "OpenAI-compatible servers are named openai-compatible:NAME@http://HOST:PORT/v1")
+        raise _unknown(name)
     provider, _, model = name.partition(":")
     return ModelInfo(name=name, provider=provider, model=model, api=entry["api"],
                      context_window=int(entry["context_window"]),
                      max_output_tokens=int(entry["max_output_tokens"]), prices=_prices(entry),
                      requests_per_minute=entry.get("requests_per_minute"),
                      tokens_per_minute=entry.get("tokens_per_minute"))
+
+
+def credential_env_vars() -> tuple[str, ...]:
+    """Every environment variable a known provider reads credentials from: the built-ins, the
+    installed `testhelix.providers` entry points and any provider loaded by dotted path. None of
+    them may reach executed code (the sandbox environment is an allow-list; tests check this)."""
+    names = list(CREDENTIAL_ENV_VARS)
+    for prefix in [*PROVIDERS, *entry_point_names(PROVIDERS_GROUP)]:
+        try:
+            _provider(f"{prefix}:")
+        except UserError:
+            continue  # a broken plug-in is reported when it is used
+    for provider in list(_LOADED.values()):
+        names += [n for n in getattr(provider, "credential_env_vars", ()) if n not in names]
+    return tuple(names)
 
 
 def model_label(name: str) -> str:
@@ -129,22 +178,14 @@ def create_model(name: str, *, task: Any = None, seed: int = 0, http_client: Any
     `httpx2.Client(transport=httpx2.MockTransport(...))`. `max_retries` is handed to the SDK, which
     is the single place where transient failures are retried.
     """
-    info = resolve(name)
     context_window = context_window or _CONTEXT_OVERRIDES.get(name)
+    name = _registry().get("aliases", {}).get(name, name)
+    provider, model = _provider(name)
+    info = provider.resolve(name, model)
     if context_window is not None:
         info = ModelInfo(**{**info.__dict__, "context_window": int(context_window)})
-    if info.provider == "sim":
-        from testhelix.llm.sim.model import SimulatedModel
-        if task is None:
-            raise UserError(f"{name}: a simulated model needs the task it plays (task=...)")
-        return _with_sim_latency(name, SimulatedModel(info, task=task, seed=seed))
-    if info.provider == "anthropic":
-        from testhelix.llm.anthropic_provider import AnthropicModel
-        return AnthropicModel(info, http_client=http_client, max_retries=max_retries, timeout_s=timeout_s,
-                              max_retry_wait_s=max_retry_wait_s)
-    from testhelix.llm.openai_provider import OpenAIModel
-    return OpenAIModel(info, http_client=http_client, max_retries=max_retries, timeout_s=timeout_s,
-                       max_retry_wait_s=max_retry_wait_s)
+    return provider.create(name, info, task=task, seed=seed, http_client=http_client, max_retries=max_retries,
+                           timeout_s=timeout_s, max_retry_wait_s=max_retry_wait_s)
 
 
 # `--context-window` for compatible servers whose window models.toml cannot know: set once per
@@ -156,13 +197,6 @@ def set_context_window(name: str, tokens: int) -> None:
     if tokens < 1024:
         raise UserError(f"--context-window must be at least 1024 tokens, got {tokens}")
     _CONTEXT_OVERRIDES[name] = int(tokens)
-
-
-def _with_sim_latency(name: str, model: ChatModel) -> ChatModel:
-    """`sim:NAME?latency=SECONDS`: the same simulated answers, each after a delay (testhelix/llm/sim/latency.py)."""
-    from testhelix.llm.sim.latency import LatencyModel, split_sim_options
-    latency = split_sim_options(name)[1]
-    return LatencyModel(model, latency) if latency > 0 else model
 
 
 def create_optimizer_model(name: str, *, seed: int = 0, timeout_s: float | None = None) -> ChatModel:

@@ -123,12 +123,12 @@ def _run_with_executor(jobs: list[Job], workers: int, envs: dict[str, tuple[str,
     """The harness executor (fast path). Only pass/fail/error and the reason come back. `envs`: job
     key -> pinned requirements; such jobs run in that task environment's pool."""
     from testhelix.execution.environments import ensure_environment
-    from testhelix.execution.executor import default_executor
+    from testhelix.execution.seam import create_executor
     from testhelix.prism.evaluation import PANEL_TRACEBACK
     from testhelix.execution.outcome import Limits
 
     envs = envs or {}
-    executor = default_executor(workers=workers)
+    executor = create_executor(workers=workers)
     try:
         runs: dict[str, SuiteRun] = {}
         for timeout, reqs in sorted({(j.timeout, envs.get(j.key, ())) for j in jobs}):
@@ -145,7 +145,7 @@ def _run_with_executor(jobs: list[Job], workers: int, envs: dict[str, tuple[str,
 
 def executor_available() -> bool:
     try:
-        from testhelix.execution.executor import default_executor  # noqa: F401
+        from testhelix.execution.seam import create_executor  # noqa: F401
     except ImportError:
         return False
     return True

@@ -71,12 +71,12 @@ class TaskWorker:
 
     def __init__(self, settings: WorkerSettings):
         from testhelix.helix.runner import HelixRunner
-        from testhelix.execution.executor import default_executor
+        from testhelix.execution.seam import create_executor
 
         settings.apply_model_settings()       # the driver's --context-window, --rpm/--tpm, in this process
         self.settings = settings
         self.cache = RecordingCache()
-        self.executor = default_executor(settings.executor_workers, cache=self.cache)
+        self.executor = create_executor(workers=settings.executor_workers, cache=self.cache)
         self.runner = HelixRunner(None, self.executor, Path(settings.work_root), coverage=settings.coverage,
                                   panel=settings.panel, jobs=2 if settings.concurrent_pairs else 1,
                                   call_timeout_s=settings.call_timeout_s)

@@ -1,9 +1,11 @@
 """Domains as plug-ins: `--domain package.module:OBJECT`, the Domain hooks, and the CLI resuming and
-extending an experiment on an out-of-tree domain (tests/gtdd/plugin_counter.py)."""
+extending an experiment on an out-of-tree domain (tests/plugins/sample_plugin/sample_plugin/counter.py)."""
 
 from __future__ import annotations
 
+import importlib
 import json
+from pathlib import Path
 
 import pytest
 
@@ -12,10 +14,14 @@ from gtdd.domains import get_domain
 from gtdd.domains.base import DOMAIN_HOOKS, Domain
 from testhelix.errors import UserError
 
-import plugin_counter
-
-COMMAND = ["experiment", "--domain", "plugin_counter:DOMAIN", "--policies", "public-only,static-property",
+PLUGIN_DIR = Path(__file__).resolve().parents[1] / "plugins" / "sample_plugin"
+COMMAND = ["experiment", "--domain", "sample_plugin.counter:DOMAIN", "--policies", "public-only,static-property",
            "--blocks", "1", "--rounds", "2", "--quiet", "--json"]
+
+
+@pytest.fixture(autouse=True)
+def _sample_plugin_on_path(monkeypatch):
+    monkeypatch.syspath_prepend(str(PLUGIN_DIR))
 
 
 def cli(args, capsys):
@@ -26,15 +32,15 @@ def cli(args, capsys):
 
 
 def test_a_domain_is_loaded_by_dotted_path_and_checked_for_every_hook():
-    assert get_domain("plugin_counter:DOMAIN") is plugin_counter.DOMAIN
+    assert get_domain("sample_plugin.counter:DOMAIN") is importlib.import_module("sample_plugin.counter").DOMAIN
     declared = {name for name in Domain.__annotations__} | {n for n in vars(Domain) if not n.startswith("_")}
     assert declared >= set(DOMAIN_HOOKS) and set(DOMAIN_HOOKS) >= declared - {"__annotations__"}
     with pytest.raises(UserError, match="lacks Domain hooks: name, families"):
-        get_domain("plugin_counter:NOT_A_DOMAIN")
+        get_domain("sample_plugin.counter:NOT_A_DOMAIN")
     with pytest.raises(UserError, match="cannot import 'no_such_module'"):
         get_domain("no_such_module:DOMAIN")
     with pytest.raises(UserError, match="has no attribute 'MISSING'"):
-        get_domain("plugin_counter:MISSING")
+        get_domain("sample_plugin.counter:MISSING")
     with pytest.raises(UserError, match="unknown domain 'nope'"):
         get_domain("nope")
 

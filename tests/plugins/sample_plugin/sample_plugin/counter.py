@@ -1,4 +1,4 @@
-"""A tiny out-of-tree GTDD domain, loaded with `--domain plugin_counter:DOMAIN`.
+"""A tiny out-of-tree GTDD domain, loaded with `--domain counter` (entry point) or `--domain sample_plugin.counter:DOMAIN`.
 
 Named counters: `INC name` returns the new value, `GET name` the value (0 when unset), `RESET name`
 returns 1 if the counter existed and removes it. It implements every hook of

@@ -1,0 +1,102 @@
+"""The built-in model providers, each one small object behind the `ModelProvider` protocol.
+
+registry.py finds a provider by the part of a model name before the first ':' (a built-in name
+here, a `testhelix.providers` entry point, or `package.module:OBJECT/MODEL`) and never branches on
+which one it got. A provider outside the project implements the same protocol and declares the
+environment variables holding its credentials in `credential_env_vars`; no edit of models.toml
+or of any tuple in the project is needed.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from testhelix.errors import UserError
+from testhelix.llm.base import ChatModel
+from testhelix.llm.registry import COMPATIBLE_NAME, REGISTRY_FILE, ModelInfo, listed_model
+
+
+class ModelProvider(Protocol):
+    name: str  # the prefix of its model names, e.g. "anthropic" in anthropic:claude-opus-4-6
+    credential_env_vars: tuple[str, ...]  # read by the provider only; never reach executed code
+
+    def resolve(self, name: str, model: str) -> ModelInfo: ...  # name = "PREFIX:MODEL" after aliases
+
+    def create(self, name: str, info: ModelInfo, *, task: Any, seed: int, http_client: Any, max_retries: int,
+               timeout_s: float | None, max_retry_wait_s: float) -> ChatModel: ...
+
+
+class AnthropicProvider:
+    name = "anthropic"
+    credential_env_vars = ("ANTHROPIC_API_KEY",)
+
+    def resolve(self, name: str, model: str) -> ModelInfo:
+        return listed_model(name)
+
+    def create(self, name, info, *, task, seed, http_client, max_retries, timeout_s, max_retry_wait_s):
+        from testhelix.llm.anthropic_provider import AnthropicModel
+        return AnthropicModel(info, http_client=http_client, max_retries=max_retries, timeout_s=timeout_s,
+                              max_retry_wait_s=max_retry_wait_s)
+
+
+class OpenAIProvider:
+    name = "openai"
+    credential_env_vars = ("OPENAI_API_KEY",)
+
+    def resolve(self, name: str, model: str) -> ModelInfo:
+        return listed_model(name)
+
+    def create(self, name, info, *, task, seed, http_client, max_retries, timeout_s, max_retry_wait_s):
+        from testhelix.llm.openai_provider import OpenAIModel
+        return OpenAIModel(info, http_client=http_client, max_retries=max_retries, timeout_s=timeout_s,
+                           max_retry_wait_s=max_retry_wait_s)
+
+
+class OpenAICompatibleProvider(OpenAIProvider):
+    """Any server speaking Chat Completions (vLLM, Ollama, llama.cpp); cost unknown."""
+
+    name = "openai-compatible"
+    credential_env_vars = ("OPENAI_COMPATIBLE_API_KEY",)
+
+    def resolve(self, name: str, model: str) -> ModelInfo:
+        from testhelix.llm.registry import _registry
+        m = COMPATIBLE_NAME.match(name)
+        if not m:
+            raise UserError(f"model {name!r}: malformed OpenAI-compatible name; expected "
+                            "openai-compatible:NAME@http://HOST:PORT/v1 (an http:// or https:// URL after '@')")
+        d = _registry()["openai-compatible"]
+        return ModelInfo(name=name, provider="openai-compatible", model=m["model"], api=d["api"],
+                         context_window=int(d["context_window"]), max_output_tokens=int(d["max_output_tokens"]),
+                         prices=None, base_url=m["url"])
+
+
+class SimulatedProvider:
+    """Simulated models (test doubles reading the task's simulation bank), see testhelix/llm/sim."""
+
+    name = "sim"
+    credential_env_vars: tuple[str, ...] = ()
+
+    def resolve(self, name: str, model: str) -> ModelInfo:
+        from testhelix.llm.sim.latency import split_sim_options
+        from testhelix.llm.sim.profiles import get_profile
+        name = split_sim_options(name)[0]          # `?latency=SECONDS` changes timing only (see create)
+        profile = get_profile(name[4:])
+        return ModelInfo(name=name, provider="sim", model=profile.name, api="sim",
+                         context_window=profile.context_window, max_output_tokens=profile.max_output_tokens,
+                         prices=None)
+
+    def create(self, name, info, *, task, seed, http_client, max_retries, timeout_s, max_retry_wait_s):
+        from testhelix.llm.sim.latency import LatencyModel, split_sim_options
+        from testhelix.llm.sim.model import SimulatedModel
+        if task is None:
+            raise UserError(f"{name}: a simulated model needs the task it plays (task=...)")
+        model: ChatModel = SimulatedModel(info, task=task, seed=seed)
+        latency = split_sim_options(name)[1]  # `sim:NAME?latency=SECONDS`: the same answers, each after a delay
+        return LatencyModel(model, latency) if latency > 0 else model
+
+
+ANTHROPIC = AnthropicProvider()
+OPENAI = OpenAIProvider()
+OPENAI_COMPATIBLE = OpenAICompatibleProvider()
+SIMULATED = SimulatedProvider()
+__all__ = ["ModelProvider", "ANTHROPIC", "OPENAI", "OPENAI_COMPATIBLE", "SIMULATED", "REGISTRY_FILE"]

@@ -1,0 +1,93 @@
+"""One way to find a plug-in object: a built-in name, a dotted path, or an installed entry point.
+
+Every registry of the project (model providers, sandboxes, executors, GTDD domains) resolves the
+text a user typed with `load_plugin`:
+
+- a built-in name, mapped by the registry to the `package.module:OBJECT` path that holds it (so
+  importing a registry stays cheap: nothing is imported until it is asked for),
+- a dotted path `package.module:OBJECT` (an object that lives outside the project), or
+- the name of an entry point in the registry's group (an installed package that declares one in
+  its `pyproject.toml`, e.g. `[project.entry-points."testhelix.executors"] mine = "pkg.mod:Factory"`).
+
+A name that is none of these, or a path that does not import, is a UserError (exit code 2) naming
+the option and the value, never a traceback.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from pathlib import Path
+from typing import Any, Mapping
+
+from testhelix.errors import UserError
+
+# The entry-point groups the project reads (one per registry).
+PROVIDERS_GROUP = "testhelix.providers"
+SANDBOXES_GROUP = "testhelix.sandboxes"
+EXECUTORS_GROUP = "testhelix.executors"
+DOMAINS_GROUP = "gtdd.domains"
+
+
+def is_dotted_path(spec: str) -> bool:
+    return ":" in spec
+
+
+def _entry_points(group: str) -> list:
+    # Imported here: fork servers and zygotes load built-in sandboxes without scanning metadata.
+    from importlib.metadata import entry_points
+    return list(entry_points(group=group))
+
+
+def entry_point_names(group: str) -> list[str]:
+    return sorted({ep.name for ep in _entry_points(group)})
+
+
+def load_dotted(path: str, *, option: str, spec: str, default_attr: str | None = None) -> Any:
+    """The object `package.module:OBJECT` names (OBJECT may be `a.b` for a nested attribute)."""
+    module_name, _, attr = path.partition(":")
+    attr = attr or default_attr or ""
+    if not module_name or not attr:
+        raise UserError(f"{option} {spec!r}: expected package.module:OBJECT")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise UserError(f"{option} {spec!r}: cannot import {module_name!r} ({exc})") from None
+    obj: Any = module
+    for part in attr.split("."):
+        try:
+            obj = getattr(obj, part)
+        except AttributeError:
+            raise UserError(f"{option} {spec!r}: {module_name} has no attribute {attr!r}") from None
+    return obj
+
+
+def load_plugin(spec: str, *, group: str, builtins: Mapping[str, str], option: str, what: str,
+                default_attr: str | None = None) -> Any:
+    """Resolve `spec` as a built-in name, a `package.module:OBJECT` path or an entry point of `group`."""
+    if spec in builtins:
+        return load_dotted(builtins[spec], option=option, spec=spec)
+    if is_dotted_path(spec):
+        return load_dotted(spec, option=option, spec=spec, default_attr=default_attr)
+    found = [ep for ep in _entry_points(group) if ep.name == spec]
+    if not found:
+        known = sorted(builtins) + [n for n in entry_point_names(group) if n not in builtins]
+        raise UserError(f"{option}: unknown {what} {spec!r}; known: {', '.join(known) or 'none'}, or give "
+                        f"package.module:OBJECT, or install a package with a {group} entry point")
+    try:
+        return found[0].load()
+    except (ImportError, AttributeError) as exc:
+        raise UserError(f"{option} {spec!r}: the {group} entry point {found[0].value!r} does not load "
+                        f"({exc})") from None
+
+
+def import_root(obj: Any) -> str | None:
+    """The sys.path entry `obj`'s top-level package was imported from, so a child process (a fork
+    server) can import the same plug-in; None for the project's own objects."""
+    module_name = getattr(obj, "__module__", None) or getattr(type(obj), "__module__", "")
+    top = sys.modules.get(module_name.partition(".")[0])
+    file = getattr(top, "__file__", None)
+    if not file or module_name.startswith(("testhelix.", "gtdd.", "autosaddler.")):
+        return None
+    path = Path(file).resolve()
+    return str(path.parent.parent if path.name == "__init__.py" else path.parent)
