@@ -1,25 +1,10 @@
-"""The optimizer-role protocol (used by AutoSaddler with any model) and the simulated optimizer.
+"""The simulated optimizer: a test double for the three optimizer sessions of a strategy search.
 
-Protocol. The optimizer gets two messages built by `optimizer_messages(strategy_json, traces,
-skills_index)`: a system message stating the rules, and a user message with three sections:
-
-    ## Strategy        the parent strategy as canonical JSON
-    ## Traces          a JSON list, one object per minibatch task:
-                       {"context", "success", "exit", "steps", "elided", "failed_initial",
-                        "passed_repair", "review", "instruction_excerpt"}
-    ## Skills          the enabled skill library index (one line per skill), may be empty
-
-It must answer with ONE JSON object, exactly one edit:
-
-    {"kind": "field", "field": NAME, "value": VALUE, "rationale": TEXT}
-        NAME is one mutable field: rounds (2-4 in a search), agentSteps, repairSteps, contextTokens,
-        toolOutputChars, reviewOutputTokens, guidance, skillRoutes (VALUE = the whole new routes object)
-    {"kind": "lesson", "lesson": {"id", "triggers", "text", "components", "capabilities"},
-     "replace": LESSON_ID or null, "rationale": TEXT}
-        adds a lesson, or replaces the lesson `replace`, keeping every other lesson unchanged
-
-`parse_edit_proposal(text)` reads such an answer (first JSON object in the text) into an
-`EditProposal`, or returns None; checking the edit against the strategy schema is AutoSaddler's job.
+It reads the requests by their section headings, as a real model would: `## Strategy`, `## Traces`,
+`## Skills` and `## Earlier proposals (oldest first)` in a diagnosis request, `## Candidates` in a
+selection request, `## Draft lesson` in a reflection request (the search writes them; its prompts and
+the edit protocol are documented in autosaddler/prompts.py). It answers with one JSON edit in that
+protocol.
 
 The simulated optimizer (`propose`) counts failure patterns in the traces it is given and picks,
 deterministically for its seed and the prompt, one of the edits those patterns suggest: more agent
@@ -37,48 +22,16 @@ import json
 import random
 import re
 from collections import Counter
-from dataclasses import dataclass
-from typing import Any
 
 from testhelix.llm.base import Message
-
-OPTIMIZER_SYSTEM = """You improve a test-generation strategy from execution evidence. Propose exactly
-one edit: change one mutable field, or add/replace one lesson. Lessons use literal triggers that
-occur in task text and text written as 'Applicability: ... Action: ... Verification: ...'. Never name
-a task, never include code blocks, never touch evaluator, tools, task inputs or inference caps.
-Answer with one JSON object as documented."""
 
 _INDEX_LINE = re.compile(r"^- ([\w-]+): .*\(contexts: ([^)]*)\)$", re.M)
 
 
-@dataclass(frozen=True)
-class EditProposal:
-    kind: str                        # field | lesson
-    field: str | None = None
-    value: Any = None
-    lesson: dict | None = None
-    replace: str | None = None
-    rationale: str = ""
-
-
-def optimizer_messages(strategy_json: str, traces: list[dict], skills_index: str = "") -> list[Message]:
-    body = (f"## Strategy\n{strategy_json}\n\n## Traces\n{json.dumps(traces, indent=1, sort_keys=True)}\n\n"
-            f"## Skills\n{skills_index}")
-    return [Message("system", OPTIMIZER_SYSTEM), Message("user", body)]
-
-
-def parse_edit_proposal(text: str) -> EditProposal | None:
-    from testhelix.agent.calls import parse_json_object
-    data = parse_json_object(text)
-    if not data:
-        return None
-    if data.get("kind") == "field" and isinstance(data.get("field"), str) and "value" in data:
-        return EditProposal("field", field=data["field"], value=data["value"], rationale=str(data.get("rationale", "")))
-    if data.get("kind") == "lesson" and isinstance(data.get("lesson"), dict):
-        replace = data.get("replace")
-        return EditProposal("lesson", lesson=data["lesson"], replace=replace if isinstance(replace, str) else None,
-                            rationale=str(data.get("rationale", "")))
-    return None
+def is_optimizer_request(messages) -> bool:
+    """A diagnosis request, recognised by the sections its first user message opens with."""
+    return any(m.role == "user" and m.content.startswith("## Strategy\n") and "\n## Traces\n" in m.content
+               for m in messages)
 
 
 def _section(text: str, name: str) -> str:
@@ -186,7 +139,7 @@ def propose(messages: tuple[Message, ...], rng: random.Random) -> str:
 
 
 def _summary(option: dict) -> str:
-    """How the search's history names an edit (autosaddler.search._edit_text)."""
+    """How the search's history names an edit (`describe` in autosaddler/edits.py)."""
     if option["kind"] == "field":
         return f"set {option['field']} = {str(option['value'])[:40]}"
     return f"add lesson {option['lesson']['id']}"
@@ -230,10 +183,7 @@ class SimulatedOptimizer:
     @staticmethod
     def role_of(messages) -> str:
         """The session, read from the request itself (never from host-side tags)."""
-        system = next((m.content for m in messages if m.role == "system"), "")
         users = [m.content for m in messages if m.role == "user"]
-        if system.startswith(OPTIMIZER_SYSTEM):
-            return "optimizer"
         if any(u.startswith("## Candidates") for u in users):
             return "selection"
         if any("## Draft lesson" in u for u in users):
