@@ -26,35 +26,6 @@ from gtdd.domains.base import Trace, canonical_json
 from gtdd.loop import RoundRecord
 from gtdd.policies import POLICIES
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS gtdd_config (key TEXT PRIMARY KEY, config JSON);
-CREATE TABLE IF NOT EXISTS gtdd_blocks (block INTEGER PRIMARY KEY, module TEXT, simulated BOOLEAN,
-    note TEXT);
-CREATE TABLE IF NOT EXISTS gtdd_static (block INTEGER, key TEXT, traces JSON, info JSON,
-    PRIMARY KEY (block, key));
-CREATE TABLE IF NOT EXISTS gtdd_rounds (block INTEGER, policy TEXT, round INTEGER,
-    manifest_hash TEXT, module_hash TEXT, simulated BOOLEAN, proposed INTEGER, valid INTEGER,
-    duplicates INTEGER, executed INTEGER, failures INTEGER, new_failures INTEGER,
-    counterexamples INTEGER, repaired_previous INTEGER, regressions INTEGER,
-    protected_changes INTEGER, public_pass BOOLEAN, regression_pass BOOLEAN, audits_pass BOOLEAN,
-    accepted BOOLEAN, population_failures INTEGER, population_size INTEGER, failure_rate DOUBLE,
-    unseen_failures INTEGER, unseen_size INTEGER, wall_s DOUBLE, detail JSON,
-    PRIMARY KEY (block, policy, round));
-CREATE TABLE IF NOT EXISTS gtdd_audits (block INTEGER, policy TEXT, round INTEGER, record JSON,
-    PRIMARY KEY (block, policy, round));
-CREATE TABLE IF NOT EXISTS gtdd_counterexamples (block INTEGER, policy TEXT, round INTEGER,
-    id TEXT, original_id TEXT, family TEXT, mechanism TEXT, shown JSON,
-    PRIMARY KEY (block, policy, round, id));
-CREATE TABLE IF NOT EXISTS gtdd_generators (block INTEGER, policy TEXT, round INTEGER,
-    source TEXT, info JSON, PRIMARY KEY (block, policy, round));
-CREATE TABLE IF NOT EXISTS gtdd_states (block INTEGER, policy TEXT, round INTEGER, state JSON,
-    PRIMARY KEY (block, policy, round));
-CREATE TABLE IF NOT EXISTS gtdd_superseded_audits (block INTEGER, policy TEXT, round INTEGER,
-    trajectories INTEGER, rounds INTEGER, accepted BOOLEAN, record JSON,
-    PRIMARY KEY (block, policy, round, trajectories, rounds));
-"""
-
-
 def record_calls(store: RunStore, block: int, role: str, round_index: int, calls) -> None:
     for c in calls:
         store.record_model_call({
