@@ -60,5 +60,7 @@ class Optimizer(Protocol):
         ...
 
 
-class AcceptanceRule(Protocol):
+class ScreenRule(Protocol):
+    """The minibatch screen: does the child pass on the parent's tasks (and why)?"""
+
     def passes(self, parent: dict[str, int], child: dict[str, int]) -> tuple[bool, str]: ...

@@ -26,7 +26,7 @@ from pydantic import Field as PydField
 from autosaddler.config import SearchConfig
 from autosaddler.dag import EvolutionDAG, Node
 from autosaddler.edits import Edit, RejectedEdit, apply_edit, describe, parse_edit
-from autosaddler.protocols import AcceptanceRule, Optimizer, ParentView, StrategyEvaluator, TaskEval
+from autosaddler.protocols import Optimizer, ParentView, ScreenRule, StrategyEvaluator, TaskEval
 from autosaddler.screen import StrictImprovementNoRegression
 from testhelix.errors import EvaluationIncomplete, UserError
 from testhelix.llm.base import ModelError
@@ -56,7 +56,7 @@ class Search:
     proposal_ids: Sequence[str]
     development_ids: Sequence[str]
     known_task_ids: Sequence[str] = ()
-    screen: AcceptanceRule = field(default_factory=StrictImprovementNoRegression)
+    screen: ScreenRule = field(default_factory=StrictImprovementNoRegression)
     on_step: Callable[[Node], None] = lambda node: None
 
     # --- the loop -----------------------------------------------------------------------------

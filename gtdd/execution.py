@@ -65,7 +65,7 @@ def _json_kind(value: Any) -> str:
             dict: "object"}.get(type(value), type(value).__name__)
 
 
-def classify(domain: Domain, trace: Trace, expected: TraceResult, observed: TraceResult) -> Failure | None:
+def failure_of(domain: Domain, trace: Trace, expected: TraceResult, observed: TraceResult) -> Failure | None:
     """None when the candidate agrees with the reference on every operation."""
     at = domain.first_divergence(expected, observed)
     if at is None:
@@ -124,5 +124,5 @@ class TraceExecutor:
         """One entry per trace: its Failure, or None when it passes."""
         expected = self.reference(traces)
         observed = self.candidate(source, traces)
-        return [classify(self.domain, t, e, o) for t, e, o in zip(traces, expected, observed)]
+        return [failure_of(self.domain, t, e, o) for t, e, o in zip(traces, expected, observed)]
 

@@ -19,10 +19,11 @@ import hashlib
 import json
 from typing import Callable
 
+from testhelix.digest import canonical_json
 from testhelix.store import RunStore
 
 from gtdd import acceptance
-from gtdd.domains.base import Trace, canonical_json
+from gtdd.domains.base import Trace
 from gtdd.loop import RoundRecord
 from gtdd.policies import POLICIES
 
@@ -61,7 +62,7 @@ def save_round(store: RunStore, r: RoundRecord, state_json: str, wall_s: float, 
             pop["failures"], pop["size"], pop["failures"] / pop["size"], pop["unseen_failures"],
             pop["unseen_size"], wall_s, json.dumps(detail)])
         c.execute("INSERT OR REPLACE INTO gtdd_audits VALUES (?, ?, ?, ?)",
-                  key + [canonical_json(r.audit.to_json())])
+                  key + [canonical_json(r.audit.to_json(), ascii_only=True)])
         links = {link["id"]: link for link in dev.private_links}
         for shown in dev.counterexamples:
             link = links[shown["id"]]
@@ -103,7 +104,7 @@ def reaudit(store: RunStore, rule: acceptance.AcceptanceRule, families: dict[str
                                [block, policy, t, old["rule"]["trajectories"], old["rule"]["rounds"], accepted,
                                 record_json])
             store.conn.execute("UPDATE gtdd_audits SET record = ? WHERE block = ? AND policy = ? AND round = ?",
-                               [canonical_json(audit.to_json()), block, policy, t])
+                               [canonical_json(audit.to_json(), ascii_only=True), block, policy, t])
             store.conn.execute("UPDATE gtdd_rounds SET audits_pass = ?, accepted = ? WHERE block = ? AND "
                                "policy = ? AND round = ?", [decision.audits_pass, decision.accepted, block, policy, t])
         done += 1

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from testhelix.errors import UserError
-from testhelix.strategy.model import canonical_json, read_json
+from testhelix.digest import canonical_json
+from testhelix.strategy.model import read_json
 
 SPLIT_NAMES = ("proposal", "development", "release", "test")
 PAPER_SIZES = {"proposal": 500, "development": 100, "release": 100, "test": 300}

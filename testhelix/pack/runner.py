@@ -46,9 +46,6 @@ class SuiteRun:
     def passed(self) -> bool:
         return self.status == "pass"
 
-    def failed_tests(self) -> list[str]:
-        return sorted(name for name, ok in self.results.items() if not ok)
-
 
 def _kill_group(proc: subprocess.Popen) -> None:
     try:
