@@ -172,13 +172,17 @@ def complete(model: ChatModel, system: str, user: str, max_output_tokens: int, t
     return None, calls
 
 
-class LLMCoder:
+class _ModelAgent:
+    """A coder or tester played by a chat model (its name is the model's)."""
+
     simulated = False
 
     def __init__(self, model: ChatModel):
         self.model = model
         self.name = model.name
 
+
+class LLMCoder(_ModelAgent):
     def write_module(self, request: CodingRequest) -> CodingResult:
         system, user = coder_prompt(request)
         tags = CallTags(role="generation" if request.current_module is None else "repair",
@@ -193,13 +197,7 @@ class LLMCoder:
                             calls=tuple(calls))
 
 
-class LLMTester:
-    simulated = False
-
-    def __init__(self, model: ChatModel):
-        self.model = model
-        self.name = model.name
-
+class LLMTester(_ModelAgent):
     def write_generator(self, request: TestingRequest) -> GeneratorProgram:
         system, user = tester_prompt(request)
         completion, calls = complete(self.model, system, user, TESTER_MAX_OUTPUT_TOKENS,

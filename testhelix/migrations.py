@@ -24,8 +24,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import duckdb
+if TYPE_CHECKING:   # importing a package registers its migrations: keep that free of DuckDB's import
+    import duckdb
 
 CORE = "testhelix"
 
@@ -146,6 +148,8 @@ def latest_version() -> int:
 
 
 def applied(conn: duckdb.DuckDBPyConnection) -> set[str]:
+    import duckdb
+
     try:
         rows = conn.execute("SELECT version, name FROM schema_meta").fetchall()
     except duckdb.Error:

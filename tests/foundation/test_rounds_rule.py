@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from autosaddler.edits import FieldEdit, LessonEdit, RejectedEdit, apply_edit
+from autosaddler.edits import FieldEdit, RejectedEdit, apply_edit
 from testhelix.cli import cli, main
 from testhelix.errors import UserError
 from testhelix.helix.config import get_config

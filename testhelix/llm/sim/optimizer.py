@@ -73,6 +73,28 @@ def _lesson(lesson_id: str, trigger: str, applicability: str, action: str, verif
             "components": components, "capabilities": [capability]}
 
 
+# The lessons a failure pattern suggests, in the simulated optimizer's own words: (symptom, lesson
+# id, rationale with {n} tasks showing it of {failed} failed ones, applicability, action,
+# verification, components, capability).
+_LESSONS = (
+    ("no_initial_failure", "fail-first", "in {n} of {failed} failed tasks no suite failed on the program as given",
+     "the task describes a call and the result it should give.",
+     "write the test for that call first, asserting the result the task describes, and run it on the original "
+     "program before adding others.",
+     "that test fails on the original program.", ("generation", "repair"), "reproduction"),
+    ("own_repair_failed", "repair-or-test", "in {n} failed tasks the suite failed on the own repair",
+     "a test fails on your own repair.",
+     "compare the failing assertion with the task description: change the repair when the description backs the "
+     "test, drop the test otherwise.",
+     "the suite passes on the repair and still fails on the original program.", ("repair",), "diagnosis"),
+    ("review_revise", "described-behaviour", "reviewers asked for revisions in {n} failed tasks",
+     "a test asserts more than the task describes.",
+     "keep assertions to behaviour the description states; leave out message wording, printed forms and private "
+     "attributes.",
+     "reviewers approve the suite.", ("generation", "repair"), "validity"),
+)
+
+
 def propose(messages: tuple[Message, ...], rng: random.Random) -> str:
     """The simulated optimizer's answer (a JSON edit proposal as text), from the traces only: each
     failure pattern it counts there suggests one edit, written in its own words; it never looks at
@@ -94,30 +116,12 @@ def propose(messages: tuple[Message, ...], rng: random.Random) -> str:
     if seen["elided"] and strategy.get("contextTokens", 64000) < 64000:
         options.append({"kind": "field", "field": "contextTokens", "value": min(64000, strategy["contextTokens"] + 6000),
                         "rationale": f"observations were elided in {seen['elided']} failed tasks"})
-    if seen["no_initial_failure"] and "fail-first" not in ids:
-        options.append({"kind": "lesson", "replace": None,
-                        "rationale": f"in {seen['no_initial_failure']} of {failed} failed tasks no suite failed on "
-                                     "the program as given",
-                        "lesson": _lesson("fail-first", trigger, "the task describes a call and the result it should give.",
-                                          "write the test for that call first, asserting the result the task "
-                                          "describes, and run it on the original program before adding others.",
-                                          "that test fails on the original program.",
-                                          ["generation", "repair"], "reproduction")})
-    if seen["own_repair_failed"] and "repair-or-test" not in ids:
-        options.append({"kind": "lesson", "replace": None,
-                        "rationale": f"in {seen['own_repair_failed']} failed tasks the suite failed on the own repair",
-                        "lesson": _lesson("repair-or-test", trigger, "a test fails on your own repair.",
-                                          "compare the failing assertion with the task description: change the "
-                                          "repair when the description backs the test, drop the test otherwise.",
-                                          "the suite passes on the repair and still fails on the original program.",
-                                          ["repair"], "diagnosis")})
-    if seen["review_revise"] and "described-behaviour" not in ids:
-        options.append({"kind": "lesson", "replace": None,
-                        "rationale": f"reviewers asked for revisions in {seen['review_revise']} failed tasks",
-                        "lesson": _lesson("described-behaviour", trigger, "a test asserts more than the task describes.",
-                                          "keep assertions to behaviour the description states; leave out message "
-                                          "wording, printed forms and private attributes.",
-                                          "reviewers approve the suite.", ["generation", "repair"], "validity")})
+    for symptom, lesson_id, why, applicability, action, verification, components, capability in _LESSONS:
+        if seen[symptom] and lesson_id not in ids:
+            options.append({"kind": "lesson", "replace": None,
+                            "rationale": why.format(n=seen[symptom], failed=failed),
+                            "lesson": _lesson(lesson_id, trigger, applicability, action, verification,
+                                              list(components), capability)})
     contexts = Counter(t.get("context") for t in traces if t.get("context") and not t.get("success"))
     index = _INDEX_LINE.findall(_section(text, "Skills"))
     if contexts and index:
