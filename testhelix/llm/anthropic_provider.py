@@ -78,6 +78,7 @@ def map_error(err: Exception) -> ModelError:
         overflow=lambda status, code, lowered: status == 413 or (
             status == 400 and ("too long" in lowered or "context" in lowered)))
 
+
 class AnthropicModel:
     """ChatModel over the Anthropic Messages API."""
 

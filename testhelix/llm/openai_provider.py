@@ -85,6 +85,7 @@ def map_error(err: Exception, who: str, key_var: str = "OPENAI_API_KEY") -> Mode
         overflow=lambda status, code, lowered: code == "context_length_exceeded" or status == 413 or (
             status == 400 and ("context length" in lowered or "context window" in lowered)))
 
+
 class OpenAIModel:
     """ChatModel over OpenAI (Chat Completions or Responses) or an OpenAI-compatible server."""
 
