@@ -1,4 +1,4 @@
-"""The AutoSaddler search loop.
+"""The AutoSaddler search loop (docs/design.md §7).
 
 Each round: choose a parent, evaluate it on the next unused proposal minibatch, propose exactly one
 edit, validate it, evaluate the child on the same tasks, screen it, and develop a passing child on

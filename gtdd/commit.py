@@ -1,6 +1,6 @@
 """Candidate commitment: the coder's workspace, protected files, and the canonical manifest hash.
 
-After each coding session the harness (seed paper §2.2) records attempted changes to protected
+After each coding session the harness (docs/design.md §8) records attempted changes to protected
 files, restores them, and hashes a canonical manifest of everything the candidate can read and run
 together with its execution configuration. File additions and deletions change the manifest, so
 they change the hash. Every later step of the round runs against that snapshot; `verify` tells

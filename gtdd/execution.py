@@ -1,7 +1,6 @@
 """Running traces for the loop: the trusted reference in-process, committed candidates isolated.
 
-Both sides are deterministic functions of (source, trace) by the fixed-loss assumption of the seed
-paper (§2.1) -- every trace runs in a fresh process under CPU-time limits (gtdd/isolation/) -- so
+Both sides are deterministic functions of (source, trace) -- every trace runs in a fresh process under CPU-time limits (gtdd/isolation/) -- so
 results are cached: the reference by trace id, a candidate by (sha256 of its source, trace id). A
 harness error (the wall-clock backstop fired: no verdict) is never cached; the use that met it
 counts the trace as failed, conservatively, and `harness_errors` counts such executions. The

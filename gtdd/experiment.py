@@ -1,4 +1,4 @@
-"""The paired GTDD experiment (seed paper §6): blocks x policies x rounds, resumable, with progress.
+"""The paired GTDD experiment (docs/design.md §8): blocks x policies x rounds, resumable, with progress.
 
 Each block starts from one first module written from the spec alone, shared by every policy of
 the block, and static generators are requested once per block before round one (static-llm-600

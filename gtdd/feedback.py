@@ -1,4 +1,4 @@
-"""Feedback rules: which observed development failures reach the coder (seed paper Appendix B).
+"""Feedback rules: which observed development failures reach the coder (docs/design.md §8).
 
 Both rules pick at most k failures deterministically, from the same observed failures, with no
 access to audits or population results. They are applied twice per round: once to the unreduced

@@ -1,4 +1,4 @@
-"""One GTDD round, in the event order of the seed paper's Appendix A.
+"""One GTDD round, in the event order of docs/design.md §8.
 
     coding end < commitment < testing start < testing end < audit sampling < audit end
                < acceptance record < population evaluation end

@@ -1,6 +1,6 @@
 """The domain interface of GTDD: what the loop needs from a behavioural contract.
 
-A *domain* is one issue of the GTDD setting: a written spec, a trusted reference
+A *domain* is one issue of the GTDD setting (docs/design.md §8): a written spec, a trusted reference
 implementation, an operation schema that decides which traces are valid, a trace generator, and a
 fixed evaluation population labelled by requirement family. The key-value store is the first
 domain; a parser or a formally specified API plugs in by providing another object that satisfies
@@ -75,8 +75,7 @@ def population_digest(traces: Sequence[Trace]) -> str:
 def json_equal(a: Any, b: Any) -> bool:
     """Equality of JSON values: a boolean is never a number, null only equals null, numbers compare by
     value, arrays elementwise, objects by key set and values. Python's == says True == 1, which is
-    exactly the confusion the comparison must not make (the seed paper's rescoring changed one
-    candidate's count by 7 traces because of it)."""
+    exactly the confusion the comparison must not make (it can change a candidate's failure count)."""
     if isinstance(a, bool) or isinstance(b, bool):
         return isinstance(a, bool) and isinstance(b, bool) and a is b
     if a is None or b is None:

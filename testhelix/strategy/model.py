@@ -1,4 +1,4 @@
-"""The TestHelix strategy: 11 fields, their bounds, mutability and content hash.
+"""The TestHelix strategy (docs/design.md §2): 11 fields, their bounds, mutability and content hash.
 
 The model is the single source of truth: strategies/schema.json is generated from it, the
 validator (`validate_strategy_data`) reports every problem with its JSON path, and the optimizer
