@@ -41,11 +41,11 @@ def run_forked(job: Callable[[], int], timeout: float) -> int | None:
             code = int(job())
         finally:
             os._exit(code)
-    code = wait_until(pid, time.monotonic() + timeout)
+    exit_code = wait_until(pid, time.monotonic() + timeout)
     kill_session(pid)    # leftovers of a finished job, or the whole of a timed-out one
-    if code is None:
+    if exit_code is None:
         os.waitpid(pid, 0)
-    return code
+    return exit_code
 
 
 def wait_until(pid: int, deadline: float) -> int | None:

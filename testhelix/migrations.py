@@ -176,8 +176,8 @@ def unknown(conn: duckdb.DuckDBPyConnection) -> list[str]:
 def apply(conn: duckdb.DuckDBPyConnection, migration: Migration) -> None:
     """Run one migration and record it (inside the caller's transaction)."""
     conn.execute(migration.sql)
-    version = conn.execute("SELECT coalesce(max(version), 0) + 1 FROM schema_meta").fetchone()[0]
-    conn.execute("INSERT INTO schema_meta (version, name) VALUES (?, ?)", [version, migration.name])
+    conn.execute("INSERT INTO schema_meta (version, name) SELECT coalesce(max(version), 0) + 1, ? FROM schema_meta",
+                 [migration.name])
 
 
 def migrate(conn: duckdb.DuckDBPyConnection, transaction: Callable[[], AbstractContextManager],

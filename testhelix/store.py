@@ -111,7 +111,7 @@ class RunStore:
             row = self.conn.execute("SELECT max(version) FROM schema_meta").fetchone()
         except duckdb.CatalogException:
             return 0
-        return int(row[0] or 0)
+        return int(row[0] or 0) if row else 0
 
     def _migrate(self) -> None:
         def newer(name: str) -> UserError:
