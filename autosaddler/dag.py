@@ -2,16 +2,21 @@
 
 It lives in a networkx DiGraph in memory and is written to the run's DuckDB after every step, in
 one transaction per step, so a crash never leaves half a step behind.
+
+A node's `edit` is an `autosaddler.edits.Edit` and is stored as its JSON (`edit.model_dump`).
+Stores written before that type stored every edit key with nulls, and a rejected proposal as the
+optimizer's raw object; `parse_edit` reads both shapes, so older runs load unchanged.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import networkx as nx
 
+from autosaddler.edits import Edit, parse_edit
 from testhelix.errors import UserError
 from testhelix.store import RunStore
 
@@ -24,7 +29,7 @@ class Node:
     iteration: int
     strategy_hash: str
     strategy: dict
-    edit: dict | None
+    edit: Edit | None
     status: str
     reason: str = ""
     parent_outcomes: dict = field(default_factory=dict)
@@ -33,6 +38,16 @@ class Node:
     optimizer_usage: dict = field(default_factory=dict)
     generator_usage: dict = field(default_factory=dict)
     elapsed_s: float = 0.0
+
+    def __post_init__(self) -> None:
+        if self.edit is not None:   # a plain object (a stored row, a test's dict) is parsed once here
+            object.__setattr__(self, "edit", parse_edit(self.edit))
+
+    def to_json(self) -> dict:
+        """The node as plain JSON values (the edit as its model dump)."""
+        row = {f: getattr(self, f) for f in self.__dataclass_fields__}
+        row["edit"] = None if self.edit is None else self.edit.model_dump(mode="json")
+        return row
 
 
 _JSON_COLS = ("strategy", "edit", "parent_outcomes", "child_outcomes", "optimizer_usage", "generator_usage")
@@ -64,7 +79,7 @@ class EvolutionDAG:
         """Add `node` and persist it, its edge and the search state together."""
         self.add(node, parent_id)
         with store.transaction():
-            row = asdict(node)
+            row = node.to_json()
             store.upsert("dag_nodes", {k: (json.dumps(v) if k in _JSON_COLS else v) for k, v in row.items()})
             if parent_id is not None:
                 store.upsert("dag_edges", {"parent_id": parent_id, "child_id": node.node_id})
@@ -135,14 +150,14 @@ class EvolutionDAG:
 
     # --- export -------------------------------------------------------------------------------
     def to_json(self) -> dict:
-        return {"nodes": [asdict(n) for n in self.nodes()],
+        return {"nodes": [n.to_json() for n in self.nodes()],
                 "edges": [{"parent": a, "child": b} for a, b in sorted(self.graph.edges())]}
 
     def write_graphml(self, path: Path) -> None:
         g = nx.DiGraph()
         for n in self.nodes():
             g.add_node(n.node_id, iteration=n.iteration, status=n.status, strategy_hash=n.strategy_hash,
-                       edit=json.dumps(n.edit), reason=n.reason,
+                       edit=json.dumps(n.to_json()["edit"]), reason=n.reason,
                        dev_score=-1.0 if n.dev_score is None else n.dev_score)
         g.add_edges_from(self.graph.edges())
         nx.write_graphml(g, str(path))

@@ -1,39 +1,65 @@
-"""Proposals: exactly one edit of a strategy, and the validation every proposal passes first.
+"""Proposals: the one `Edit` type, its parser, the validation every proposal passes, and its text.
 
 An edit changes one mutable field, or one lesson (add, replace or remove) with every other lesson
 preserved. Anything else — a fixed field (the candidate counts), a name that is not a strategy field
 (the evaluator, tools, task inputs, inference caps), a value out of bounds, learned prose with a code
 block or a task identifier — is rejected with a reason; a rejected proposal still counts toward
 max_candidate_proposals.
+
+`Edit` is a discriminated union on `kind`: `FieldEdit`, `LessonEdit`, and `UnparsedEdit` for an
+answer that is not an edit at all (kept as given, so the DAG shows what the optimizer said). The
+optimizer's answer, a stored DAG row and a test's dict all go through `parse_edit`, which never
+raises; `apply_edit` is where a proposal is accepted or rejected. Stored rows written before this
+type existed (every key present with nulls, `{"unparsed": TEXT}`, `{"raw": REPR}`) still parse.
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
+from testhelix.agent.calls import parse_json_object
 from testhelix.strategy.model import MUTABLE_FIELDS, ROUNDS_RULE, SEARCH_MINIMUM, Strategy, validate_strategy_data
 
+RATIONALE_CHARS = 500   # what a node keeps of the optimizer's rationale
 
-class Edit(BaseModel):
-    """One proposed change. `kind` field: set `field` to `value`; lesson: `op` on `lesson`."""
+
+class FieldEdit(BaseModel):
+    """Set one mutable strategy field to `value`."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
-
-    kind: Literal["field", "lesson"]
-    field: str | None = None
+    kind: Literal["field"] = "field"
+    field: str = Field(min_length=1)
     value: Any = None
-    op: Literal["add", "replace", "remove"] | None = None
+    rationale: str = ""
+
+
+class LessonEdit(BaseModel):
+    """Add, replace or remove one lesson; `lesson_id` names the lesson a replace or remove targets."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    kind: Literal["lesson"] = "lesson"
+    op: Literal["add", "replace", "remove"]
     lesson: dict | None = None
     lesson_id: str | None = None
     rationale: str = ""
 
-    def summary(self) -> str:
-        if self.kind == "field":
-            shown = repr(self.value)
-            return f"set {self.field} = {shown[:60] + '…' if len(shown) > 60 else shown}"
-        return f"{self.op} lesson {self.lesson_id or (self.lesson or {}).get('id')}"
+
+class UnparsedEdit(BaseModel):
+    """An answer that is not an edit: `raw` is what the optimizer gave, `problem` why it is not one."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    kind: Literal["unparsed"] = "unparsed"
+    raw: Any = None
+    problem: str = "not an edit"
+
+
+Edit = Annotated[FieldEdit | LessonEdit | UnparsedEdit, Field(discriminator="kind")]
+_EDIT = TypeAdapter(Edit)
+_KEYS = {"field": ("kind", "field", "value", "rationale"),
+         "lesson": ("kind", "op", "lesson", "lesson_id", "rationale"),
+         "unparsed": ("kind", "raw", "problem")}
 
 
 class RejectedEdit(Exception):
@@ -42,10 +68,74 @@ class RejectedEdit(Exception):
         self.reason = reason
 
 
+def parse_edit(raw: Any) -> Edit:
+    """An `Edit` from the optimizer's answer (text or object), a stored row or an Edit; never raises.
+
+    The optimizer's protocol writes a lesson edit as `{"kind": "lesson", "lesson": {...},
+    "replace": ID or null}`; stored rows write `op` and `lesson_id`. Both read the same. Keys the
+    kind does not use are ignored (the optimizer may add commentary), a rationale is cut to
+    RATIONALE_CHARS, and anything malformed becomes an UnparsedEdit naming the problem."""
+    if isinstance(raw, (FieldEdit, LessonEdit, UnparsedEdit)):
+        return raw
+    if isinstance(raw, str):
+        data = parse_json_object(raw)
+        if data is None:
+            return UnparsedEdit(raw=raw[:RATIONALE_CHARS], problem="unparsed proposal: the answer holds no JSON object")
+        raw = data
+    if not isinstance(raw, dict):
+        return UnparsedEdit(raw=repr(raw)[:RATIONALE_CHARS], problem="a proposal is a JSON object")
+    legacy = _legacy_unparsed(raw)
+    if legacy is not None:
+        return legacy
+    kind = raw.get("kind")
+    if kind not in _KEYS:
+        return UnparsedEdit(raw=raw, problem=f"malformed proposal: kind {kind!r} is not field or lesson")
+    if kind == "field" and "value" not in raw:
+        return UnparsedEdit(raw=raw, problem="malformed proposal: a field edit gives its value")
+    data = {k: raw[k] for k in _KEYS[kind] if k in raw and raw[k] is not None}
+    if kind == "lesson" and "op" not in data:
+        data["op"] = "replace" if raw.get("replace") else "add"
+        if raw.get("replace"):
+            data["lesson_id"] = raw["replace"]
+    if isinstance(data.get("rationale"), str):
+        data["rationale"] = data["rationale"][:RATIONALE_CHARS]
+    try:
+        return _EDIT.validate_python(data)
+    except ValidationError as err:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc'][1:])) or 'kind'}: {e['msg']}" for e in err.errors())
+        return UnparsedEdit(raw=raw, problem=f"malformed proposal: {problems}")
+
+
+def _legacy_unparsed(raw: dict) -> UnparsedEdit | None:
+    """The shapes rejected proposals were stored in before `UnparsedEdit`: {"unparsed": TEXT} (no
+    JSON in the answer), {"raw": REPR} (not an object) and {} (nothing usable)."""
+    if set(raw) == {"unparsed"}:
+        return UnparsedEdit(raw=raw["unparsed"], problem="unparsed proposal: the answer holds no JSON object")
+    if set(raw) == {"raw"}:
+        return UnparsedEdit(raw=raw["raw"], problem="a proposal is a JSON object")
+    if not raw:
+        return UnparsedEdit(raw={}, problem="malformed proposal: an empty object")
+    return None
+
+
+def describe(edit: Edit | None, width: int = 40) -> str:
+    """One line naming an edit. The search's history (which the optimizer reads) and every report
+    use this text, so changing it changes what a simulated optimizer is shown."""
+    if edit is None:
+        return "initial strategy"
+    if isinstance(edit, FieldEdit):
+        return f"set {edit.field} = {str(edit.value)[:width]}"
+    if isinstance(edit, LessonEdit):
+        return f"{edit.op} lesson {edit.lesson_id or (edit.lesson or {}).get('id')}"
+    return "unparsed proposal"
+
+
 def apply_edit(parent: Strategy, edit: Edit, known_task_ids=None) -> Strategy:
     """The child strategy, or RejectedEdit with the reason."""
+    if isinstance(edit, UnparsedEdit):
+        raise RejectedEdit(edit.problem)
     data = parent.model_dump(mode="json")
-    if edit.kind == "field":
+    if isinstance(edit, FieldEdit):
         if edit.field not in Strategy.model_fields:
             raise RejectedEdit(f"{edit.field!r} is not a strategy field (the evaluator, tools, task inputs and "
                                "inference caps are not editable)")
@@ -68,7 +158,7 @@ def apply_edit(parent: Strategy, edit: Edit, known_task_ids=None) -> Strategy:
     return child
 
 
-def _edit_lessons(lessons: list[dict], edit: Edit) -> list[dict]:
+def _edit_lessons(lessons: list[dict], edit: LessonEdit) -> list[dict]:
     ids = [lesson["id"] for lesson in lessons]
     if edit.op == "add":
         if not edit.lesson:
@@ -85,18 +175,3 @@ def _edit_lessons(lessons: list[dict], edit: Edit) -> list[dict]:
     if not edit.lesson or edit.lesson.get("id") != target:
         raise RejectedEdit("a replacement keeps the lesson id and gives the new content")
     return lessons[:i] + [edit.lesson] + lessons[i + 1:]
-
-
-def parse_edit(raw: Any) -> Edit:
-    """An optimizer's JSON proposal as an Edit, or RejectedEdit naming what is malformed."""
-    if not isinstance(raw, dict):
-        raise RejectedEdit("a proposal is a JSON object")
-    try:
-        edit = Edit.model_validate(raw)
-    except Exception as err:  # pydantic's message names the bad key
-        raise RejectedEdit(f"malformed proposal: {err}") from None
-    if edit.kind == "field" and not edit.field:
-        raise RejectedEdit("a field edit names its field")
-    if edit.kind == "lesson" and edit.op is None:
-        raise RejectedEdit("a lesson edit names its op (add, replace, remove)")
-    return edit

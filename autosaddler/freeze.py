@@ -32,7 +32,7 @@ def frozen_document(run_dir: Path) -> dict:
             "pack": meta.get("pack"),
             "scores": {"development": best.dev_score, "initial_development": dag.node("n000").dev_score},
             "lineage": lineage,
-            "edits": [dag.node(n).edit for n in lineage[1:]],
+            "edits": [dag.node(n).to_json()["edit"] for n in lineage[1:]],
             "rule": "best development score; ties: fewer edits from the root, then the earliest",
         },
     }

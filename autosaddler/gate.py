@@ -1,4 +1,4 @@
-"""The release gate: promote a frozen challenger over the initial strategy only on
+"""The release gate (docs/design.md §7): promote a frozen challenger over the initial strategy only on
 evidence from a separate release split.
 
 Decision: promoted iff the paired difference in successes is positive and the one-sided exact

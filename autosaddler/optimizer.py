@@ -8,38 +8,25 @@ recording a timeout) and also handed to the provider as its request timeout when
 one model per session. `usage()` returns, per session, the calls, tokens, cost, failures, timeouts
 and elapsed seconds since the previous `usage()`, so every DAG node records the sessions of its own
 round. Sessions are stateless: they see only what the search passes in (aggregate scores, anonymised
-minibatch traces, the history of earlier proposals). The edit protocol is the one documented in
-testhelix/llm/sim/optimizer.py.
+minibatch traces, the history of earlier proposals). The prompts and the edit protocol are in
+autosaddler/prompts.py; answers become `Edit`s through autosaddler/edits.py.
 """
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 
+from autosaddler.edits import Edit, LessonEdit, UnparsedEdit, parse_edit
+from autosaddler.prompts import history_message, optimizer_messages, reflection_messages, selection_messages
 from autosaddler.protocols import Diagnosis, ParentView
 from testhelix.agent.budget import Budget, BudgetExhausted
 from testhelix.agent.calls import parse_json_object
 from testhelix.llm.base import CallTags, Message, ModelError, ModelRequest
-from testhelix.llm.sim.optimizer import optimizer_messages
 from testhelix.skills import library_index, load_library
 from testhelix.strategy.model import Strategy
-
-SELECTION_SYSTEM = """You choose which strategy to improve next in a search over test-generation
-strategies. You see each candidate's development score (share of development tasks solved), its
-depth (edits from the initial strategy), its last edit and its minibatch successes. Prefer high scores,
-but a strong recent edit on a shallow node can be worth building on. Answer with JSON only:
-{"parent": NODE_ID}"""
-
-REFLECTION_SYSTEM = """You write one reusable lesson for a test-generation agent from a diagnosis of
-failed attempts. The lesson must apply beyond these tasks: never name a task, never include code.
-Give 1-8 literal triggers that occur in task text, and text of at most 1000 characters written as
-'Applicability: ... Action: ... Verification: ...'. Answer with the lesson as one JSON object:
-{"id", "triggers", "text", "components", "capabilities"}"""
-
 
 SESSIONS = ("selection", "diagnosis", "reflection")
 DEFAULT_TIMEOUT_S = 300.0
@@ -71,8 +58,7 @@ class ModelOptimizer:
             return candidates[0].node_id
         rows = [{"node": c.node_id, "dev_score": c.dev_score, "depth": c.depth, "edit": c.edit,
                  "minibatch_successes": c.minibatch_successes} for c in candidates]
-        text = self._call("selection", [Message("system", SELECTION_SYSTEM),
-                                        Message("user", f"## Candidates\n{json.dumps(rows, indent=1)}")], 256)
+        text = self._call("selection", selection_messages(rows), 256)
         data = parse_json_object(text or "") or {}
         return str(data.get("parent", ""))
 
@@ -80,26 +66,25 @@ class ModelOptimizer:
     def diagnose(self, parent: Strategy, traces: Sequence[dict], history: Sequence[str]) -> Diagnosis:
         messages = optimizer_messages(parent.canonical_json(), list(traces), self.skills_index)
         if history:
-            recent = "\n".join(f"- {h}" for h in history[-self.history_limit:])
-            messages.append(Message("user", f"## Earlier proposals (oldest first)\n{recent}\n\nPropose a different "
-                                            "edit from any that was rejected or screened out."))
+            messages.append(history_message(list(history[-self.history_limit:])))
         text = self._call("diagnosis", messages, 2048, role="optimizer") or ""
-        data = parse_json_object(text)
-        if data is None:
-            return Diagnosis(text=text[:500], edit={"unparsed": text[:500]}, wants_lesson=False)
-        edit = _to_edit(data)
-        return Diagnosis(text=str(data.get("rationale", ""))[:500], edit=edit, wants_lesson=edit.get("kind") == "lesson")
+        edit = parse_edit(text)
+        said = text if isinstance(edit, UnparsedEdit) else edit.rationale
+        return Diagnosis(text=said[:500], edit=edit, wants_lesson=isinstance(edit, LessonEdit))
 
     # --- session 3 ---------------------------------------------------------------------------
-    def reflect(self, parent: Strategy, traces: Sequence[dict], diagnosis: Diagnosis) -> dict:
-        draft = (diagnosis.edit or {}).get("lesson") or {}
+    def reflect(self, parent: Strategy, traces: Sequence[dict], diagnosis: Diagnosis) -> Edit:
+        """The diagnosis's lesson edit with the lesson this session writes (the draft when the
+        answer holds none)."""
+        edit = diagnosis.edit
+        if not isinstance(edit, LessonEdit):
+            return edit
+        draft = edit.lesson or {}
         failures = [t for t in traces if not t.get("success")][:8]
-        body = (f"## Diagnosis\n{diagnosis.text}\n\n## Failed attempts\n{json.dumps(failures, indent=1)}\n\n"
-                f"## Existing lessons\n{json.dumps([l.id for l in parent.lessons])}\n\n"
-                f"## Draft lesson\n{json.dumps(draft, sort_keys=True)}")
-        text = self._call("reflection", [Message("system", REFLECTION_SYSTEM), Message("user", body)], 1024) or ""
+        messages = reflection_messages(diagnosis.text, failures, [lesson.id for lesson in parent.lessons], draft)
+        text = self._call("reflection", messages, 1024) or ""
         lesson = parse_json_object(text) or draft
-        return {**diagnosis.edit, "lesson": lesson}
+        return edit.model_copy(update={"lesson": lesson})
 
     def usage(self) -> dict:
         """Per session: what it used since the previous call of `usage()` (cost None when unknown)."""
@@ -156,11 +141,3 @@ class ModelOptimizer:
             line["cost_usd"] += usage.cost_usd
         return answer.text
 
-
-def _to_edit(data: dict) -> dict:
-    """The documented proposal format as an autosaddler Edit (kind field / lesson add-replace)."""
-    if data.get("kind") == "lesson":
-        replace = data.get("replace")
-        return {"kind": "lesson", "op": "replace" if replace else "add", "lesson": data.get("lesson"),
-                "lesson_id": replace or None, "rationale": str(data.get("rationale", ""))[:500]}
-    return {k: data[k] for k in ("kind", "field", "value", "rationale") if k in data}

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from autosaddler.edits import Edit
 from testhelix.strategy.model import Strategy
 
 
@@ -36,10 +37,11 @@ class ParentView:
 
 @dataclass(frozen=True)
 class Diagnosis:
-    """Session 2's answer: a field edit, or the decision that a lesson is needed (session 3)."""
+    """Session 2's answer: a field edit, or the decision that a lesson is needed (session 3).
+    `edit` is what the session proposed, parsed (an `UnparsedEdit` when it is not an edit)."""
 
     text: str
-    edit: dict | None
+    edit: Edit
     wants_lesson: bool
 
 
@@ -52,11 +54,13 @@ class Optimizer(Protocol):
 
     def select_parent(self, candidates: Sequence[ParentView]) -> str: ...
     def diagnose(self, parent: Strategy, traces: Sequence[dict], history: Sequence[str]) -> Diagnosis: ...
-    def reflect(self, parent: Strategy, traces: Sequence[dict], diagnosis: Diagnosis) -> dict: ...
+    def reflect(self, parent: Strategy, traces: Sequence[dict], diagnosis: Diagnosis) -> Edit: ...
     def usage(self) -> dict:
         """Per session, what it used since the previous call (each DAG node records its own round)."""
         ...
 
 
-class AcceptanceRule(Protocol):
+class ScreenRule(Protocol):
+    """The minibatch screen: does the child pass on the parent's tasks (and why)?"""
+
     def passes(self, parent: dict[str, int], child: dict[str, int]) -> tuple[bool, str]: ...

@@ -1,4 +1,4 @@
-"""The AutoSaddler search loop.
+"""The AutoSaddler search loop (docs/design.md §7).
 
 Each round: choose a parent, evaluate it on the next unused proposal minibatch, propose exactly one
 edit, validate it, evaluate the child on the same tasks, screen it, and develop a passing child on
@@ -25,8 +25,8 @@ from pydantic import Field as PydField
 
 from autosaddler.config import SearchConfig
 from autosaddler.dag import EvolutionDAG, Node
-from autosaddler.edits import RejectedEdit, apply_edit, parse_edit
-from autosaddler.protocols import AcceptanceRule, Optimizer, ParentView, StrategyEvaluator, TaskEval
+from autosaddler.edits import Edit, RejectedEdit, apply_edit, describe, parse_edit
+from autosaddler.protocols import Optimizer, ParentView, ScreenRule, StrategyEvaluator, TaskEval
 from autosaddler.screen import StrictImprovementNoRegression
 from testhelix.errors import EvaluationIncomplete, UserError
 from testhelix.llm.base import ModelError
@@ -56,7 +56,7 @@ class Search:
     proposal_ids: Sequence[str]
     development_ids: Sequence[str]
     known_task_ids: Sequence[str] = ()
-    screen: AcceptanceRule = field(default_factory=StrictImprovementNoRegression)
+    screen: ScreenRule = field(default_factory=StrictImprovementNoRegression)
     on_step: Callable[[Node], None] = lambda node: None
 
     # --- the loop -----------------------------------------------------------------------------
@@ -70,12 +70,14 @@ class Search:
             parent_out = self._evaluate(parent, batch, "proposal")
             state.proposals += 1
             try:
-                edit, child = self._propose(parent, parent_out, _history(dag))
+                edit = self._propose(parent, parent_out, _history(dag))
             except ModelError as err:
                 raise optimizer_unavailable(err) from err
+            try:
+                child = apply_edit(parent, edit, self.known_task_ids)
             except RejectedEdit as rejected:
-                # A rejected node keeps the parent's strategy and the raw proposal.
-                self._record(dag, state, rng, parent_id, parent, getattr(rejected, "edit", None), "rejected",
+                # A rejected node keeps the parent's strategy and the proposal as parsed.
+                self._record(dag, state, rng, parent_id, parent, edit, "rejected",
                              rejected.reason, parent_out, {}, None, started)
                 continue
             child_out = self._evaluate(child, batch, "proposal")
@@ -116,7 +118,7 @@ class Search:
                 or state.proposals >= self.config.max_candidate_proposals or out_of_tasks)
 
     def _choose_parent(self, dag: EvolutionDAG) -> str:
-        views = [ParentView(n.node_id, n.dev_score, dag.depth(n.node_id), _edit_text(n),
+        views = [ParentView(n.node_id, n.dev_score, dag.depth(n.node_id), describe(n.edit),
                             sum(n.child_outcomes.values()) if n.child_outcomes else None)
                  for n in dag.developed()]
         choice = self.optimizer.select_parent(views)
@@ -140,16 +142,13 @@ class Search:
             out[task_id] = result
         return {t: out[t] for t in task_ids}
 
-    def _propose(self, parent: Strategy, outcomes: dict[str, TaskEval], history: list[str]) -> tuple[dict, Strategy]:
+    def _propose(self, parent: Strategy, outcomes: dict[str, TaskEval], history: list[str]) -> Edit:
+        """The optimizer's proposal (an optimizer outside the project may answer with a plain dict:
+        it is parsed like a model's answer)."""
         traces = _anonymise(outcomes)
         diagnosis = self.optimizer.diagnose(parent, traces, history)
-        raw = self.optimizer.reflect(parent, traces, diagnosis) if diagnosis.wants_lesson else diagnosis.edit
-        try:
-            edit = parse_edit(raw)
-            return edit.model_dump(mode="json"), apply_edit(parent, edit, self.known_task_ids)
-        except RejectedEdit as err:
-            err.edit = raw if isinstance(raw, dict) else {"raw": repr(raw)[:500]}
-            raise
+        proposal = self.optimizer.reflect(parent, traces, diagnosis) if diagnosis.wants_lesson else diagnosis.edit
+        return parse_edit(proposal)
 
     def _development_score(self, strategy: Strategy) -> float:
         dev = list(self.development_ids)[: self.config.development_limit or None]
@@ -223,16 +222,7 @@ def _usage_total(*groups: dict[str, TaskEval]) -> dict:
 
 def _history(dag: EvolutionDAG) -> list[str]:
     """Earlier proposals and their fate, oldest first (what the optimizer learns from)."""
-    return [f"{_edit_text(n)}: {n.status} ({n.reason})" for n in dag.nodes() if n.status != "root"]
-
-
-def _edit_text(node: Node) -> str:
-    if not node.edit:
-        return "initial strategy"
-    e = node.edit
-    if e.get("kind") == "field":
-        return f"set {e.get('field')} = {str(e.get('value'))[:40]}"
-    return f"{e.get('op')} lesson {e.get('lesson_id') or (e.get('lesson') or {}).get('id')}"
+    return [f"{describe(n.edit)}: {n.status} ({n.reason})" for n in dag.nodes() if n.status != "root"]
 
 
 def _loads(value):

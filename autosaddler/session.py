@@ -12,9 +12,9 @@ from testhelix.errors import UserError
 from testhelix.helix.config import get_config
 from testhelix.helix.runner import HelixRunner
 from testhelix.llm.registry import resolve
-from testhelix.paths import recorded_pack, splits_dir
+from testhelix.paths import recorded_pack
 from testhelix.tasks.task import Task, load_pack
-from testhelix.splits import SplitFile, check_splits, load_split_file
+from testhelix.splits import SplitFile, load_checked_split_file
 from testhelix.store import RunStore
 
 
@@ -30,13 +30,8 @@ class PackSplits:
 
 def load_pack_splits(pack: Path, split_file: Path | None = None) -> PackSplits:
     pack = recorded_pack(pack)      # a resumed run may name a bundled pack's cache folder that was cleared
-    path = split_file or splits_dir() / f"{pack.resolve().name}.json"
-    if not path.is_file():
-        raise UserError(f"{path}: no split file for this pack (make one with `testhelix splits make --pack {pack}`)")
-    split = load_split_file(path)
-    problems = check_splits(split, pack)
-    if problems:
-        raise UserError(f"{path}: the split file does not match {pack}", problems)
+    split = load_checked_split_file(
+        pack, split_file, f"no split file for this pack (make one with `testhelix splits make --pack {pack}`)")
     return PackSplits(pack, {t.id: t for t in load_pack(pack)}, split)
 
 

@@ -16,6 +16,7 @@ from typing import Any
 import networkx as nx
 
 from autosaddler.dag import EvolutionDAG, Node
+from autosaddler.edits import FieldEdit, LessonEdit, describe
 from testhelix.errors import UserError
 from testhelix.store import RunStore
 from testhelix.view import write_page
@@ -124,7 +125,7 @@ def _dag_section(dag: EvolutionDAG) -> Markup:
     for n in dag.nodes():
         x, y = pos[n.node_id]
         label = pct(n.dev_score) if n.dev_score is not None else n.status.replace("_", " ")
-        parts.append(tag("g", tag("title", f"{n.node_id} ({n.status}) {_edit_text(n)}"),
+        parts.append(tag("g", tag("title", f"{n.node_id} ({n.status}) {describe(n.edit)}"),
                          tag("circle", cx=f"{x:.1f}", cy=f"{y:.1f}", r=f"{_radius(n):.1f}", fill=COLOURS.get(n.status, "#777")),
                          tag("text", n.node_id + (" ★" if n.node_id == best else ""), x=f"{x:.1f}",
                              y=f"{y - _radius(n) - 4:.1f}", text_anchor="middle"),
@@ -149,16 +150,17 @@ def _detail(dag: EvolutionDAG, n: Node, hidden: bool) -> Markup:
              ["parent", parent_id or "— (the initial strategy)"], ["edits from the root", dag.depth(n.node_id)],
              ["development score", pct(n.dev_score) if n.dev_score is not None else "not evaluated (only children "
               "that pass the screen are)"], ["strategy hash", n.strategy_hash[:16]], ["elapsed", f"{n.elapsed_s:.1f} s"]]
-    parts: list[Any] = [tag("h3", f"{n.node_id}: {_edit_text(n)}"), table(None, facts, class_="kv")]
+    parts: list[Any] = [tag("h3", f"{n.node_id}: {describe(n.edit)}"), table(None, facts, class_="kv")]
     if n.edit:
+        rationale = n.edit.rationale if isinstance(n.edit, (FieldEdit, LessonEdit)) else ""
         parts += [tag("h3", "Optimizer's diagnosis and rationale"),
-                  pre(n.edit.get("rationale") or "(the optimizer gave no rationale)", cls="rationale")]
+                  pre(rationale or "(the optimizer gave no rationale)", cls="rationale")]
         if parent is not None and n.strategy_hash != parent.strategy_hash:
             parts += [tag("h3", f"The edit as a diff against {parent_id}"),
                       diff(pretty_json(parent.strategy), pretty_json(n.strategy), f"{parent_id}", n.node_id)]
         else:
             parts += [tag("h3", "The proposed edit (not applied)"),
-                      pre(pretty_json({k: v for k, v in n.edit.items() if v is not None and k != "rationale"}))]
+                      pre(pretty_json(n.edit.model_dump(mode="json", exclude_none=True, exclude={"rationale"})))]
     parts += [_minibatch(n, parent_id), _node_usage(dag, n),
               tag("details", tag("summary", "whole strategy"), pre(pretty_json(n.strategy)))]
     return tag("div", *parts, class_="detail", data_node=n.node_id, id=f"detail-{n.node_id}", hidden=hidden)
@@ -217,17 +219,17 @@ def _dev_chart(dag: EvolutionDAG) -> Markup:
         best.append((n.iteration, running))
     chart = line_chart({"developed node": [(n.iteration, n.dev_score) for n in developed], "best so far": best},
                        "iteration", "development Reference Acceptance", chart_id="dev-chart")
-    rows = [[n.node_id, (n.iteration, "num"), (pct(n.dev_score), "num"), _edit_text(n)] for n in developed]
+    rows = [[n.node_id, (n.iteration, "num"), (pct(n.dev_score), "num"), describe(n.edit)] for n in developed]
     return section("dev", "Development score over iterations", chart,
                    table(["node", "iteration", "development score", "edit"], rows, id="dev-table"))
 
 
 def proposal_kind(n: Node) -> str:
-    e = n.edit or {}
-    if e.get("kind") == "field":
-        return f"field {e.get('field')}"
-    if e.get("kind") == "lesson":
-        return f"lesson {e.get('op')}"
+    e = n.edit
+    if isinstance(e, FieldEdit):
+        return f"field {e.field}"
+    if isinstance(e, LessonEdit):
+        return f"lesson {e.op}"
     return "unparsed proposal"
 
 
@@ -243,9 +245,9 @@ def _proposals(dag: EvolutionDAG) -> Markup:
         counts[kind][n.status] += 1
         if n.dev_score is not None:
             best[kind] = max(best.get(kind, 0.0), n.dev_score)
-        lesson = (n.edit or {}).get("lesson") or {}
-        if (n.edit or {}).get("kind") == "lesson":
-            lessons.append([n.node_id, (n.edit or {}).get("op"), lesson.get("id") or (n.edit or {}).get("lesson_id"),
+        if isinstance(n.edit, LessonEdit):
+            lesson = n.edit.lesson or {}
+            lessons.append([n.node_id, n.edit.op, lesson.get("id") or n.edit.lesson_id,
                             ", ".join(map(str, lesson.get("triggers") or [])), n.status, n.reason])
     rows = [[kind, *((c[f], "num") for f in fates), (sum(c.values()), "num"), (pct(best.get(kind)), "num")]
             for kind, c in sorted(counts.items())]
@@ -276,14 +278,3 @@ def _usage(dag: EvolutionDAG, sessions: list[dict]) -> Markup:
                             f"nodes' minibatch evaluations, summed: {number(gen_tokens)}. Cost is unknown, never 0, when a model has no price.",
                        class_="muted"))
 
-
-def _edit_text(n: Node) -> str:
-    e = n.edit
-    if not e:
-        return "initial strategy"
-    if e.get("kind") == "field":
-        value = str(e.get("value"))
-        return f"set {e.get('field')} = {value[:50] + '…' if len(value) > 50 else value}"
-    if e.get("kind") == "lesson":
-        return f"{e.get('op')} lesson {e.get('lesson_id') or (e.get('lesson') or {}).get('id')}"
-    return "unparsed proposal"

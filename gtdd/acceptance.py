@@ -1,4 +1,4 @@
-"""Acceptance of a committed candidate (seed paper §3.3, Appendix A).
+"""Acceptance of a committed candidate (docs/design.md §8).
 
 Evidence, in order: an intact snapshot, passing public tests, passing regression tests (when the
 rule requires them) and a fresh audit of every requirement family. Each family audit is a uniform
@@ -114,7 +114,7 @@ def draw_audit(families: dict[str, list[Trace]], sizes: dict[str, int], randomne
     """Uniform samples without replacement, one per family, reproducible from the randomness.
 
     random.Random (Mersenne Twister) turns the 256 random bits into a sample; treating that as
-    uniform is an implementation assumption, as the seed paper notes for any pseudorandom source."""
+    uniform is an implementation assumption, as it is for any pseudorandom source."""
     out = {}
     for family, traces in families.items():
         seed = hashlib.sha256(randomness + family.encode()).digest()

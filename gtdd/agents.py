@@ -1,6 +1,6 @@
 """The coder and tester roles, and their LLM implementations over the ChatModel protocol.
 
-As in the seed paper's case study, both roles answer single requests without tools: the coder gets
+Both roles answer single requests without tools: the coder gets
 the spec, its current module and every counterexample reported so far (plus the public tests'
 outcome and the last aggregate acceptance decision) and returns a complete module; the tester gets
 the spec, the public examples, and -- depending on the policy -- the reported counterexamples and
@@ -23,8 +23,8 @@ from testhelix.llm.base import (CallTags, ChatModel, Completion, Message, ModelA
                                  ModelRequest)
 
 CODER_MAX_OUTPUT_TOKENS = 16000
-TESTER_MAX_OUTPUT_TOKENS = 8000  # the seed paper's generator limit
-RETRIES = 3  # a failed request is retried up to three times (seed paper §6.1)
+TESTER_MAX_OUTPUT_TOKENS = 8000  # the generator's output limit
+RETRIES = 3  # a failed request is retried up to three times
 
 
 @dataclass(frozen=True)
@@ -172,13 +172,17 @@ def complete(model: ChatModel, system: str, user: str, max_output_tokens: int, t
     return None, calls
 
 
-class LLMCoder:
+class _ModelAgent:
+    """A coder or tester played by a chat model (its name is the model's)."""
+
     simulated = False
 
     def __init__(self, model: ChatModel):
         self.model = model
         self.name = model.name
 
+
+class LLMCoder(_ModelAgent):
     def write_module(self, request: CodingRequest) -> CodingResult:
         system, user = coder_prompt(request)
         tags = CallTags(role="generation" if request.current_module is None else "repair",
@@ -193,13 +197,7 @@ class LLMCoder:
                             calls=tuple(calls))
 
 
-class LLMTester:
-    simulated = False
-
-    def __init__(self, model: ChatModel):
-        self.model = model
-        self.name = model.name
-
+class LLMTester(_ModelAgent):
     def write_generator(self, request: TestingRequest) -> GeneratorProgram:
         system, user = tester_prompt(request)
         completion, calls = complete(self.model, system, user, TESTER_MAX_OUTPUT_TOKENS,

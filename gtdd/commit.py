@@ -1,6 +1,6 @@
 """Candidate commitment: the coder's workspace, protected files, and the canonical manifest hash.
 
-After each coding session the harness (seed paper §2.2) records attempted changes to protected
+After each coding session the harness (docs/design.md §8) records attempted changes to protected
 files, restores them, and hashes a canonical manifest of everything the candidate can read and run
 together with its execution configuration. File additions and deletions change the manifest, so
 they change the hash. Every later step of the round runs against that snapshot; `verify` tells
@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping
 
-from gtdd.domains.base import canonical_json
+from testhelix.digest import canonical_json
+
 
 SPEC_FILE = "SPEC.md"
 PUBLIC_TESTS_FILE = "tests/public_examples.json"
@@ -61,7 +62,7 @@ def manifest_entries(root: Path) -> tuple[tuple[str, str], ...]:
 
 
 def manifest_hash(entries: tuple[tuple[str, str], ...], config: Mapping) -> str:
-    body = canonical_json({"files": [list(e) for e in entries], "config": dict(config)})
+    body = canonical_json({"files": [list(e) for e in entries], "config": dict(config)}, ascii_only=True)
     return hashlib.sha256(body.encode()).hexdigest()
 
 

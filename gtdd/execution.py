@@ -1,7 +1,6 @@
 """Running traces for the loop: the trusted reference in-process, committed candidates isolated.
 
-Both sides are deterministic functions of (source, trace) by the fixed-loss assumption of the seed
-paper (§2.1) -- every trace runs in a fresh process under CPU-time limits (gtdd/isolation/) -- so
+Both sides are deterministic functions of (source, trace) -- every trace runs in a fresh process under CPU-time limits (gtdd/isolation/) -- so
 results are cached: the reference by trace id, a candidate by (sha256 of its source, trace id). A
 harness error (the wall-clock backstop fired: no verdict) is never cached; the use that met it
 counts the trace as failed, conservatively, and `harness_errors` counts such executions. The
@@ -65,7 +64,7 @@ def _json_kind(value: Any) -> str:
             dict: "object"}.get(type(value), type(value).__name__)
 
 
-def classify(domain: Domain, trace: Trace, expected: TraceResult, observed: TraceResult) -> Failure | None:
+def failure_of(domain: Domain, trace: Trace, expected: TraceResult, observed: TraceResult) -> Failure | None:
     """None when the candidate agrees with the reference on every operation."""
     at = domain.first_divergence(expected, observed)
     if at is None:
@@ -124,5 +123,5 @@ class TraceExecutor:
         """One entry per trace: its Failure, or None when it passes."""
         expected = self.reference(traces)
         observed = self.candidate(source, traces)
-        return [classify(self.domain, t, e, o) for t, e, o in zip(traces, expected, observed)]
+        return [failure_of(self.domain, t, e, o) for t, e, o in zip(traces, expected, observed)]
 

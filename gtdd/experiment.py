@@ -1,4 +1,4 @@
-"""The paired GTDD experiment (seed paper §6): blocks x policies x rounds, resumable, with progress.
+"""The paired GTDD experiment (docs/design.md §8): blocks x policies x rounds, resumable, with progress.
 
 Each block starts from one first module written from the spec alone, shared by every policy of
 the block, and static generators are requested once per block before round one (static-llm-600
@@ -17,7 +17,7 @@ is resuming under another execution configuration (sandbox, limits, Python: the 
 child processes, every seed is per block, and only the driver writes the store, so the stored
 results are the same for every N.
 
-Tables: see gtdd/records.py.
+Tables: see gtdd/schema.py.
 """
 
 from __future__ import annotations
@@ -117,7 +117,6 @@ class Experiment:
         self.store = RunStore(self.run_dir, command="gtdd experiment")
         try:
             self.store.refuse_other_kinds({"gtdd"}, "gtdd experiment")
-            self.store.conn.execute(records.SCHEMA)
             self.config, self.extended = self._settle_config(config)
         except BaseException:
             self.store.close()  # a refused resume must not keep the run's store locked

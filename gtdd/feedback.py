@@ -1,4 +1,4 @@
-"""Feedback rules: which observed development failures reach the coder (seed paper Appendix B).
+"""Feedback rules: which observed development failures reach the coder (docs/design.md §8).
 
 Both rules pick at most k failures deterministically, from the same observed failures, with no
 access to audits or population results. They are applied twice per round: once to the unreduced
@@ -22,7 +22,7 @@ POOL_FACTOR = 4  # the reduction pool holds 4k originals
 
 
 @dataclass(frozen=True)
-class Candidate:
+class ObservedFailure:
     """One observed failure as a feedback rule sees it."""
 
     trace: Trace
@@ -44,8 +44,8 @@ class Candidate:
 class FeedbackRule(Protocol):
     name: str
 
-    def select(self, candidates: Sequence[Candidate], k: int,
-               reported_families: frozenset[str]) -> list[Candidate]: ...
+    def select(self, candidates: Sequence[ObservedFailure], k: int,
+               reported_families: frozenset[str]) -> list[ObservedFailure]: ...
 
 
 class StandardRule:
@@ -53,11 +53,11 @@ class StandardRule:
 
     name = "standard"
 
-    def select(self, candidates: Sequence[Candidate], k: int,
-               reported_families: frozenset[str] = frozenset()) -> list[Candidate]:
+    def select(self, candidates: Sequence[ObservedFailure], k: int,
+               reported_families: frozenset[str] = frozenset()) -> list[ObservedFailure]:
         # Greedy because "not yet selected" changes with every pick; k is small (<= 4 * 6).
         remaining = sorted(candidates, key=lambda c: (c.length, c.trace.id))
-        chosen: list[Candidate] = []
+        chosen: list[ObservedFailure] = []
         families: set[str] = set()
         mechanisms: set[str] = set()
         while remaining and len(chosen) < k:
@@ -76,8 +76,8 @@ class CompactRule:
 
     name = "compact"
 
-    def select(self, candidates: Sequence[Candidate], k: int,
-               reported_families: frozenset[str] = frozenset()) -> list[Candidate]:
+    def select(self, candidates: Sequence[ObservedFailure], k: int,
+               reported_families: frozenset[str] = frozenset()) -> list[ObservedFailure]:
         ordered = sorted(candidates, key=lambda c: (c.length, c.distinct_commands,
                                                     c.family not in reported_families, c.trace.id))
         return ordered[:k]

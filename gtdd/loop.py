@@ -1,4 +1,4 @@
-"""One GTDD round, in the event order of the seed paper's Appendix A.
+"""One GTDD round, in the event order of docs/design.md §8.
 
     coding end < commitment < testing start < testing end < audit sampling < audit end
                < acceptance record < population evaluation end
@@ -17,12 +17,14 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable
 
+from testhelix.digest import canonical_json
+
 from gtdd import acceptance
 from gtdd.agents import Coder, CodingRequest, CodingResult, Tester, TestingRequest
 from gtdd.commit import Commitment, Workspace
-from gtdd.domains.base import HARNESS_ERRORS, Domain, Trace, canonical_json, trace_id
+from gtdd.domains.base import HARNESS_ERRORS, Domain, Trace, trace_id
 from gtdd.execution import EvaluatorError, TraceExecutor, source_hash
-from gtdd.feedback import POOL_FACTOR, Candidate, FeedbackRule
+from gtdd.feedback import POOL_FACTOR, FeedbackRule, ObservedFailure
 from gtdd.policies import Policy, Proposals, property_proposals, proposals_from_raw, run_generator, staged_chunk
 from gtdd.reduction import reduce_failures
 
@@ -107,7 +109,7 @@ class TrajectoryState:
 def tests_manifest(tests) -> str:
     """sha256 over fixed tests (trace JSON objects or Traces), in id order: what a re-run must match."""
     items = sorted((t.to_json() if isinstance(t, Trace) else dict(t) for t in tests), key=lambda d: d["id"])
-    return hashlib.sha256(canonical_json(items).encode()).hexdigest()
+    return hashlib.sha256(canonical_json(items, ascii_only=True).encode()).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -242,7 +244,7 @@ def evaluate_development(ctx: LoopContext, state: TrajectoryState, commitment: C
     executed = saved + new
     # The public tests ride along in the same isolated run (they are re-read from the cache later).
     outcomes = ctx.executor.failures(commitment.module_source, executed + ctx.public_tests)[:len(executed)]
-    failing = [Candidate(tr, f) for tr, f in zip(executed, outcomes) if f is not None]
+    failing = [ObservedFailure(tr, f) for tr, f in zip(executed, outcomes) if f is not None]
     passing = {tr.id for tr, f in zip(executed, outcomes) if f is None}
     counterexamples, links, executions = [], [], 0
     if t < ctx.rounds:  # feedback from the last round would reach no coder
@@ -257,7 +259,7 @@ def evaluate_development(ctx: LoopContext, state: TrajectoryState, commitment: C
 
 
 def select_counterexamples(ctx: LoopContext, state: TrajectoryState, commitment: Commitment,
-                           failing: list[Candidate]) -> tuple[list[dict], list[dict], int]:
+                           failing: list[ObservedFailure]) -> tuple[list[dict], list[dict], int]:
     """Pool of 4k by the rule, reduce each, choose at most k new ones by the rule again."""
     reported_families = frozenset(c["family"] for c in state.reported)
     fresh = [c for c in failing if c.trace.id not in state.reported_ids]
@@ -269,7 +271,7 @@ def select_counterexamples(ctx: LoopContext, state: TrajectoryState, commitment:
         if r.reduced.id not in state.reported_ids:
             by_id.setdefault(r.reduced.id, r)
     chosen_ids = {c.trace.id for c in ctx.rule.select(
-        [Candidate(r.reduced, r.failure) for r in by_id.values()], ctx.k, reported_families)}
+        [ObservedFailure(r.reduced, r.failure) for r in by_id.values()], ctx.k, reported_families)}
     shown, links = [], []
     for rid, r in by_id.items():
         if rid in chosen_ids:

@@ -1,7 +1,7 @@
 """The nine tester policies and how a policy turns into development traces.
 
 A policy fixes *when* traces are generated, *what* the tester sees and *how many* traces it asks
-for (seed paper §6.2 and its added conditions):
+for (docs/design.md §8 lists the experiment they serve):
 
   public-only             no development traces: only the public examples' outcome
   static-property         400 traces from the evaluation generator with another seed, before round 1

@@ -19,41 +19,13 @@ import hashlib
 import json
 from typing import Callable
 
+from testhelix.digest import canonical_json
 from testhelix.store import RunStore
 
 from gtdd import acceptance
-from gtdd.domains.base import Trace, canonical_json
+from gtdd.domains.base import Trace
 from gtdd.loop import RoundRecord
 from gtdd.policies import POLICIES
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS gtdd_config (key TEXT PRIMARY KEY, config JSON);
-CREATE TABLE IF NOT EXISTS gtdd_blocks (block INTEGER PRIMARY KEY, module TEXT, simulated BOOLEAN,
-    note TEXT);
-CREATE TABLE IF NOT EXISTS gtdd_static (block INTEGER, key TEXT, traces JSON, info JSON,
-    PRIMARY KEY (block, key));
-CREATE TABLE IF NOT EXISTS gtdd_rounds (block INTEGER, policy TEXT, round INTEGER,
-    manifest_hash TEXT, module_hash TEXT, simulated BOOLEAN, proposed INTEGER, valid INTEGER,
-    duplicates INTEGER, executed INTEGER, failures INTEGER, new_failures INTEGER,
-    counterexamples INTEGER, repaired_previous INTEGER, regressions INTEGER,
-    protected_changes INTEGER, public_pass BOOLEAN, regression_pass BOOLEAN, audits_pass BOOLEAN,
-    accepted BOOLEAN, population_failures INTEGER, population_size INTEGER, failure_rate DOUBLE,
-    unseen_failures INTEGER, unseen_size INTEGER, wall_s DOUBLE, detail JSON,
-    PRIMARY KEY (block, policy, round));
-CREATE TABLE IF NOT EXISTS gtdd_audits (block INTEGER, policy TEXT, round INTEGER, record JSON,
-    PRIMARY KEY (block, policy, round));
-CREATE TABLE IF NOT EXISTS gtdd_counterexamples (block INTEGER, policy TEXT, round INTEGER,
-    id TEXT, original_id TEXT, family TEXT, mechanism TEXT, shown JSON,
-    PRIMARY KEY (block, policy, round, id));
-CREATE TABLE IF NOT EXISTS gtdd_generators (block INTEGER, policy TEXT, round INTEGER,
-    source TEXT, info JSON, PRIMARY KEY (block, policy, round));
-CREATE TABLE IF NOT EXISTS gtdd_states (block INTEGER, policy TEXT, round INTEGER, state JSON,
-    PRIMARY KEY (block, policy, round));
-CREATE TABLE IF NOT EXISTS gtdd_superseded_audits (block INTEGER, policy TEXT, round INTEGER,
-    trajectories INTEGER, rounds INTEGER, accepted BOOLEAN, record JSON,
-    PRIMARY KEY (block, policy, round, trajectories, rounds));
-"""
-
 
 def record_calls(store: RunStore, block: int, role: str, round_index: int, calls) -> None:
     for c in calls:
@@ -90,7 +62,7 @@ def save_round(store: RunStore, r: RoundRecord, state_json: str, wall_s: float, 
             pop["failures"], pop["size"], pop["failures"] / pop["size"], pop["unseen_failures"],
             pop["unseen_size"], wall_s, json.dumps(detail)])
         c.execute("INSERT OR REPLACE INTO gtdd_audits VALUES (?, ?, ?, ?)",
-                  key + [canonical_json(r.audit.to_json())])
+                  key + [canonical_json(r.audit.to_json(), ascii_only=True)])
         links = {link["id"]: link for link in dev.private_links}
         for shown in dev.counterexamples:
             link = links[shown["id"]]
@@ -132,7 +104,7 @@ def reaudit(store: RunStore, rule: acceptance.AcceptanceRule, families: dict[str
                                [block, policy, t, old["rule"]["trajectories"], old["rule"]["rounds"], accepted,
                                 record_json])
             store.conn.execute("UPDATE gtdd_audits SET record = ? WHERE block = ? AND policy = ? AND round = ?",
-                               [canonical_json(audit.to_json()), block, policy, t])
+                               [canonical_json(audit.to_json(), ascii_only=True), block, policy, t])
             store.conn.execute("UPDATE gtdd_rounds SET audits_pass = ?, accepted = ? WHERE block = ? AND "
                                "policy = ? AND round = ?", [decision.audits_pass, decision.accepted, block, policy, t])
         done += 1

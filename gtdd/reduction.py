@@ -1,4 +1,4 @@
-"""Counterexample reduction (seed paper §3.1 and Appendix B).
+"""Counterexample reduction (docs/design.md §8).
 
 A failing trace is shortened in two stages: the shortest failing prefix, then passes of
 single-operation deletion. Every shorter trace is validated by the schema before it is run and

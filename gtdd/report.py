@@ -1,4 +1,4 @@
-"""The experiment report (seed paper §6.3 and Appendix E): tables, paired statistics and a plot.
+"""The experiment report (docs/design.md §8): tables, paired statistics and a plot.
 
 * the mean evaluation failure rate of every policy after each round, with the mean number of
   counterexamples newly reported in the last testing round;
@@ -134,8 +134,8 @@ def build_report(run_dir: Path) -> dict:
 
 
 def recorded_candidates(config: dict, rows: list[dict], alpha: str = "0.05", tolerance: str = "0.05") -> dict:
-    """The seed paper's audit analysis of recorded candidates (Proposition 4.2, stopping at first
-    acceptance), on the whole population as one family, for two zero-failure audit sizes."""
+    """The audit analysis of recorded candidates (stopping at first acceptance), on the whole
+    population as one family, for two zero-failure audit sizes."""
     rounds = config["rounds"]
     trajectories: dict[tuple, list] = {}
     for r in rows:

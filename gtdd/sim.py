@@ -35,7 +35,7 @@ from testhelix.llm.sim.profiles import SimProfile, get_profile
 from gtdd.agents import CodingRequest, CodingResult, GeneratorProgram, TestingRequest
 from gtdd.commit import PUBLIC_TESTS_FILE
 from gtdd.domains.base import Domain, Trace, TraceResult
-from gtdd.execution import TraceExecutor, classify
+from gtdd.execution import TraceExecutor, failure_of
 
 CODER_MARK = "# Module written by a simulated coder"
 _HEADER = re.compile(r"^# Module written by a simulated coder \((?P<name>[^)]*)\)[^\n]*"
@@ -156,7 +156,7 @@ class SimCoder:
             for (d, t), exp, got in zip(todo, expected, self.domain.run_traces(
                     mux, runs, self.executor.per_trace_timeout_s)):
                 observed = TraceResult(tuple(got.replies[1:]), got.error)
-                self._exposure[(d, t.id)] = not got.replies or classify(self.domain, t, exp, observed) is not None
+                self._exposure[(d, t.id)] = not got.replies or failure_of(self.domain, t, exp, observed) is not None
         return {d for d in active if any(self._exposure[(d, t.id)] for t in evidence)}
 
     def write_module(self, request: CodingRequest) -> CodingResult:

@@ -9,7 +9,9 @@ order in which the file system lists entries. Caches (`__pycache__`, `*.pyc`, `.
 from __future__ import annotations
 
 import hashlib
+import json
 from pathlib import Path
+from typing import Any
 
 from testhelix.errors import UserError
 
@@ -62,5 +64,10 @@ def tree_sha256(root: Path) -> str:
     return h.hexdigest()
 
 
-def text_sha256(text: str) -> str:
-    return hashlib.sha256(text.encode()).hexdigest()
+def canonical_json(value: Any, *, ascii_only: bool = False) -> str:
+    """One text per JSON value (sorted keys, no spaces): the input to every content hash.
+
+    Two variants exist because stored hashes depend on them and must never change: strategy hashes
+    and split digests are over the UTF-8 form (the default); GTDD's trace ids, manifests and audit
+    records over the ASCII-escaped form, which also refuses NaN and infinities (`ascii_only=True`)."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=ascii_only, allow_nan=not ascii_only)

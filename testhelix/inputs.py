@@ -95,13 +95,14 @@ def check_input_file(path: Path, text: bool = True) -> str | None:
 
 class InputDir(click.ParamType):
     name = "folder"
+    missing, not_dir = "no such folder (does not exist)", "is a file, not a folder"
 
     def convert(self, value, param, ctx) -> Path:
         path = Path(value)
         if not path.exists():
-            self.fail(f"{path}: no such folder (does not exist)", param, ctx)
+            self.fail(f"{path}: {self.missing}", param, ctx)
         if not path.is_dir():
-            self.fail(f"{path}: is a file, not a folder", param, ctx)
+            self.fail(f"{path}: {self.not_dir}", param, ctx)
         return path
 
 
@@ -119,17 +120,14 @@ class PackDir(click.ParamType):
         return path
 
 
-class RunDir(click.ParamType):
+class RunDir(InputDir):
     """An existing run folder holding a store."""
 
     name = "run_dir"
+    missing, not_dir = "no run store here (no such folder)", "is a file, not a run folder"
 
     def convert(self, value, param, ctx) -> Path:
-        path = Path(value)
-        if not path.exists():
-            self.fail(f"{path}: no run store here (no such folder)", param, ctx)
-        if not path.is_dir():
-            self.fail(f"{path}: is a file, not a run folder", param, ctx)
+        path = super().convert(value, param, ctx)
         if not (path / "run.duckdb").is_file():
             self.fail(f"{path}: no run store here (expected run.duckdb)", param, ctx)
         return path

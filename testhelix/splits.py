@@ -15,8 +15,9 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+from testhelix.digest import canonical_json
 from testhelix.errors import UserError
-from testhelix.strategy.model import canonical_json, read_json
+from testhelix.strategy.model import read_json
 
 SPLIT_NAMES = ("proposal", "development", "release", "test")
 PAPER_SIZES = {"proposal": 500, "development": 100, "release": 100, "test": 300}
@@ -144,6 +145,21 @@ def parse_split_file(data: object, where: str) -> SplitFile:
 
 def load_split_file(path: Path) -> SplitFile:
     return parse_split_file(read_json(path), str(path))
+
+
+def load_checked_split_file(pack: Path, split_file: Path | None, missing_hint: str) -> SplitFile:
+    """The split file of `pack` (`split_file`, else splits/<pack folder name>.json), checked against
+    the pack; a missing file is a UserError ending in `missing_hint`."""
+    from testhelix.paths import splits_dir
+
+    path = split_file or splits_dir() / f"{Path(pack).resolve().name}.json"
+    if not path.is_file():
+        raise UserError(f"{path}: {missing_hint}")
+    split = load_split_file(path)
+    problems = check_splits(split, pack)
+    if problems:
+        raise UserError(f"{path}: the split file does not match {pack}", problems)
+    return split
 
 
 def check_splits(split: SplitFile, pack_dir: Path) -> list[tuple[str, str]]:

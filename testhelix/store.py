@@ -1,8 +1,9 @@
 """The run store: one DuckDB file per run directory (`<run_dir>/run.duckdb`).
 
-This module owns the schema. Every table a run writes is declared in `MIGRATIONS`; a store opened
-on an older file applies the missing migrations in order inside one transaction, so a run
-directory made by an older version keeps working and nothing stored is lost.
+The schema is a list of named migrations, each owned by the package whose tables it creates
+(testhelix/migrations.py); a store opened on an older file applies the missing ones in order, one
+transaction each, so a run directory made by an older version keeps working and nothing stored is
+lost.
 
 Lifecycle (mechanics in testhelix/lifecycle.py): a new store is built and migrated under a
 temporary name and only then linked to `run.duckdb`, so a kill during creation never leaves a store that no
@@ -27,108 +28,13 @@ from typing import Any
 
 import duckdb
 
-from testhelix import lifecycle
+from testhelix import lifecycle, migrations
 from testhelix.errors import UserError
 
 DB_NAME = "run.duckdb"
 
-MIGRATIONS: tuple[str, ...] = (
-    # 1: the base schema
-    """
-    CREATE TABLE runs (run_label TEXT PRIMARY KEY, kind TEXT, config JSON, created_at TIMESTAMP DEFAULT now());
-    CREATE TABLE tasks (task_id TEXT PRIMARY KEY, pack TEXT, context TEXT, difficulty TEXT, digest TEXT);
-    CREATE TABLE executions (
-        key TEXT PRIMARY KEY, suite_digest TEXT, program_digest TEXT, runner_version TEXT, limits JSON,
-        status TEXT, reason TEXT, tests_run INTEGER, duration_s DOUBLE, output TEXT,
-        created_at TIMESTAMP DEFAULT now());
-    CREATE SEQUENCE model_call_seq;
-    CREATE TABLE model_calls (
-        id BIGINT DEFAULT nextval('model_call_seq'), run_label TEXT, task_id TEXT, role TEXT, pair INTEGER,
-        round INTEGER, model TEXT, input_tokens BIGINT, output_tokens BIGINT, cache_read_tokens BIGINT,
-        cache_write_tokens BIGINT, cost_usd DOUBLE, latency_s DOUBLE, cache_hit BOOLEAN, status TEXT,
-        error TEXT, simulated BOOLEAN, created_at TIMESTAMP DEFAULT now());
-    CREATE TABLE task_outcomes (
-        run_label TEXT, task_id TEXT, program_id TEXT, role TEXT, label TEXT, status TEXT, reason TEXT,
-        PRIMARY KEY (run_label, task_id, program_id));
-    CREATE TABLE task_results (
-        run_label TEXT, task_id TEXT, submitted BOOLEAN, suite_digest TEXT, F INTEGER, A DOUBLE, R DOUBLE,
-        S INTEGER, delta_c DOUBLE, entry_coverage DOUBLE, coverage_status TEXT, tokens BIGINT,
-        calls INTEGER, wall_s DOUBLE, detail JSON, PRIMARY KEY (run_label, task_id));
-    CREATE TABLE metrics (run_label TEXT, name TEXT, value DOUBLE, PRIMARY KEY (run_label, name));
-    CREATE TABLE dag_nodes (
-        node_id TEXT PRIMARY KEY, iteration INTEGER, strategy_hash TEXT, strategy JSON, edit JSON,
-        status TEXT, reason TEXT, parent_outcomes JSON, child_outcomes JSON, dev_score DOUBLE,
-        optimizer_usage JSON, generator_usage JSON, elapsed_s DOUBLE, created_at TIMESTAMP DEFAULT now());
-    CREATE TABLE dag_edges (parent_id TEXT, child_id TEXT, PRIMARY KEY (parent_id, child_id));
-    CREATE TABLE search_state (key TEXT PRIMARY KEY, value JSON);
-    CREATE TABLE gate_results (
-        gate_id TEXT PRIMARY KEY, challenger_hash TEXT, baseline_hash TEXT, split TEXT, model TEXT,
-        n INTEGER, wins INTEGER, losses INTEGER, challenger_successes INTEGER, baseline_successes INTEGER,
-        p_value DOUBLE, ci95 JSON, ci99 JSON, promoted BOOLEAN, created_at TIMESTAMP DEFAULT now());
-    """,
-    # 2: strategy-search evaluations (one row per strategy x task, so a resumed search never
-    # re-runs a finished task) and splits spent by a release gate
-    """
-    CREATE TABLE search_evals (
-        strategy_hash TEXT, task_id TEXT, split TEXT, success INTEGER, trace JSON,
-        created_at TIMESTAMP DEFAULT now(), PRIMARY KEY (strategy_hash, task_id));
-    CREATE TABLE spent_splits (pack TEXT, split TEXT, gate_id TEXT, PRIMARY KEY (pack, split));
-    """,
-    # Later migrations are (unique name, SQL) pairs: a store records the names it applied, so
-    # migrations added on different branches merge by appending both entries here, in any order.
-    ("attempts-and-accounting", """
-    CREATE TABLE attempts (
-        attempt_id TEXT PRIMARY KEY, pid INTEGER, command TEXT, status TEXT, last_call_id BIGINT,
-        started_at TIMESTAMP DEFAULT now(), ended_at TIMESTAMP);
-    ALTER TABLE model_calls ADD COLUMN attempt_id TEXT;
-    ALTER TABLE task_results ADD COLUMN attempt_id TEXT;
-    ALTER TABLE search_evals ADD COLUMN attempt_id TEXT;
-    -- A call is attributed when the evaluation it served finished: its attempt closed normally,
-    -- the attempt committed a step after the call, or the task result it served was recorded by
-    -- the same attempt. Calls of abandoned work stay (the money was spent) but are not attributed.
-    CREATE VIEW model_call_accounting AS
-    SELECT c.*, coalesce(a.status, 'finished') AS attempt_status,
-           (c.attempt_id IS NULL OR a.status = 'finished' OR c.id <= coalesce(a.last_call_id, -1)
-            OR EXISTS (SELECT 1 FROM task_results r WHERE r.run_label = c.run_label AND r.task_id = c.task_id
-                       AND r.attempt_id = c.attempt_id)
-            OR EXISTS (SELECT 1 FROM search_evals e WHERE e.task_id = c.task_id AND e.attempt_id = c.attempt_id
-                       AND c.run_label LIKE '%/' || left(e.strategy_hash, 12))) AS attributed
-    FROM model_calls c LEFT JOIN attempts a USING (attempt_id);
-    """),
-    # Optimizer sessions of each search step: selection, diagnosis, reflection, each with its own
-    # deadline, tokens, cost (NULL when unknown) and elapsed time
-    ("optimizer-sessions", """
-    CREATE TABLE optimizer_sessions (
-        node_id TEXT, session TEXT, calls INTEGER, input_tokens BIGINT, output_tokens BIGINT, tokens BIGINT,
-        cost_usd DOUBLE, failures INTEGER, timeouts INTEGER, elapsed_s DOUBLE, timeout_s DOUBLE,
-        PRIMARY KEY (node_id, session));
-    """),
-    # Provider failures as a state. model_calls gains the SDK retries behind each call (count,
-    # causes, seconds waited), whether the provider reported usage, the tokens charged to the budget
-    # (reported usage, clamped; or the kept reservation) and any anomaly found at the boundary.
-    # incomplete_evals holds every task evaluation the provider prevented; it never gets a metric
-    # row, and an evaluation is unresolved while no task_results row exists for it.
-    ("provider-failures", """
-    ALTER TABLE model_calls ADD COLUMN retries INTEGER;
-    ALTER TABLE model_calls ADD COLUMN retry_causes TEXT;
-    ALTER TABLE model_calls ADD COLUMN retry_wait_s DOUBLE;
-    ALTER TABLE model_calls ADD COLUMN usage_reported BOOLEAN;
-    ALTER TABLE model_calls ADD COLUMN charged_tokens BIGINT;
-    ALTER TABLE model_calls ADD COLUMN anomaly TEXT;
-    CREATE TABLE incomplete_evals (
-        run_label TEXT, task_id TEXT, cause TEXT, error TEXT, tokens BIGINT, calls INTEGER,
-        created_at TIMESTAMP DEFAULT now());
-    """),
-)
-SCHEMA_VERSION = len(MIGRATIONS)
 SNAPSHOT_NAME = "run.snapshot.duckdb"
 SNAPSHOT_EVERY_S = 5.0  # the least time between two snapshots published after finished tasks
-
-
-def _migration(index: int) -> tuple[str, str]:
-    """(name, sql) of MIGRATIONS[index]; the first, unnamed ones are named by their number."""
-    entry = MIGRATIONS[index]
-    return (str(index + 1), entry) if isinstance(entry, str) else entry
 
 
 def _attempt_id() -> str:
@@ -174,7 +80,7 @@ class RunStore:
             return self._open_snapshot(err)
         except duckdb.Error as err:
             raise UserError(f"{self.path}: cannot open the run store: {lifecycle.first_line(err)}") from None
-        if _pending_migrations(conn):
+        if migrations.pending(conn):
             # An older (or never initialised) store: migrate it once, then read it.
             conn.close()
             try:
@@ -188,7 +94,7 @@ class RunStore:
             conn = lifecycle.connect(self.path, read_only=True)
         self.conn = conn
         version = self.schema_version()
-        if _unknown_migrations(conn):
+        if migrations.unknown(conn):
             raise UserError(f"{self.path}: made by a newer version (schema {version})")
         return conn
 
@@ -205,23 +111,14 @@ class RunStore:
             row = self.conn.execute("SELECT max(version) FROM schema_meta").fetchone()
         except duckdb.CatalogException:
             return 0
-        return int(row[0] or 0)
+        return int(row[0] or 0) if row else 0
 
     def _migrate(self) -> None:
-        self.conn.execute("CREATE TABLE IF NOT EXISTS schema_meta (version INTEGER)")
-        self.conn.execute("ALTER TABLE schema_meta ADD COLUMN IF NOT EXISTS name TEXT")
-        unknown = _unknown_migrations(self.conn)
-        if unknown:
-            raise UserError(f"{self.path}: made by a newer version (schema {self.schema_version()} > "
-                            f"{SCHEMA_VERSION}; unknown migration {unknown[0]})")
-        applied = _applied(self.conn)
-        for index in range(len(MIGRATIONS)):
-            name, sql = _migration(index)
-            if name in applied:
-                continue
-            with self.transaction():
-                self.conn.execute(sql)
-                self.conn.execute("INSERT INTO schema_meta VALUES (?, ?)", [index + 1, name])
+        def newer(name: str) -> UserError:
+            return UserError(f"{self.path}: made by a newer version (schema {self.schema_version()} > "
+                             f"{migrations.latest_version()}; unknown migration {name})")
+
+        migrations.migrate(self.conn, self.transaction, newer)
 
     # --- attempts -------------------------------------------------------------------------
     def _begin_attempt(self, command: str) -> None:
@@ -430,28 +327,6 @@ def check_run_folder(run_dir: Path, allowed: set[str], command: str) -> None:
             store.refuse_other_kinds(allowed, command)
         finally:
             store.close()
-
-
-# --- migrations by name ---------------------------------------------------------------------------
-def _applied(conn: duckdb.DuckDBPyConnection) -> set[str]:
-    try:
-        rows = conn.execute("SELECT version, name FROM schema_meta").fetchall()
-    except duckdb.Error:
-        try:
-            rows = [(v, None) for (v,) in conn.execute("SELECT version FROM schema_meta").fetchall()]
-        except duckdb.Error:
-            return set()
-    return {name or str(version) for version, name in rows}
-
-
-def _pending_migrations(conn: duckdb.DuckDBPyConnection) -> bool:
-    applied = _applied(conn)
-    return any(_migration(i)[0] not in applied for i in range(len(MIGRATIONS)))
-
-
-def _unknown_migrations(conn: duckdb.DuckDBPyConnection) -> list[str]:
-    known = {_migration(i)[0] for i in range(len(MIGRATIONS))}
-    return sorted(_applied(conn) - known)
 
 
 def _build_store(path: Path) -> None:

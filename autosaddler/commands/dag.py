@@ -10,25 +10,30 @@ from rich.console import Console
 from rich.table import Table
 
 from autosaddler.dag import read_search_run
+from autosaddler.edits import describe
 from testhelix import atomic
+from testhelix.cliutil import json_option, print_json
 from testhelix.inputs import OutputFile, RunDir
 
 
 @click.command("dag")
 @click.argument("run_dir", type=RunDir())
-@click.option("--json", "json_out", type=OutputFile(), help="Write the DAG as JSON to this file.")
+@json_option
+@click.option("--json-out", type=OutputFile(), help="Write the DAG as JSON to this file.")
 @click.option("--graphml", type=OutputFile(), help="Write the DAG as GraphML to this file.")
 @click.option("--png", type=OutputFile(), help="Draw the DAG and the development score over iterations.")
-def command(run_dir: Path, json_out: Path | None, graphml: Path | None, png: Path | None) -> None:
-    """Print the evolution DAG of a search run."""
+def command(run_dir: Path, as_json: bool, json_out: Path | None, graphml: Path | None, png: Path | None) -> None:
+    """Print the evolution DAG of a search run (`--json`: the DAG as JSON on stdout)."""
     dag, meta = read_search_run(run_dir)
+    _export(dag, json_out, graphml, png)
+    if as_json:
+        print_json(dag.to_json())
+        return
     table = Table("node", "parent", "iter", "status", "edit", "minibatch parent→child", "dev", "reason")
     for n in dag.nodes():
         mb = (f"{sum(n.parent_outcomes.values())}→{sum(n.child_outcomes.values())}"
               if n.child_outcomes else (f"{sum(n.parent_outcomes.values())}→–" if n.parent_outcomes else ""))
-        edit = "" if not n.edit else (f"{n.edit.get('field')}={str(n.edit.get('value'))[:30]}"
-                                      if n.edit.get("kind") == "field"
-                                      else f"{n.edit.get('op')} lesson {(n.edit.get('lesson') or {}).get('id', n.edit.get('lesson_id'))}")
+        edit = "" if n.edit is None else describe(n.edit, width=30)
         table.add_row(n.node_id, dag.parent(n.node_id) or "", str(n.iteration), n.status, edit, mb,
                       "" if n.dev_score is None else f"{100 * n.dev_score:.1f}%", n.reason[:50])
     Console().print(table)
@@ -46,7 +51,10 @@ def command(run_dir: Path, json_out: Path | None, graphml: Path | None, png: Pat
     if meta.get("_snapshot"):
         click.echo(f"live run: this is the snapshot after step {meta['_snapshot']['step']} "
                    f"(published {meta['_snapshot']['published_at']} UTC)")
-    # Every file is written under a temporary name and renamed: never a partial file.
+
+
+def _export(dag, json_out: Path | None, graphml: Path | None, png: Path | None) -> None:
+    """Every file is written under a temporary name and renamed: never a partial file."""
     if json_out:
         atomic.write_text(json_out, json.dumps(dag.to_json(), indent=2) + "\n")
     if graphml:

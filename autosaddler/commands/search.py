@@ -52,7 +52,7 @@ def _run(run_dir: Path, meta: dict, cfg: SearchConfig, as_json: bool, jobs: int 
             dev = "" if node.dev_score is None else f" dev {100 * node.dev_score:.1f}%"
             mb = (f" minibatch {sum(node.parent_outcomes.values())}->{sum(node.child_outcomes.values())}"
                   if node.child_outcomes else "")
-            edit = "" if not node.edit else f" {json.dumps(node.edit)[:80]}"
+            edit = "" if node.edit is None else f" {json.dumps(node.to_json()['edit'])[:80]}"
             console.print(f"[{time.monotonic() - started:6.1f}s] {node.node_id} {node.status}{mb}{dev}{edit}"
                           + (f" ({node.reason[:60]})" if node.reason else ""))
 

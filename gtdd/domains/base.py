@@ -1,6 +1,6 @@
 """The domain interface of GTDD: what the loop needs from a behavioural contract.
 
-A *domain* is one issue of the GTDD setting: a written spec, a trusted reference
+A *domain* is one issue of the GTDD setting (docs/design.md §8): a written spec, a trusted reference
 implementation, an operation schema that decides which traces are valid, a trace generator, and a
 fixed evaluation population labelled by requirement family. The key-value store is the first
 domain; a parser or a formally specified API plugs in by providing another object that satisfies
@@ -14,11 +14,12 @@ a subprocess without any domain-specific encoding.
 from __future__ import annotations
 
 import hashlib
-import json
 import math
 import random
 from dataclasses import dataclass
 from typing import Any, Protocol, Sequence
+
+from testhelix.digest import canonical_json
 
 Op = dict  # {"cmd": "SET", "args": ["k", "v"]}; must be JSON-serialisable
 
@@ -33,14 +34,9 @@ ERROR_WALL_CLOCK = "harness:wall-clock"
 HARNESS_ERRORS = frozenset({ERROR_WALL_CLOCK})
 
 
-def canonical_json(value: Any) -> str:
-    """One text per JSON value: sorted keys, no spaces. Used for hashing and digests."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=True, allow_nan=False)
-
-
 def trace_id(ops: Sequence[Op]) -> str:
     """Stable content hash of a trace's operations (the family is a label, not content)."""
-    return hashlib.sha256(canonical_json(list(ops)).encode()).hexdigest()[:16]
+    return hashlib.sha256(canonical_json(list(ops), ascii_only=True).encode()).hexdigest()[:16]
 
 
 @dataclass(frozen=True)
@@ -71,7 +67,7 @@ def population_digest(traces: Sequence[Trace]) -> str:
     """sha256 over the ordered (id, family, ops) of a population; pins the evaluation target."""
     h = hashlib.sha256()
     for t in traces:
-        h.update(canonical_json(t.to_json()).encode())
+        h.update(canonical_json(t.to_json(), ascii_only=True).encode())
         h.update(b"\n")
     return h.hexdigest()
 
@@ -79,8 +75,7 @@ def population_digest(traces: Sequence[Trace]) -> str:
 def json_equal(a: Any, b: Any) -> bool:
     """Equality of JSON values: a boolean is never a number, null only equals null, numbers compare by
     value, arrays elementwise, objects by key set and values. Python's == says True == 1, which is
-    exactly the confusion the comparison must not make (the seed paper's rescoring changed one
-    candidate's count by 7 traces because of it)."""
+    exactly the confusion the comparison must not make (it can change a candidate's failure count)."""
     if isinstance(a, bool) or isinstance(b, bool):
         return isinstance(a, bool) and isinstance(b, bool) and a is b
     if a is None or b is None:

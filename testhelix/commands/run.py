@@ -27,16 +27,10 @@ def split_task_ids(pack: Path, split: str, split_file: Path | None) -> list[str]
     """Task ids of a split (None for 'all')."""
     if split == "all" and split_file is None:
         return None
-    from testhelix.paths import splits_dir
-    from testhelix.splits import check_splits, load_split_file
+    from testhelix.splits import load_checked_split_file
 
-    path = split_file or splits_dir() / f"{pack.resolve().name}.json"
-    if not path.is_file():
-        raise UserError(f"{path}: split file not found (make one with `testhelix splits make`, or use --split all)")
-    split_data = load_split_file(path)
-    problems = check_splits(split_data, pack)
-    if problems:
-        raise UserError(f"{path}: the split file does not match {pack}", problems)
+    split_data = load_checked_split_file(
+        pack, split_file, "split file not found (make one with `testhelix splits make`, or use --split all)")
     return split_data.ids(split)
 
 

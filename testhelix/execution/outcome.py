@@ -1,4 +1,4 @@
-"""Limits, outcomes, and how a raw run is classified as pass / fail / error.
+"""Limits, outcomes, and how a raw run is classified as pass / fail / error (docs/design.md §4).
 
 The seed's rule: "the harness recognizes errors such as a missing entry script or a timeout and
 otherwise uses the test runner's exit status". So:

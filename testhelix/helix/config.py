@@ -1,4 +1,4 @@
-"""Run configuration: what the pipeline does, apart from the strategy's own fields.
+"""Run configuration (docs/design.md §3): what the pipeline does, apart from the strategy's own fields.
 
 Configurations A–E of the paper are named presets. D differs from C only in K=5 and keeps the same
 total per-task budget; E is C run with a frozen, improved strategy file.

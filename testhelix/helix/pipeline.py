@@ -1,4 +1,4 @@
-"""TestHelix for one task, in one screen:
+"""TestHelix for one task (docs/design.md §3), in one screen:
 
 plan K directions → develop K pairs (generation + self-correction; concurrently, each on an equal
 share of the budget) → local qualification →

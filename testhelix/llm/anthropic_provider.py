@@ -22,12 +22,12 @@ from typing import Any
 
 import anthropic
 
-from testhelix.llm.base import (Completion, ContextOverflowError, Message, ModelAuthError, ModelBadRequest,
-                                ModelConfigError, ModelError, ModelOutputError, ModelRequest, ModelUnavailable,
-                                ToolCall, Usage, unavailable_cause)
+from testhelix.llm.base import (Completion, Message, ModelAuthError, ModelError, ModelOutputError, ModelRequest,
+                                ModelUnavailable, ToolCall, Usage)
 from testhelix.llm.callwatch import CallWatch
 from testhelix.llm.ratelimit import limiter_for
 from testhelix.llm.registry import ModelInfo, price_usage
+from testhelix.llm.sdk_errors import map_sdk_error
 
 _EPHEMERAL = {"type": "ephemeral"}
 _STOP = {"end_turn": "end_turn", "stop_sequence": "end_turn", "tool_use": "tool_use",
@@ -71,29 +71,12 @@ def _tool_params(request: ModelRequest) -> list[dict]:
 
 def map_error(err: Exception) -> ModelError:
     """SDK exception -> neutral error with a clear message (after the SDK's retries)."""
-    status = getattr(err, "status_code", None)
-    text = str(err)
-    if isinstance(err, (anthropic.AuthenticationError, anthropic.PermissionDeniedError)):
-        return ModelAuthError(f"anthropic rejected the credentials (HTTP {status}): check ANTHROPIC_API_KEY",
-                              status=status)
-    if isinstance(err, anthropic.NotFoundError):
-        return ModelConfigError(f"anthropic does not know the model or endpoint (HTTP 404): check the model name "
-                                f"and ANTHROPIC_BASE_URL: {text[:200]}", status=status)
-    if isinstance(err, anthropic.APITimeoutError):
-        return ModelUnavailable(f"anthropic request timed out after retries: {text}", billed=None, cause="timeout")
-    if isinstance(err, anthropic.APIConnectionError):
-        return ModelUnavailable(f"anthropic connection failed after retries: {text}", billed=None, cause="connection")
-    if isinstance(err, anthropic.APIStatusError):
-        lowered = text.lower()
-        if status == 413 or (status == 400 and ("too long" in lowered or "context" in lowered)):
-            return ContextOverflowError(f"anthropic: the request exceeds the context window: {text}", status=status)
-        if status in (408, 409, 429) or (status or 0) >= 500:
-            return ModelUnavailable(f"anthropic still failing after retries (HTTP {status}): {text[:300]}",
-                                    status=status, cause=unavailable_cause(status))
-        return ModelBadRequest(f"anthropic rejected the request (HTTP {status}): {text}", status=status)
-    if isinstance(err, anthropic.APIResponseValidationError):
-        return ModelOutputError(f"anthropic returned an unreadable response: {text}", billed=None)
-    return ModelError(f"anthropic call failed: {text}", billed=None)
+    return map_sdk_error(
+        anthropic, err, "anthropic", auth_hint="check ANTHROPIC_API_KEY",
+        not_found="anthropic does not know the model or endpoint (HTTP 404): check the model name and "
+                  "ANTHROPIC_BASE_URL",
+        overflow=lambda status, code, lowered: status == 413 or (
+            status == 400 and ("too long" in lowered or "context" in lowered)))
 
 
 class AnthropicModel:

@@ -24,12 +24,12 @@ from typing import Any
 
 import openai
 
-from testhelix.llm.base import (Completion, ContextOverflowError, Message, ModelAuthError, ModelBadRequest,
-                                ModelConfigError, ModelError, ModelOutputError, ModelRequest, ModelUnavailable,
-                                ToolCall, Usage, unavailable_cause)
+from testhelix.llm.base import (Completion, Message, ModelAuthError, ModelError, ModelOutputError, ModelRequest,
+                                ModelUnavailable, ToolCall, Usage)
 from testhelix.llm.callwatch import CallWatch
 from testhelix.llm.ratelimit import limiter_for
 from testhelix.llm.registry import ModelInfo, price_usage
+from testhelix.llm.sdk_errors import map_sdk_error
 
 _CHAT_STOP = {"stop": "end_turn", "tool_calls": "tool_use", "function_call": "tool_use",
               "length": "max_tokens", "content_filter": "refusal"}
@@ -78,30 +78,12 @@ def to_responses_input(messages: tuple[Message, ...]) -> tuple[str, list[dict]]:
 
 
 def map_error(err: Exception, who: str, key_var: str = "OPENAI_API_KEY") -> ModelError:
-    status = getattr(err, "status_code", None)
-    code = getattr(err, "code", None)
-    text = str(err)
-    if isinstance(err, (openai.AuthenticationError, openai.PermissionDeniedError)):
-        return ModelAuthError(f"{who} rejected the credentials (HTTP {status}): check {key_var}", status=status)
-    if isinstance(err, openai.NotFoundError):
-        return ModelConfigError(f"{who}: the server does not know this model or endpoint (HTTP 404): check the "
-                                f"model name and base URL: {text[:200]}", status=status)
-    if isinstance(err, openai.APITimeoutError):
-        return ModelUnavailable(f"{who} request timed out after retries: {text}", billed=None, cause="timeout")
-    if isinstance(err, openai.APIConnectionError):
-        return ModelUnavailable(f"{who} connection failed after retries: {text}", billed=None, cause="connection")
-    if isinstance(err, openai.APIStatusError):
-        lowered = text.lower()
-        if code == "context_length_exceeded" or status == 413 or (
-                status == 400 and ("context length" in lowered or "context window" in lowered)):
-            return ContextOverflowError(f"{who}: the request exceeds the context window: {text}", status=status)
-        if status in (408, 409, 429) or (status or 0) >= 500:
-            return ModelUnavailable(f"{who} still failing after retries (HTTP {status}): {text[:300]}", status=status,
-                                    cause=unavailable_cause(status))
-        return ModelBadRequest(f"{who} rejected the request (HTTP {status}): {text}", status=status)
-    if isinstance(err, openai.APIResponseValidationError):
-        return ModelOutputError(f"{who} returned an unreadable response: {text}", billed=None)
-    return ModelError(f"{who} call failed: {text}", billed=None)
+    return map_sdk_error(
+        openai, err, who, auth_hint=f"check {key_var}",
+        not_found=f"{who}: the server does not know this model or endpoint (HTTP 404): check the model name and "
+                  "base URL",
+        overflow=lambda status, code, lowered: code == "context_length_exceeded" or status == 413 or (
+            status == 400 and ("context length" in lowered or "context window" in lowered)))
 
 
 class OpenAIModel:

@@ -114,13 +114,6 @@ def load_kata(root: Path) -> Kata:
     )
 
 
-def load_katas(src: Path) -> list[Kata]:
-    src = Path(src)
-    if not src.is_dir():
-        raise UserError(f"{src}: kata source folder does not exist")
-    return [load_kata(p) for p in sorted(src.iterdir()) if (p / "kata.toml").is_file()]
-
-
 def _edit(text: str, find: str, replace: str, where: str) -> str:
     count = text.count(find)
     if count != 1:

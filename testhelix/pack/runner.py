@@ -16,7 +16,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -27,6 +26,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Literal, Sequence
+
+from testhelix import forkrun
 
 _IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache", ".hypothesis")
 # Environment variables that would change how the child interpreter or pytest behaves.
@@ -45,17 +46,6 @@ class SuiteRun:
     @property
     def passed(self) -> bool:
         return self.status == "pass"
-
-    def failed_tests(self) -> list[str]:
-        return sorted(name for name, ok in self.results.items() if not ok)
-
-
-def _kill_group(proc: subprocess.Popen) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-    proc.wait()
 
 
 def _parse_junit(report: Path) -> dict[str, bool]:
@@ -100,7 +90,8 @@ def _run_subprocess(args: list[str], work: Path, timeout: float) -> int | None:
     try:
         return proc.wait(timeout=timeout)
     except subprocess.TimeoutExpired:
-        _kill_group(proc)
+        forkrun.kill_session(proc.pid)   # started in a session of its own
+        proc.wait()
         return None
 
 
@@ -135,64 +126,17 @@ def run_suite(suite: Path, program: Path, timeout: float = 60.0, select: Sequenc
     return SuiteRun("fail", f"{len(failed)} of {len(results)} tests failed", results, duration)
 
 
-# The warm worker: a long-lived interpreter that has imported pytest once and forks one child per
-# run, which saves the ~0.1 s interpreter + pytest start-up of every run (over half of a kata run).
-# Each child starts its own session (so a timeout kills everything it spawned), silences its
-# output and calls pytest.main; the program and test modules are imported only in the child, so
-# nothing leaks from one run to the next.
-_WORKER_SOURCE = r"""
-import json, os, signal, sys, time
-import pytest
-
-def reap(pid, deadline):
-    while True:
-        done, status = os.waitpid(pid, os.WNOHANG)
-        if done:
-            return os.waitstatus_to_exitcode(status)
-        if time.monotonic() > deadline:
-            return None
-        time.sleep(0.002)
-
-while True:
-    line = sys.stdin.readline()
-    if not line:
-        break
-    job = json.loads(line)
-    pid = os.fork()
-    if pid == 0:
-        code = 70
-        try:
-            os.setsid()
-            null = os.open(os.devnull, os.O_RDWR)
-            for fd in (0, 1, 2):
-                os.dup2(null, fd)
-            os.chdir(job["cwd"])
-            os.environ["PYTHONPATH"] = job["cwd"]
-            sys.path.insert(0, job["cwd"])
-            code = int(pytest.main(job["args"]))
-        finally:
-            os._exit(code)
-    code = reap(pid, time.monotonic() + job["timeout"])
-    try:
-        os.killpg(pid, signal.SIGKILL)  # the child's session: leftovers or a timed-out run
-    except (ProcessLookupError, PermissionError):
-        pass
-    if code is None:
-        os.waitpid(pid, 0)
-    sys.stdout.write(json.dumps({"code": code}) + "\n")
-    sys.stdout.flush()
-"""
-
-
 class WarmWorker:
-    """One warm worker process; `run` is not thread-safe, so give each thread its own worker."""
+    """One warm worker process (testhelix/forkrun.py: a long-lived interpreter that has imported
+    pytest once and forks one child per run, saving the ~0.1 s interpreter + pytest start-up of
+    every run, over half of a kata run); `run` is not thread-safe, so give each thread its own."""
 
     def __init__(self) -> None:
         self._proc: subprocess.Popen | None = None
 
     def run(self, args: list[str], work: Path, timeout: float) -> int | None:
         if self._proc is None or self._proc.poll() is not None:
-            self._proc = subprocess.Popen([sys.executable, "-c", _WORKER_SOURCE], stdin=subprocess.PIPE,
+            self._proc = subprocess.Popen([sys.executable, forkrun.__file__], stdin=subprocess.PIPE,
                                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
                                           env=_child_env(None), cwd=tempfile.gettempdir())
         assert self._proc.stdin and self._proc.stdout

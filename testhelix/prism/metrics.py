@@ -4,7 +4,7 @@ Everything here is a pure function of recorded outcomes. One task's record maps 
 `(role, status)`: role is "initial", "reference", "alternative" or "invalid"; status is the outcome
 of the submitted suite on that program, "pass" | "fail" | "error" | "missing".
 
-Conventions taken from the seed:
+Conventions (docs/design.md §5):
 - a "missing" outcome has no execution record: it leaves the task-rate denominators of A and R but
   still denies F and S their credit;
 - an "error" stays in the denominators and counts in neither numerator;
@@ -107,7 +107,7 @@ def round_percent(rate: float) -> float:
 
 
 def harmonic_h(var: float | None, irr: float | None) -> float | None:
-    """H from VAR and IRR under the seed's rounding rule; 0 when both are 0, None when either is."""
+    """H from VAR and IRR under the rounding rule of docs/design.md §5; 0 when both are 0, None when either is."""
     if var is None or irr is None:
         return None
     v, i = round_percent(var), round_percent(irr)

@@ -1,4 +1,4 @@
-"""Lesson retrieval: which learned lessons enter a prompt, and how they read.
+"""Lesson retrieval (docs/design.md §2): which learned lessons enter a prompt, and how they read.
 
 Retrieval sees only public information: the task text, the phase, and the host's execution
 checkpoint (a short status such as "initial program passes the suite"). A lesson applies when one

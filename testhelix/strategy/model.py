@@ -1,4 +1,4 @@
-"""The TestHelix strategy: 11 fields, their bounds, mutability and content hash.
+"""The TestHelix strategy (docs/design.md §2): 11 fields, their bounds, mutability and content hash.
 
 The model is the single source of truth: strategies/schema.json is generated from it, the
 validator (`validate_strategy_data`) reports every problem with its JSON path, and the optimizer
@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator
 
+from testhelix.digest import canonical_json
 from testhelix.errors import UserError
 from testhelix.paths import strategies_dir, tasks_dir
 from testhelix.strategy.prose import prose_problems
@@ -166,11 +167,6 @@ def check_run_compatibility(strategy: Strategy, challenge_steps: int) -> None:
     problems = run_compatibility_problems(strategy, challenge_steps)
     if problems:
         raise UserError("the strategy does not fit this run configuration", problems)
-
-
-def canonical_json(obj: Any) -> str:
-    """Key order and whitespace independent serialisation (the input to every content hash)."""
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 def bundled_task_ids() -> frozenset[str]:

@@ -5,14 +5,15 @@ from __future__ import annotations
 import json
 import random
 
-
+from autosaddler.edits import FieldEdit, LessonEdit, UnparsedEdit, parse_edit
+from autosaddler.prompts import optimizer_messages
 from testhelix.agent import prompts
 from testhelix.agent.budget import Budget, MemoryLedger
 from testhelix.agent.calls import corrective_feedback, differential_challenge, plan_directions, review_suite
 from testhelix.agent.prompts import PublicTask, session_messages
 from testhelix.llm.registry import create_model
 from testhelix.llm.sim.cues import read_cues
-from testhelix.llm.sim.optimizer import optimizer_messages, parse_edit_proposal, propose
+from testhelix.llm.sim.optimizer import propose
 from testhelix.skills import Skill
 from testhelix.strategy.model import Strategy, initial_strategy
 
@@ -112,13 +113,14 @@ def test_optimizer_protocol_round_trip():
                               "- reproduce-first: start (contexts: algorithm, general)")
     seen = set()
     for seed in range(30):
-        proposal = parse_edit_proposal(propose(tuple(msgs), random.Random(seed)))
-        assert proposal is not None
-        seen.add(proposal.field or proposal.lesson["id"])
-        if proposal.kind == "lesson":
+        proposal = parse_edit(propose(tuple(msgs), random.Random(seed)))
+        assert isinstance(proposal, (FieldEdit, LessonEdit))
+        seen.add(proposal.field if isinstance(proposal, FieldEdit) else proposal.lesson["id"])
+        if isinstance(proposal, LessonEdit):
+            assert proposal.op == "add" and proposal.lesson_id is None
             lesson_strategy = initial_strategy().model_dump(mode="json")
             lesson_strategy["lessons"] = [proposal.lesson]
             Strategy.model_validate(lesson_strategy)        # the proposed lesson passes the schema
     assert seen == {"agentSteps", "fail-first", "described-behaviour", "skillRoutes"}
-    assert parse_edit_proposal("no json here") is None
-    assert parse_edit_proposal(json.dumps({"kind": "field", "field": "agentSteps"})) is None
+    assert isinstance(parse_edit("no json here"), UnparsedEdit)
+    assert isinstance(parse_edit(json.dumps({"kind": "field", "field": "agentSteps"})), UnparsedEdit)

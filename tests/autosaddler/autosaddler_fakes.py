@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 
+from autosaddler.edits import LessonEdit, parse_edit
 from autosaddler.protocols import Diagnosis, TaskEval
 
 
@@ -42,10 +43,10 @@ class ScriptedOptimizer:
     def diagnose(self, parent, traces, history):
         self.calls += 1
         assert all("task_id" not in t for t in traces)
-        item = self.script[len(history) % len(self.script)]
-        if item.get("kind") == "lesson":
-            return Diagnosis("needs a lesson", item, True)
-        return Diagnosis("adjust", item, False)
+        edit = parse_edit(self.script[len(history) % len(self.script)])
+        if isinstance(edit, LessonEdit):
+            return Diagnosis("needs a lesson", edit, True)
+        return Diagnosis("adjust", edit, False)
 
     def reflect(self, parent, traces, diagnosis):
         self.calls += 1

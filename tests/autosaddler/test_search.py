@@ -2,7 +2,7 @@ import pytest
 
 from autosaddler.config import load_config
 from autosaddler.dag import EvolutionDAG
-from autosaddler.edits import Edit, RejectedEdit, apply_edit
+from autosaddler.edits import FieldEdit, LessonEdit, RejectedEdit, UnparsedEdit, apply_edit, describe, parse_edit
 from autosaddler.screen import StrictImprovementNoRegression
 from autosaddler.search import Search
 from testhelix.store import RunStore
@@ -64,18 +64,18 @@ def test_resume_after_crash_gives_same_dag(tmp_path):
 
 def test_edits_one_at_a_time():
     s = Strategy()
-    child = apply_edit(s, Edit(kind="lesson", op="add", lesson={"id": "a", "triggers": ["x"], "text": "t"}))
-    child2 = apply_edit(child, Edit(kind="lesson", op="add", lesson={"id": "b", "triggers": ["y"], "text": "u"}))
-    replaced = apply_edit(child2, Edit(kind="lesson", op="replace", lesson={"id": "a", "triggers": ["z"], "text": "v"}))
+    child = apply_edit(s, LessonEdit(op="add", lesson={"id": "a", "triggers": ["x"], "text": "t"}))
+    child2 = apply_edit(child, LessonEdit(op="add", lesson={"id": "b", "triggers": ["y"], "text": "u"}))
+    replaced = apply_edit(child2, LessonEdit(op="replace", lesson={"id": "a", "triggers": ["z"], "text": "v"}))
     assert [l.id for l in replaced.lessons] == ["a", "b"] and replaced.lessons[1] == child2.lessons[1]
     with pytest.raises(RejectedEdit, match="already has"):
-        apply_edit(s, Edit(kind="field", field="rounds", value=2))
+        apply_edit(s, FieldEdit(field="rounds", value=2))
     with pytest.raises(RejectedEdit, match="lessons change one at a time"):
-        apply_edit(s, Edit(kind="field", field="lessons", value=[]))
+        apply_edit(s, FieldEdit(field="lessons", value=[]))
     with pytest.raises(RejectedEdit, match="code block"):
-        apply_edit(s, Edit(kind="field", field="guidance", value="```\nx\n```"))
+        apply_edit(s, FieldEdit(field="guidance", value="```\nx\n```"))
     with pytest.raises(RejectedEdit, match="rounds"):
-        apply_edit(s, Edit(kind="field", field="rounds", value=7))
+        apply_edit(s, FieldEdit(field="rounds", value=7))
 
 
 def test_freeze_choice_ties(tmp_path):
@@ -131,8 +131,31 @@ def test_freeze_export_and_dag_cli(tmp_path):
     out.write_text(json.dumps(doc))
     with pytest.raises(UserError, match="hash mismatch"):
         load_strategy(out)
-    r = CliRunner().invoke(cli, ["dag", str(run), "--json", str(tmp_path / "d.json"), "--graphml",
+    r = CliRunner().invoke(cli, ["dag", str(run), "--json-out", str(tmp_path / "d.json"), "--graphml",
                                  str(tmp_path / "d.graphml"), "--png", str(tmp_path / "d.png")])
     assert r.exit_code == 0, r.output
     assert "n000" in r.output and (tmp_path / "d.png").stat().st_size > 1000
     assert len(json.loads((tmp_path / "d.json").read_text())["nodes"]) >= 5
+    printed = CliRunner().invoke(cli, ["dag", str(run), "--json"])        # --json prints, as everywhere
+    assert printed.exit_code == 0 and json.loads(printed.output) == json.loads((tmp_path / "d.json").read_text())
+
+
+def test_edits_stored_in_the_shapes_of_older_runs_still_parse():
+    """Before the Edit union, a developed node stored every key (nulls included) and a rejected one
+    the optimizer's raw object, `{"unparsed": TEXT}` or `{"raw": REPR}`."""
+    flat = {"kind": "field", "field": "agentSteps", "value": 20, "op": None, "lesson": None, "lesson_id": None,
+            "rationale": "more steps"}
+    assert parse_edit(flat) == FieldEdit(field="agentSteps", value=20, rationale="more steps")
+    lesson = {"kind": "lesson", "field": None, "value": None, "op": "replace", "lesson": {"id": "a"},
+              "lesson_id": "a", "rationale": ""}
+    assert parse_edit(lesson) == LessonEdit(op="replace", lesson={"id": "a"}, lesson_id="a")
+    protocol = {"kind": "lesson", "lesson": {"id": "b"}, "replace": None, "rationale": "r"}
+    assert parse_edit(protocol) == LessonEdit(op="add", lesson={"id": "b"}, rationale="r")
+    assert parse_edit({"unparsed": "no json"}) == UnparsedEdit(
+        raw="no json", problem="unparsed proposal: the answer holds no JSON object")
+    assert parse_edit({"raw": "42"}).raw == "42"
+    odd = parse_edit({"kind": "field", "value": 3})
+    assert isinstance(odd, UnparsedEdit) and "field" in odd.problem and odd.raw == {"kind": "field", "value": 3}
+    for edit in (FieldEdit(field="rounds", value=3), LessonEdit(op="remove", lesson_id="a"), odd):
+        assert parse_edit(edit.model_dump(mode="json")) == edit            # the stored shape round-trips
+    assert describe(parse_edit(flat)) == "set agentSteps = 20" and describe(None) == "initial strategy"

@@ -114,7 +114,7 @@ def test_each_optimizer_session_has_its_own_deadline_and_usage(tmp_path):
     assert optimizer.select_parent(views) == ""                              # gave up at its own deadline
     assert time.monotonic() - started < 2.0
     diagnosis = optimizer.diagnose(Strategy(), [{"task": "task 1", "success": 0}], [])
-    assert diagnosis.edit["field"] == "agentSteps"                           # the next session still runs
+    assert diagnosis.edit.field == "agentSteps"                           # the next session still runs
     release.set()
     usage = optimizer.usage()
     assert usage["selection"]["timeouts"] == 1 and usage["selection"]["calls"] == 0

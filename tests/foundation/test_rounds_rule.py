@@ -8,7 +8,7 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from autosaddler.edits import Edit, RejectedEdit, apply_edit
+from autosaddler.edits import FieldEdit, RejectedEdit, apply_edit
 from testhelix.cli import cli, main
 from testhelix.errors import UserError
 from testhelix.helix.config import get_config
@@ -75,5 +75,5 @@ def test_search_space_lower_bound_is_two():
     assert SEARCH_MINIMUM == {"rounds": 2}
     assert Strategy.model_json_schema()["properties"]["rounds"]["x-search-minimum"] == 2
     with pytest.raises(RejectedEdit, match="below the search space's lower bound 2"):
-        apply_edit(Strategy(rounds=3), Edit(kind="field", field="rounds", value=1))
-    assert apply_edit(Strategy(rounds=3), Edit(kind="field", field="rounds", value=2)).rounds == 2
+        apply_edit(Strategy(rounds=3), FieldEdit(field="rounds", value=1))
+    assert apply_edit(Strategy(rounds=3), FieldEdit(field="rounds", value=2)).rounds == 2

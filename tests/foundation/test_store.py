@@ -4,7 +4,8 @@ import duckdb
 import pytest
 
 from testhelix.errors import UserError
-from testhelix.store import SCHEMA_VERSION, RunStore
+from testhelix.migrations import latest_version
+from testhelix.store import RunStore
 
 
 def test_round_trip(tmp_path):
@@ -23,7 +24,7 @@ def test_round_trip(tmp_path):
     assert r.model_calls()[0]["cost_usd"] is None
     assert r.task_outcomes("r")[0]["program_id"] == "initial"
     assert r.task_results()[0]["A"] is None and r.run_labels() == ["r"]
-    assert r.schema_version() == SCHEMA_VERSION
+    assert r.schema_version() == latest_version()
 
 
 def test_migration_from_older_version_keeps_data(tmp_path):
@@ -33,18 +34,18 @@ def test_migration_from_older_version_keeps_data(tmp_path):
     conn.execute("INSERT INTO keep VALUES (7)")
     conn.close()
     s = RunStore(tmp_path)
-    assert s.schema_version() == SCHEMA_VERSION
+    assert s.schema_version() == latest_version()
     assert s.query("SELECT x FROM keep")[1] == [(7,)]
 
 
 def test_a_real_v1_store_with_data_is_upgraded(tmp_path):
     """A store made by schema version 1 (only the first migration), holding results, a DAG and a
     gate, opens with every later migration applied and all of its rows intact."""
-    from testhelix.store import MIGRATIONS
+    from testhelix.migrations import MIGRATIONS
 
     conn = duckdb.connect(str(tmp_path / "run.duckdb"))
     conn.execute("CREATE TABLE schema_meta (version INTEGER)")
-    conn.execute(MIGRATIONS[0])
+    conn.execute(MIGRATIONS[0].sql)
     conn.execute("INSERT INTO schema_meta VALUES (1)")
     conn.execute("INSERT INTO task_results (run_label, task_id, submitted, F, A, R, S, detail) "
                  "VALUES ('sim:strong/C', 't1', true, 1, 0.75, NULL, 0, '{\"submission\": \"merged\"}')")
@@ -56,9 +57,9 @@ def test_a_real_v1_store_with_data_is_upgraded(tmp_path):
                  "VALUES ('gate-1', 'release', 100, 12, 2, true)")
     conn.close()
     s = RunStore(tmp_path)
-    assert s.schema_version() == SCHEMA_VERSION > 1
+    assert s.schema_version() == latest_version() > 1
     assert [v for (v,) in s.query("SELECT version FROM schema_meta ORDER BY version")[1]] == list(
-        range(1, SCHEMA_VERSION + 1))
+        range(1, latest_version() + 1))
     row = s.task_results("sim:strong/C")[0]
     assert (row["F"], row["A"], row["R"], row["S"]) == (1, 0.75, None, 0)
     assert s.model_calls()[0]["input_tokens"] == 120 and s.model_calls()[0]["cost_usd"] is None
@@ -70,7 +71,7 @@ def test_a_real_v1_store_with_data_is_upgraded(tmp_path):
     s.upsert("spent_splits", {"pack": "katas", "split": "release", "gate_id": "gate-1"})
     s.close()
     again = RunStore(tmp_path)                                            # reopening migrates nothing twice
-    assert again.schema_version() == SCHEMA_VERSION and len(again.task_results()) == 1
+    assert again.schema_version() == latest_version() and len(again.task_results()) == 1
     again.close()
 
 

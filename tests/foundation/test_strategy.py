@@ -3,8 +3,9 @@ import json
 import pytest
 from hypothesis import given, strategies as st
 
+from testhelix.digest import canonical_json
 from testhelix.paths import strategies_dir
-from testhelix.strategy.model import (FIXED_FIELDS, MUTABLE_FIELDS, Strategy, canonical_json, initial_strategy,
+from testhelix.strategy.model import (FIXED_FIELDS, MUTABLE_FIELDS, Strategy, initial_strategy,
                                       schema_json, validate_strategy_data)
 
 BOUNDS = {

@@ -6,7 +6,7 @@ from loop_fakes import REFERENCE, FakeDomain, apply_defects
 
 from gtdd.domains.base import Trace
 from gtdd.execution import EXECUTION, MISMATCH, TraceExecutor
-from gtdd.feedback import Candidate, CompactRule, StandardRule
+from gtdd.feedback import ObservedFailure, CompactRule, StandardRule
 from gtdd.reduction import budget, reduce_failures
 
 
@@ -77,7 +77,7 @@ def test_a_reduction_never_grows_and_respects_the_budget_on_many_traces():
 
 def _candidate(ex, source, ops, family):
     trace = Trace.of(ops, family)
-    return Candidate(trace, ex.failures(source, [trace])[0])
+    return ObservedFailure(trace, ex.failures(source, [trace])[0])
 
 
 def test_standard_rule_spreads_over_families_then_mechanisms():

@@ -1,4 +1,4 @@
-"""Registry names and prices, the response cache, and the fault-injecting wrapper."""
+"""Registry names and prices, and the fault-injecting wrapper."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ from testhelix.errors import UserError
 from testhelix.llm.base import Completion, Message, ModelRequest, ModelUnavailable, ToolCall, Usage
 from testhelix.llm.faults import FaultyModel
 from testhelix.llm.registry import create_model, price_usage, resolve
-from testhelix.llm.response_cache import CachedModel, ResponseCache, request_key
 from testhelix.llm.sim.profiles import SimProfile, get_profile, register_profile
 
 
@@ -53,27 +52,6 @@ class Counting:
 
 
 REQ = ModelRequest((Message("user", "hello"),), (), 100)
-
-
-def test_cache_replays_exactly_and_costs_nothing(tmp_path):
-    first = CachedModel(Counting(), ResponseCache(tmp_path))
-    a = [first.complete(REQ).text for _ in range(3)]
-    assert a == ["answer 1", "answer 2", "answer 3"] and first.inner.calls == 3
-    second = CachedModel(Counting(), ResponseCache(tmp_path))        # a rerun of the recorded experiment
-    again = [second.complete(REQ) for _ in range(3)]
-    assert [c.text for c in again] == a and second.inner.calls == 0
-    assert all(c.cache_hit and c.usage.cost_usd == 0.0 and c.usage.input_tokens == 100 for c in again)
-    assert again[0].metadata["recorded_cost_usd"] == 0.002
-    assert second.complete(REQ).text == "answer 1" and second.inner.calls == 1   # a 4th sample is new
-
-
-def test_cache_key_ignores_server_address_but_not_content():
-    base = request_key("openai-compatible:m@http://127.0.0.1:1/v1", REQ, 0)
-    assert base == request_key("openai-compatible:m@http://10.0.0.2:8000/v1", REQ, 0)
-    assert base != request_key("openai-compatible:other@http://127.0.0.1:1/v1", REQ, 0)
-    assert base != request_key("openai-compatible:m@http://127.0.0.1:1/v1", REQ, 1)
-    changed = ModelRequest((Message("user", "hello!"),), (), 100)
-    assert base != request_key("openai-compatible:m@http://127.0.0.1:1/v1", changed, 0)
 
 
 def test_fault_wrapper_is_deterministic_and_counts():

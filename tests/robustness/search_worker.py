@@ -26,6 +26,7 @@ from autosaddler.config import load_config
 from autosaddler.optimizer import ModelOptimizer
 from autosaddler.protocols import TaskEval
 from autosaddler.search import Search
+from testhelix import migrations
 from testhelix import store as store_module
 from testhelix.agent.budget import Budget
 from testhelix.cliutil import entry_point
@@ -66,7 +67,7 @@ def install_fault(spec: str) -> None:
     targets = {"put_state": (RunStore, "put_state"), "upsert": (RunStore, "upsert"),
                "put_search_eval": (RunStore, "put_search_eval"), "publish_snapshot": (RunStore, "publish_snapshot"),
                "record_model_call": (RunStore, "record_model_call"), "diagnose": (ModelOptimizer, "diagnose"),
-               "evaluate": (SimEvaluator, "evaluate"), "migration": (store_module, "_migration"),
+               "evaluate": (SimEvaluator, "evaluate"), "migration": (migrations, "apply"),
                "link": (store_module.os, "link"), "close": (RunStore, "close")}
     owner, attr = targets[name]
     original = getattr(owner, attr)

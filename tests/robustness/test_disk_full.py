@@ -43,7 +43,7 @@ def full_disk(monkeypatch):
 
 OUTPUTS = [
     ("freeze", lambda run, out: (saddler_cli, ["freeze", run, "--out", out])),
-    ("dag --json", lambda run, out: (saddler_cli, ["dag", run, "--json", out])),
+    ("dag --json-out", lambda run, out: (saddler_cli, ["dag", run, "--json-out", out])),
     ("dag --graphml", lambda run, out: (saddler_cli, ["dag", run, "--graphml", out])),
     ("strategy schema --out", lambda run, out: (helix_cli, ["strategy", "schema", "--out", out])),
     ("splits make --out", lambda run, out: (helix_cli, ["splits", "make", "--pack", "katas",

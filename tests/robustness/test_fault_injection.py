@@ -15,7 +15,7 @@ from .conftest import dag_rows, worker
 pytestmark = pytest.mark.slow
 
 KILLS = [
-    ["migration:5"],              # while run.duckdb is being created and migrated
+    ["migration:3"],              # while run.duckdb is being created and migrated
     ["link:1"],                   # store built, not yet in place
     ["evaluate:1"],               # first development evaluation of the root
     ["put_state:1"],              # inside the root's DAG commit

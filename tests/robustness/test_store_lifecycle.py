@@ -4,7 +4,7 @@ the spent / attributed accounting of a killed `testhelix run`-like writer."""
 import duckdb
 import pytest
 
-from testhelix import store as store_module
+from testhelix import migrations
 from testhelix.errors import UserError
 from testhelix.store import RunStore
 
@@ -17,7 +17,7 @@ def call(store, task):
 def test_a_schema_zero_file_is_migrated_on_open(tmp_path):
     duckdb.connect(str(tmp_path / "run.duckdb")).close()  # what a kill during creation used to leave
     reader = RunStore(tmp_path, read_only=True)
-    assert reader.schema_version() == store_module.SCHEMA_VERSION and reader.kinds() == set()
+    assert reader.schema_version() == migrations.latest_version() and reader.kinds() == set()
     assert reader.get_state("search") is None
     reader.close()
 
@@ -44,7 +44,7 @@ def test_a_legacy_store_gets_the_named_migrations(tmp_path):
     conn = duckdb.connect(str(tmp_path / "run.duckdb"))
     conn.execute("CREATE TABLE schema_meta (version INTEGER)")
     for i in (0, 1):
-        conn.execute(store_module.MIGRATIONS[i])
+        conn.execute(migrations.MIGRATIONS[i].sql)
         conn.execute("INSERT INTO schema_meta VALUES (?)", [i + 1])
     conn.execute("INSERT INTO model_calls (run_label, task_id) VALUES ('old', 't')")
     conn.close()
@@ -92,3 +92,45 @@ def test_an_attempt_that_fails_is_not_marked_finished(tmp_path):
     r = RunStore(tmp_path)  # the next writer marks it abandoned
     assert r.query("SELECT status FROM attempts ORDER BY started_at, attempt_id")[1][0] == ("abandoned",)
     r.close()
+
+
+def test_each_package_registers_its_own_migrations(tmp_path):
+    import autosaddler  # noqa: F401  (importing a package registers its tables)
+    import gtdd  # noqa: F401
+
+    owners = {m.name: m.owner for m in migrations.registered()}
+    assert owners["optimizer-sessions"] == "autosaddler" and owners["gtdd:tables"] == "gtdd"
+    assert owners["1"] == owners["provider-failures"] == "testhelix"
+    RunStore(tmp_path).close()
+    conn = duckdb.connect(str(tmp_path / "run.duckdb"))
+    names = {r[0] for r in conn.execute("SELECT name FROM schema_meta").fetchall()}
+    assert {"optimizer-sessions", "gtdd:tables"} <= names
+    # a package this process never imported: its migrations are its business, not a newer version
+    conn.execute("INSERT INTO schema_meta VALUES (100, 'elsewhere:tables')")
+    conn.close()
+    RunStore(tmp_path).close()
+    conn = duckdb.connect(str(tmp_path / "run.duckdb"))
+    conn.execute("INSERT INTO schema_meta VALUES (101, 'gtdd:from-a-newer-version')")
+    conn.close()
+    with pytest.raises(UserError, match="newer version.*gtdd:from-a-newer-version"):
+        RunStore(tmp_path)
+    with pytest.raises(ValueError, match="must be named 'gtdd:"):
+        migrations.register("gtdd", [("bare-name", "SELECT 1")])
+
+
+def test_a_gtdd_store_made_before_gtdd_owned_a_migration_keeps_its_rows(tmp_path):
+    """GTDD used to create its tables itself (no schema_meta row): the migration only records them."""
+    from gtdd.schema import MIGRATIONS as GTDD
+
+    conn = duckdb.connect(str(tmp_path / "run.duckdb"))
+    conn.execute("CREATE TABLE schema_meta (version INTEGER, name TEXT)")
+    for i, m in enumerate(migrations.MIGRATIONS):
+        conn.execute(m.sql)
+        conn.execute("INSERT INTO schema_meta VALUES (?, ?)", [i + 1, m.name])
+    conn.execute(GTDD[0][1])
+    conn.execute("INSERT INTO gtdd_config VALUES ('settings', '{\"rounds\": 3}')")
+    conn.close()
+    s = RunStore(tmp_path)
+    assert s.query("SELECT key, config FROM gtdd_config")[1] == [("settings", '{"rounds": 3}')]
+    assert "gtdd" in s.kinds() and s.schema_version() == migrations.latest_version()
+    s.close()

@@ -14,11 +14,10 @@ from typing import Any
 
 from testhelix.agent import prompts
 from testhelix.llm.base import CallTags, Message
-from testhelix.llm.sim.optimizer import OPTIMIZER_SYSTEM
+from testhelix.llm.sim.optimizer import is_optimizer_request
 
 _SYSTEM_ROLES = ((prompts.PLANNING_SYSTEM, "planning"), (prompts.REVIEW_SYSTEM, "review"),
-                 (prompts.FEEDBACK_SYSTEM, "feedback"), (prompts.CHALLENGE_SYSTEM, "challenge"),
-                 (OPTIMIZER_SYSTEM, "optimizer"))
+                 (prompts.FEEDBACK_SYSTEM, "feedback"), (prompts.CHALLENGE_SYSTEM, "challenge"))
 
 
 def infer_tags(messages: Sequence[Message]) -> CallTags:
@@ -32,8 +31,9 @@ def infer_tags(messages: Sequence[Message]) -> CallTags:
             if system.startswith(text):
                 role = name
                 break
-        else:   # the optimizer's selection and reflection sessions, by the sections they are sent
-            role = "selection" if "## Candidates" in users else "reflection" if "## Draft lesson" in users else role
+        else:   # the optimizer's three sessions, by the sections they are sent
+            role = ("optimizer" if is_optimizer_request(messages) else "selection" if "## Candidates" in users
+                    else "reflection" if "## Draft lesson" in users else role)
     step = sum(1 for m in messages if m.role == "assistant") + 1 if role in ("generation", "repair") else None
     return CallTags(role=role, step=step)
 

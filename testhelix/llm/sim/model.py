@@ -33,15 +33,14 @@ from testhelix.llm.registry import ModelInfo
 from testhelix.llm.sim.agent import SimAgentPolicy
 from testhelix.llm.sim.bank import bank_for, incidental_reasons
 from testhelix.llm.sim.cues import REVIEW_BOOST, read_cues
-from testhelix.llm.sim.optimizer import OPTIMIZER_SYSTEM, propose
+from testhelix.llm.sim.optimizer import is_optimizer_request, propose
 from testhelix.llm.sim.profiles import get_profile
 
 DIRECTIONS = ("reproduce the exact call sequence of the bug report", "check the boundary next to the reported case",
               "drive the program through the state change the report involves", "check the value returned right "
               "after the failing call", "combine the reported call with a neighbouring valid call")
 _ROLES = ((prompts.PLANNING_SYSTEM, "planning"), (prompts.REVIEW_SYSTEM, "review"),
-          (prompts.FEEDBACK_SYSTEM, "feedback"), (prompts.CHALLENGE_SYSTEM, "challenge"),
-          (OPTIMIZER_SYSTEM, "optimizer"))
+          (prompts.FEEDBACK_SYSTEM, "feedback"), (prompts.CHALLENGE_SYSTEM, "challenge"))
 
 
 def infer_role(messages: tuple[Message, ...]) -> str:
@@ -49,7 +48,8 @@ def infer_role(messages: tuple[Message, ...]) -> str:
     system = next((m.content for m in messages if m.role == "system"), "")
     if system.startswith(prompts.SESSION_SYSTEM):
         return "repair" if prompts.PHASE_NOTES["repair"] in system else "generation"
-    return next((role for text, role in _ROLES if system.startswith(text)), "other")
+    role = next((role for text, role in _ROLES if system.startswith(text)), "other")
+    return "optimizer" if role == "other" and is_optimizer_request(messages) else role
 
 
 def _seed(*parts) -> int:

@@ -1,25 +1,10 @@
-"""The optimizer-role protocol (used by AutoSaddler with any model) and the simulated optimizer.
+"""The simulated optimizer: a test double for the three optimizer sessions of a strategy search.
 
-Protocol. The optimizer gets two messages built by `optimizer_messages(strategy_json, traces,
-skills_index)`: a system message stating the rules, and a user message with three sections:
-
-    ## Strategy        the parent strategy as canonical JSON
-    ## Traces          a JSON list, one object per minibatch task:
-                       {"context", "success", "exit", "steps", "elided", "failed_initial",
-                        "passed_repair", "review", "instruction_excerpt"}
-    ## Skills          the enabled skill library index (one line per skill), may be empty
-
-It must answer with ONE JSON object, exactly one edit:
-
-    {"kind": "field", "field": NAME, "value": VALUE, "rationale": TEXT}
-        NAME is one mutable field: rounds (2-4 in a search), agentSteps, repairSteps, contextTokens,
-        toolOutputChars, reviewOutputTokens, guidance, skillRoutes (VALUE = the whole new routes object)
-    {"kind": "lesson", "lesson": {"id", "triggers", "text", "components", "capabilities"},
-     "replace": LESSON_ID or null, "rationale": TEXT}
-        adds a lesson, or replaces the lesson `replace`, keeping every other lesson unchanged
-
-`parse_edit_proposal(text)` reads such an answer (first JSON object in the text) into an
-`EditProposal`, or returns None; checking the edit against the strategy schema is AutoSaddler's job.
+It reads the requests by their section headings, as a real model would: `## Strategy`, `## Traces`,
+`## Skills` and `## Earlier proposals (oldest first)` in a diagnosis request, `## Candidates` in a
+selection request, `## Draft lesson` in a reflection request (the search writes them; its prompts and
+the edit protocol are documented in autosaddler/prompts.py). It answers with one JSON edit in that
+protocol.
 
 The simulated optimizer (`propose`) counts failure patterns in the traces it is given and picks,
 deterministically for its seed and the prompt, one of the edits those patterns suggest: more agent
@@ -37,48 +22,16 @@ import json
 import random
 import re
 from collections import Counter
-from dataclasses import dataclass
-from typing import Any
 
 from testhelix.llm.base import Message
-
-OPTIMIZER_SYSTEM = """You improve a test-generation strategy from execution evidence. Propose exactly
-one edit: change one mutable field, or add/replace one lesson. Lessons use literal triggers that
-occur in task text and text written as 'Applicability: ... Action: ... Verification: ...'. Never name
-a task, never include code blocks, never touch evaluator, tools, task inputs or inference caps.
-Answer with one JSON object as documented."""
 
 _INDEX_LINE = re.compile(r"^- ([\w-]+): .*\(contexts: ([^)]*)\)$", re.M)
 
 
-@dataclass(frozen=True)
-class EditProposal:
-    kind: str                        # field | lesson
-    field: str | None = None
-    value: Any = None
-    lesson: dict | None = None
-    replace: str | None = None
-    rationale: str = ""
-
-
-def optimizer_messages(strategy_json: str, traces: list[dict], skills_index: str = "") -> list[Message]:
-    body = (f"## Strategy\n{strategy_json}\n\n## Traces\n{json.dumps(traces, indent=1, sort_keys=True)}\n\n"
-            f"## Skills\n{skills_index}")
-    return [Message("system", OPTIMIZER_SYSTEM), Message("user", body)]
-
-
-def parse_edit_proposal(text: str) -> EditProposal | None:
-    from testhelix.agent.calls import parse_json_object
-    data = parse_json_object(text)
-    if not data:
-        return None
-    if data.get("kind") == "field" and isinstance(data.get("field"), str) and "value" in data:
-        return EditProposal("field", field=data["field"], value=data["value"], rationale=str(data.get("rationale", "")))
-    if data.get("kind") == "lesson" and isinstance(data.get("lesson"), dict):
-        replace = data.get("replace")
-        return EditProposal("lesson", lesson=data["lesson"], replace=replace if isinstance(replace, str) else None,
-                            rationale=str(data.get("rationale", "")))
-    return None
+def is_optimizer_request(messages) -> bool:
+    """A diagnosis request, recognised by the sections its first user message opens with."""
+    return any(m.role == "user" and m.content.startswith("## Strategy\n") and "\n## Traces\n" in m.content
+               for m in messages)
 
 
 def _section(text: str, name: str) -> str:
@@ -120,6 +73,28 @@ def _lesson(lesson_id: str, trigger: str, applicability: str, action: str, verif
             "components": components, "capabilities": [capability]}
 
 
+# The lessons a failure pattern suggests, in the simulated optimizer's own words: (symptom, lesson
+# id, rationale with {n} tasks showing it of {failed} failed ones, applicability, action,
+# verification, components, capability).
+_LESSONS = (
+    ("no_initial_failure", "fail-first", "in {n} of {failed} failed tasks no suite failed on the program as given",
+     "the task describes a call and the result it should give.",
+     "write the test for that call first, asserting the result the task describes, and run it on the original "
+     "program before adding others.",
+     "that test fails on the original program.", ("generation", "repair"), "reproduction"),
+    ("own_repair_failed", "repair-or-test", "in {n} failed tasks the suite failed on the own repair",
+     "a test fails on your own repair.",
+     "compare the failing assertion with the task description: change the repair when the description backs the "
+     "test, drop the test otherwise.",
+     "the suite passes on the repair and still fails on the original program.", ("repair",), "diagnosis"),
+    ("review_revise", "described-behaviour", "reviewers asked for revisions in {n} failed tasks",
+     "a test asserts more than the task describes.",
+     "keep assertions to behaviour the description states; leave out message wording, printed forms and private "
+     "attributes.",
+     "reviewers approve the suite.", ("generation", "repair"), "validity"),
+)
+
+
 def propose(messages: tuple[Message, ...], rng: random.Random) -> str:
     """The simulated optimizer's answer (a JSON edit proposal as text), from the traces only: each
     failure pattern it counts there suggests one edit, written in its own words; it never looks at
@@ -141,30 +116,12 @@ def propose(messages: tuple[Message, ...], rng: random.Random) -> str:
     if seen["elided"] and strategy.get("contextTokens", 64000) < 64000:
         options.append({"kind": "field", "field": "contextTokens", "value": min(64000, strategy["contextTokens"] + 6000),
                         "rationale": f"observations were elided in {seen['elided']} failed tasks"})
-    if seen["no_initial_failure"] and "fail-first" not in ids:
-        options.append({"kind": "lesson", "replace": None,
-                        "rationale": f"in {seen['no_initial_failure']} of {failed} failed tasks no suite failed on "
-                                     "the program as given",
-                        "lesson": _lesson("fail-first", trigger, "the task describes a call and the result it should give.",
-                                          "write the test for that call first, asserting the result the task "
-                                          "describes, and run it on the original program before adding others.",
-                                          "that test fails on the original program.",
-                                          ["generation", "repair"], "reproduction")})
-    if seen["own_repair_failed"] and "repair-or-test" not in ids:
-        options.append({"kind": "lesson", "replace": None,
-                        "rationale": f"in {seen['own_repair_failed']} failed tasks the suite failed on the own repair",
-                        "lesson": _lesson("repair-or-test", trigger, "a test fails on your own repair.",
-                                          "compare the failing assertion with the task description: change the "
-                                          "repair when the description backs the test, drop the test otherwise.",
-                                          "the suite passes on the repair and still fails on the original program.",
-                                          ["repair"], "diagnosis")})
-    if seen["review_revise"] and "described-behaviour" not in ids:
-        options.append({"kind": "lesson", "replace": None,
-                        "rationale": f"reviewers asked for revisions in {seen['review_revise']} failed tasks",
-                        "lesson": _lesson("described-behaviour", trigger, "a test asserts more than the task describes.",
-                                          "keep assertions to behaviour the description states; leave out message "
-                                          "wording, printed forms and private attributes.",
-                                          "reviewers approve the suite.", ["generation", "repair"], "validity")})
+    for symptom, lesson_id, why, applicability, action, verification, components, capability in _LESSONS:
+        if seen[symptom] and lesson_id not in ids:
+            options.append({"kind": "lesson", "replace": None,
+                            "rationale": why.format(n=seen[symptom], failed=failed),
+                            "lesson": _lesson(lesson_id, trigger, applicability, action, verification,
+                                              list(components), capability)})
     contexts = Counter(t.get("context") for t in traces if t.get("context") and not t.get("success"))
     index = _INDEX_LINE.findall(_section(text, "Skills"))
     if contexts and index:
@@ -186,7 +143,7 @@ def propose(messages: tuple[Message, ...], rng: random.Random) -> str:
 
 
 def _summary(option: dict) -> str:
-    """How the search's history names an edit (autosaddler.search._edit_text)."""
+    """How the search's history names an edit (`describe` in autosaddler/edits.py)."""
     if option["kind"] == "field":
         return f"set {option['field']} = {str(option['value'])[:40]}"
     return f"add lesson {option['lesson']['id']}"
@@ -230,10 +187,7 @@ class SimulatedOptimizer:
     @staticmethod
     def role_of(messages) -> str:
         """The session, read from the request itself (never from host-side tags)."""
-        system = next((m.content for m in messages if m.role == "system"), "")
         users = [m.content for m in messages if m.role == "user"]
-        if system.startswith(OPTIMIZER_SYSTEM):
-            return "optimizer"
         if any(u.startswith("## Candidates") for u in users):
             return "selection"
         if any("## Draft lesson" in u for u in users):
