@@ -9,7 +9,7 @@ import json
 import pytest
 
 from testhelix.agent.budget import Budget, MemoryLedger
-from testhelix.agent.loop import run_agent_session
+from testhelix.agent.loop import SessionConfig, run_agent_session
 from testhelix.errors import EvaluationIncomplete
 from testhelix.helix.config import get_config
 from testhelix.helix.runner import HelixRunner
@@ -36,8 +36,8 @@ class Scripted:
 def test_a_strategy_larger_than_the_window_is_clamped_in_the_session(tmp_path, sim_task, executor):
     model = create_model("sim:strong", task=sim_task, seed=1, context_window=4000)
     strategy = initial_strategy().model_copy(update={"contextTokens": 64000})
-    result = run_agent_session(model, Budget(10**6), task=sim_task, strategy=strategy,
-                               workspace_root=tmp_path / "p", executor=executor)
+    result = run_agent_session(model, Budget(10**6), SessionConfig(
+        task=sim_task, strategy=strategy, workspace_root=tmp_path / "p", executor=executor))
     meta = json.loads(result.trajectory_path.read_text())["meta"]
     assert "clamped to 4000" in meta["context_note"]
 
@@ -45,8 +45,8 @@ def test_a_strategy_larger_than_the_window_is_clamped_in_the_session(tmp_path, s
 def test_a_context_refusal_is_answered_by_trimming(tmp_path, sim_task, executor):
     model = Scripted(create_model("sim:strong", task=sim_task, seed=1), {2: ContextOverflowError("too long")})
     ledger = MemoryLedger()
-    result = run_agent_session(model, Budget(10**6, sink=ledger), task=sim_task, strategy=initial_strategy(),
-                               workspace_root=tmp_path / "p", executor=executor)
+    result = run_agent_session(model, Budget(10**6, sink=ledger), SessionConfig(
+        task=sim_task, strategy=initial_strategy(), workspace_root=tmp_path / "p", executor=executor))
     assert result.exit in ("submitted", "step_limit") and model.calls >= 3
     assert [r["status"] for r in ledger.rows[:3]] == ["ok", "error", "ok"]
 
@@ -54,8 +54,9 @@ def test_a_context_refusal_is_answered_by_trimming(tmp_path, sim_task, executor)
 def test_an_unavailable_model_ends_the_session_without_a_loop_retry(tmp_path, sim_task, executor):
     model = Scripted(create_model("sim:strong", task=sim_task, seed=1), {2: ModelUnavailable("503", status=503)})
     with pytest.raises(ModelUnavailable):
-        run_agent_session(model, Budget(10**6), task=sim_task, strategy=initial_strategy(),
-                          workspace_root=tmp_path / "p", executor=executor, trajectory_path=tmp_path / "t.json")
+        run_agent_session(model, Budget(10**6), SessionConfig(
+            task=sim_task, strategy=initial_strategy(), workspace_root=tmp_path / "p", executor=executor,
+            trajectory_path=tmp_path / "t.json"))
     assert model.calls == 2                                   # the SDK retried; the loop does not
     assert json.loads((tmp_path / "t.json").read_text())["exit"] == "model_error:server_error"
 

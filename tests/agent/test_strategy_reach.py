@@ -7,7 +7,7 @@ from __future__ import annotations
 from testhelix.agent import prompts
 from testhelix.agent.budget import Budget, MemoryLedger
 from testhelix.agent.calls import parse_json_object
-from testhelix.agent.loop import ELIDED, run_agent_session
+from testhelix.agent.loop import ELIDED, SessionConfig, run_agent_session
 from testhelix.agent.prompts import PublicTask
 from testhelix.llm.base import Completion, ToolCall, Usage
 from testhelix.skills import load_library
@@ -74,9 +74,9 @@ class Scripted:
 
 
 def _session(task, executor, root, model, phase="generation", strategy=None):
-    return run_agent_session(model, Budget(10**6, sink=MemoryLedger()), task=task,
-                             strategy=strategy or initial_strategy(), workspace_root=root, executor=executor,
-                             phase=phase, library=load_library())
+    return run_agent_session(model, Budget(10**6, sink=MemoryLedger()), SessionConfig(
+        task=task, strategy=strategy or initial_strategy(), workspace_root=root, executor=executor,
+        phase=phase, library=load_library()))
 
 
 def test_load_skill_gives_the_agent_a_skill_but_never_the_reviewer_only_one(sim_task, executor, tmp_path):
@@ -105,9 +105,9 @@ def test_a_loaded_skill_counts_against_the_context_like_any_observation(sim_task
     calls = [("load_skill", {"name": n}) for n in ("boundary-values", "error-paths", "stateful-sequences",
                                                      "framework-contracts", "cli-behaviour")]
     model = Scripted(calls + [("submit", {})])
-    run_agent_session(model, Budget(10**6, sink=MemoryLedger()), task=sim_task, strategy=tight,
-                      workspace_root=tmp_path / "w", executor=executor, library=load_library(),
-                      max_output_tokens=4096)
+    run_agent_session(model, Budget(10**6, sink=MemoryLedger()), SessionConfig(
+        task=sim_task, strategy=tight, workspace_root=tmp_path / "w", executor=executor, library=load_library(),
+        max_output_tokens=4096))
     last = model.requests[-1].messages
     tool_msgs = [m for m in last if m.role == "tool"]
     assert any(m.content.startswith(ELIDED) for m in tool_msgs) or "were dropped" in "\n".join(
@@ -116,8 +116,8 @@ def test_a_loaded_skill_counts_against_the_context_like_any_observation(sim_task
 
 def test_no_library_or_a_route_no_load_skill_tool(sim_task, executor, tmp_path):
     model = Scripted([("load_skill", {"name": "boundary-values"}), ("submit", {})])
-    run_agent_session(model, Budget(10**6, sink=MemoryLedger()), task=sim_task, strategy=initial_strategy(),
-                      workspace_root=tmp_path / "w", executor=executor)
+    run_agent_session(model, Budget(10**6, sink=MemoryLedger()), SessionConfig(
+        task=sim_task, strategy=initial_strategy(), workspace_root=tmp_path / "w", executor=executor))
     assert "load_skill" not in [t.name for t in model.requests[0].tools]
     assert model.requests[1].messages[-1].content.startswith("error: unknown tool 'load_skill'")
     # a learned route for the task's context preloads its skills instead
