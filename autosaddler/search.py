@@ -34,6 +34,14 @@ from testhelix.store import RunStore
 from testhelix.strategy.model import Strategy
 
 
+class RejectedProposal(RejectedEdit):
+    """An optimizer proposal that failed validation; `edit` keeps the raw proposal for the DAG."""
+
+    def __init__(self, reason: str, edit: dict):
+        super().__init__(reason)
+        self.edit = edit
+
+
 @dataclass
 class SearchState:
     order: list[str]                 # the proposal tasks in seeded order
@@ -73,18 +81,20 @@ class Search:
                 edit, child = self._propose(parent, parent_out, _history(dag))
             except ModelError as err:
                 raise optimizer_unavailable(err) from err
-            except RejectedEdit as rejected:
+            except RejectedProposal as rejected:
                 # A rejected node keeps the parent's strategy and the raw proposal.
-                self._record(dag, state, rng, parent_id, parent, getattr(rejected, "edit", None), "rejected",
-                             rejected.reason, parent_out, {}, None, started)
+                self._record(dag, state, rng, parent_id=parent_id, strategy=parent, edit=rejected.edit,
+                             status="rejected", reason=rejected.reason, parent_out=parent_out, child_out={},
+                             dev=None, started=started)
                 continue
             child_out = self._evaluate(child, batch, "proposal")
             state.iterations += 1
             state.cursor += len(batch)
             passed, why = self.screen.passes(_scores(parent_out), _scores(child_out))
             dev = self._development_score(child) if passed else None
-            self._record(dag, state, rng, parent_id, child, edit, "developed" if passed else "screened_out", why,
-                         parent_out, child_out, dev, started)
+            self._record(dag, state, rng, parent_id=parent_id, strategy=child, edit=edit,
+                         status="developed" if passed else "screened_out", reason=why, parent_out=parent_out,
+                         child_out=child_out, dev=dev, started=started)
         return dag
 
     # --- named steps ------------------------------------------------------------------------
@@ -148,16 +158,17 @@ class Search:
             edit = parse_edit(raw)
             return edit.model_dump(mode="json"), apply_edit(parent, edit, self.known_task_ids)
         except RejectedEdit as err:
-            err.edit = raw if isinstance(raw, dict) else {"raw": repr(raw)[:500]}
-            raise
+            raise RejectedProposal(err.reason, raw if isinstance(raw, dict) else {"raw": repr(raw)[:500]}) from err
 
     def _development_score(self, strategy: Strategy) -> float:
         dev = list(self.development_ids)[: self.config.development_limit or None]
         outcomes = self._evaluate(strategy, dev, "development")
         return sum(o.success for o in outcomes.values()) / len(dev)
 
-    def _record(self, dag, state, rng, parent_id, strategy, edit, status, reason, parent_out, child_out, dev,
-                started) -> None:
+    def _record(self, dag: EvolutionDAG, state: SearchState, rng: random.Random, *, parent_id: str,
+                strategy: Strategy, edit: dict | None, status: str, reason: str,
+                parent_out: dict[str, TaskEval], child_out: dict[str, TaskEval], dev: float | None,
+                started: float) -> None:
         node = Node(node_id=f"n{state.next_node:03d}", iteration=state.proposals,
                     strategy_hash=strategy.content_hash(), strategy=strategy.model_dump(mode="json"), edit=edit,
                     status=status, reason=reason, parent_outcomes=_scores(parent_out), child_outcomes=_scores(child_out),

@@ -11,6 +11,7 @@ from testhelix.agent.trajectory import Trajectory, replay
 from testhelix.digest import tree_sha256
 from testhelix.llm.base import Completion, Message, ToolCall, Usage
 from testhelix.llm.registry import create_model
+from testhelix.llm.testing import ScriptedModel
 from testhelix.execution.executor import Limits
 from testhelix.store import RunStore
 from testhelix.strategy.model import initial_strategy
@@ -78,21 +79,11 @@ def test_repair_round_reads_back_and_applies_feedback(sim_task, executor, tmp_pa
     assert budget.calls == first.steps + second.steps
 
 
-class Scripted:
-    name, context_window = "fake:scripted", 10000
-
-    def __init__(self, answers):
-        self.answers = list(answers)
-
-    def complete(self, request):
-        return self.answers.pop(0) if len(self.answers) > 1 else self.answers[0]
-
-
 def test_consecutive_malformed_replies_end_the_session(sim_task, executor, tmp_path):
     bad = Completion("", (ToolCall.from_json_text("x", "write_file", "{nope"),), "tool_use", Usage(10, 5), "fake")
     ledger = MemoryLedger()
     budget = Budget(100000, sink=ledger)
-    result = run_agent_session(Scripted([bad]), budget, SessionConfig(
+    result = run_agent_session(ScriptedModel([bad] * 3, context_window=10000), budget, SessionConfig(
         task=sim_task, strategy=initial_strategy(), workspace_root=tmp_path / "w", executor=executor,
         max_consecutive_errors=3))
     assert result.exit == "format_errors" and result.steps == 3

@@ -5,11 +5,12 @@ from __future__ import annotations
 import pytest
 
 from testhelix.errors import UserError
-from testhelix.llm.base import Completion, Message, ModelRequest, ModelUnavailable, ToolCall, Usage
+from testhelix.llm.base import Message, ModelRequest, ModelUnavailable, Usage
 from testhelix.llm.faults import FaultyModel
 from testhelix.llm.registry import create_model, price_usage, resolve
 from testhelix.llm.response_cache import CachedModel, ResponseCache, request_key
 from testhelix.llm.sim.profiles import SimProfile, get_profile, register_profile
+from testhelix.llm.testing import FunctionModel, Reply, tool_call
 
 
 def test_names_aliases_and_compatible_servers():
@@ -40,26 +41,22 @@ def test_profiles_can_be_registered():
         SimProfile(name="bad", base_skill=1.5, repair_skill=0, diagnosis=0, step_efficiency=0, review_accuracy=0)
 
 
-class Counting:
-    """Answers differently every time it is really called."""
-
-    def __init__(self, name="anthropic:claude-opus-4-6"):
-        self.name, self.context_window, self.calls = name, 1000, 0
-
-    def complete(self, request):
-        self.calls += 1
-        return Completion(f"answer {self.calls}", (ToolCall("c", "submit", {"summary": str(self.calls)}),),
-                          "tool_use", Usage(100, 10, cost_usd=0.002), self.name)
+def counting(name: str = "anthropic:claude-opus-4-6") -> FunctionModel:
+    """Answers differently every time it is really called (`calls` counts them)."""
+    model = FunctionModel(lambda request: Reply(f"answer {model.calls}",
+                                                (tool_call("submit", {"summary": str(model.calls)}, id="c"),)),
+                          name=name, context_window=1000, usage=Usage(100, 10, cost_usd=0.002))
+    return model
 
 
 REQ = ModelRequest((Message("user", "hello"),), (), 100)
 
 
 def test_cache_replays_exactly_and_costs_nothing(tmp_path):
-    first = CachedModel(Counting(), ResponseCache(tmp_path))
+    first = CachedModel(counting(), ResponseCache(tmp_path))
     a = [first.complete(REQ).text for _ in range(3)]
     assert a == ["answer 1", "answer 2", "answer 3"] and first.inner.calls == 3
-    second = CachedModel(Counting(), ResponseCache(tmp_path))        # a rerun of the recorded experiment
+    second = CachedModel(counting(), ResponseCache(tmp_path))        # a rerun of the recorded experiment
     again = [second.complete(REQ) for _ in range(3)]
     assert [c.text for c in again] == a and second.inner.calls == 0
     assert all(c.cache_hit and c.usage.cost_usd == 0.0 and c.usage.input_tokens == 100 for c in again)
@@ -78,7 +75,7 @@ def test_cache_key_ignores_server_address_but_not_content():
 
 def test_fault_wrapper_is_deterministic_and_counts():
     def run(seed):
-        model = FaultyModel(Counting(), rate=0.5, seed=seed)
+        model = FaultyModel(counting(), rate=0.5, seed=seed)
         out = []
         for _ in range(40):
             try:
@@ -94,4 +91,4 @@ def test_fault_wrapper_is_deterministic_and_counts():
     assert sum(o.startswith("error") for o in first) == injected["rate_limit"] + injected["server"] + injected["timeout"]
     assert 8 <= sum(injected.values()) <= 32
     with pytest.raises(ValueError):
-        FaultyModel(Counting(), rate=1.5)
+        FaultyModel(counting(), rate=1.5)
