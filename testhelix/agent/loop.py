@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from testhelix.agent.budget import Budget, BudgetExhausted, Deadline, DeadlineExceeded, execution_time_limit_s
 from testhelix.agent.prompts import PublicTask, session_messages
@@ -45,7 +45,7 @@ from testhelix.llm.base import (CallTags, ChatModel, Completion, ContextOverflow
 
 if TYPE_CHECKING:
     from testhelix.skills import Skill
-    from testhelix.strategy.model import Strategy
+    from testhelix.strategy.model import RoutingContext, Strategy
     from testhelix.tasks.task import Task
 
 CHARS_PER_TOKEN = 4
@@ -170,7 +170,7 @@ class AgentSession:
         self.workspace = AgentWorkspace.create(config.workspace_root, task.initial_dir)
         limits = Limits(wall_s=execution_time_limit_s(task.verifier_timeout_s))
         # Routed skills arrive preloaded; without a route for the context the agent loads what it picks.
-        routed = bool(strategy.skillRoutes.get(self.public.context))
+        routed = bool(strategy.skillRoutes.get(cast("RoutingContext", self.public.context)))
         self.tools = ToolBox(self.workspace, config.executor, limits, output_chars=strategy.toolOutputChars,
                              writable=config.writable,
                              skills={} if routed else loadable_skills(config.library, config.role))

@@ -56,11 +56,11 @@ class ScriptExhausted(AssertionError):
     """A ScriptedModel was called more often than its script has replies."""
 
 
-def tool_call(name: str, arguments: dict | None = None, *, id: str | None = None) -> ToolCall:
+def tool_call(name: str, arguments: dict | None = None, *, call_id: str | None = None) -> ToolCall:
     """A well-formed tool call, its arguments also kept as the JSON text a provider would send.
-    Without `id` the model numbers it when answering (`call-<n>`, `call-<n>-<i>` for several)."""
+    Without `call_id` the model numbers it when answering (`call-<n>`, `call-<n>-<i>` for several)."""
     args = dict(arguments or {})
-    return ToolCall(id=id or "", name=name, arguments=args, raw_arguments=json.dumps(args))
+    return ToolCall(id=call_id or "", name=name, arguments=args, raw_arguments=json.dumps(args))
 
 
 class _TestDouble:

@@ -44,7 +44,7 @@ def test_profiles_can_be_registered():
 def counting(name: str = "anthropic:claude-opus-4-6") -> FunctionModel:
     """Answers differently every time it is really called (`calls` counts them)."""
     model = FunctionModel(lambda request: Reply(f"answer {model.calls}",
-                                                (tool_call("submit", {"summary": str(model.calls)}, id="c"),)),
+                                                (tool_call("submit", {"summary": str(model.calls)}, call_id="c"),)),
                           name=name, context_window=1000, usage=Usage(100, 10, cost_usd=0.002))
     return model
 
