@@ -12,9 +12,10 @@
     observe(message)  append what the agent sees next (an observation, an error note) to the history
 
 Each step (`step`): check the deadline, `trim`, `query`, append the reply, `act` on each of its
-tool calls and `observe` each result, save the trajectory. The session ends when the model submits, or by an exception that names the reason:
-the step cap (`agentSteps` for generation, `repairSteps` for repair), `BudgetExhausted`,
-`DeadlineExceeded` or too many consecutive malformed replies. A provider failure that outlasted the
+tool calls and `observe` each result, save the trajectory. The session ends when the model
+submits, or by an exception that names the reason: the step cap (`agentSteps` for generation,
+`repairSteps` for repair), `BudgetExhausted`, `DeadlineExceeded` or too many consecutive malformed
+replies. A provider failure that outlasted the
 SDK's retries (`ModelError`) is not a way for a session to end: it propagates, with the trajectory
 saved and its exit set to `model_error:<cause>`, and the host marks the evaluation incomplete
 (authentication and configuration errors stop the job). There is no second retry layer here; the
@@ -22,9 +23,10 @@ one exception is a context-length refusal, answered by trimming the history hard
 
 Context: the limit is the strategy's `contextTokens`, clamped to the model's context window (a
 clamp is noted in the trajectory). Tokens are estimated as characters / 4 (a deliberate
-approximation; the budget uses a true upper bound instead). When the history does not fit, the opening messages are kept, the
-oldest observations and written file contents are replaced by short placeholders, and if that is
-not enough the oldest steps are dropped. The saved trajectory always keeps the full history.
+approximation; the budget uses a true upper bound instead). When the history does not fit, the
+opening messages are kept, the oldest observations and written file contents are replaced by short
+placeholders, and if that is not enough the oldest steps are dropped. The saved trajectory always
+keeps the full history.
 
 The agent sees only the public task: the instruction, its context and packages, and a copy of the
 initial program; never reference, panel, trusted tests or bank.
@@ -40,8 +42,8 @@ from testhelix.agent.budget import Budget, BudgetExhausted, Deadline, DeadlineEx
 from testhelix.agent.prompts import PublicTask, session_messages
 from testhelix.agent.tools import AgentWorkspace, SuiteRunner, Submitted, ToolBox, ToolError, loadable_skills
 from testhelix.agent.trajectory import Trajectory
-from testhelix.llm.base import (CallTags, ChatModel, Completion, ContextOverflowError, Message, ModelError, ModelRequest,
-                                ToolCall)
+from testhelix.llm.base import (CallTags, ChatModel, Completion, ContextOverflowError, Message, ModelError,
+                                ModelRequest, ToolCall)
 
 if TYPE_CHECKING:
     from testhelix.skills import Skill
