@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from testhelix.agent.budget import (Budget, BudgetExhausted, Deadline, DeadlineExceeded, MemoryLedger,
                                     input_token_bound, execution_time_limit_s, working_cap_s)
 from testhelix.llm.base import CallTags, Completion, Message, ModelRequest, ModelUnavailable, Usage
-from testhelix.llm.testing import Reply, ScriptedModel
+from testhelix.llm.testing import FunctionModel, Reply, ScriptedModel
 
 
 class RandomUsageModel:
@@ -83,10 +83,9 @@ def test_cap_never_exceeded_with_concurrent_calls(cap, threads, calls, seed, fai
 
 def test_reservation_refuses_and_shrinks():
     budget = Budget(2000, min_output_tokens=100)
-    model = RandomUsageModel(1, budget)
     bound = input_token_bound(request(100, 10))
     seen = []
-    model.complete = lambda req: (seen.append(req.max_output_tokens), Completion("", (), "end_turn", Usage(5, 5), "m"))[1]
+    model = FunctionModel(lambda req: (seen.append(req.max_output_tokens), Reply(usage=Usage(5, 5)))[1])
     budget.complete(model, request(100, 5000))            # does not fit whole: output allowance shrinks
     assert seen == [2000 - bound]
     with pytest.raises(BudgetExhausted):
