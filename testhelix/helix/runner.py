@@ -62,9 +62,9 @@ class TaskEvaluation:
     detail stored with the result, the result row and the per-program outcome rows."""
 
     task_id: str
-    F: int                    # the suite fails the initial program and passes the reference
-    A: float | None           # acceptance of valid candidates (None: the panel has none)
-    R: float | None           # rejection of invalid candidates (None: the panel has none)
+    F: int                    # TestPrism's per-task indicators (testhelix/prism/metrics.py): the
+    A: float | None           # reference transition, the acceptance and rejection rates (None: the
+    R: float | None           # panel has no such candidates) and the joint indicator, F and S as 0/1
     S: int
     rule: str                 # how the submitted suite was chosen
     detail: dict
