@@ -77,16 +77,18 @@ class Search:
                 child = apply_edit(parent, edit, self.known_task_ids)
             except RejectedEdit as rejected:
                 # A rejected node keeps the parent's strategy and the proposal as parsed.
-                self._record(dag, state, rng, parent_id, parent, edit, "rejected",
-                             rejected.reason, parent_out, {}, None, started)
+                self._record(dag, state, rng, parent_id=parent_id, strategy=parent, edit=edit,
+                             status="rejected", reason=rejected.reason, parent_out=parent_out, child_out={},
+                             dev=None, started=started)
                 continue
             child_out = self._evaluate(child, batch, "proposal")
             state.iterations += 1
             state.cursor += len(batch)
             passed, why = self.screen.passes(_scores(parent_out), _scores(child_out))
             dev = self._development_score(child) if passed else None
-            self._record(dag, state, rng, parent_id, child, edit, "developed" if passed else "screened_out", why,
-                         parent_out, child_out, dev, started)
+            self._record(dag, state, rng, parent_id=parent_id, strategy=child, edit=edit,
+                         status="developed" if passed else "screened_out", reason=why, parent_out=parent_out,
+                         child_out=child_out, dev=dev, started=started)
         return dag
 
     # --- named steps ------------------------------------------------------------------------
@@ -155,8 +157,10 @@ class Search:
         outcomes = self._evaluate(strategy, dev, "development")
         return sum(o.success for o in outcomes.values()) / len(dev)
 
-    def _record(self, dag, state, rng, parent_id, strategy, edit, status, reason, parent_out, child_out, dev,
-                started) -> None:
+    def _record(self, dag: EvolutionDAG, state: SearchState, rng: random.Random, *, parent_id: str,
+                strategy: Strategy, edit: Edit | None, status: str, reason: str,
+                parent_out: dict[str, TaskEval], child_out: dict[str, TaskEval], dev: float | None,
+                started: float) -> None:
         node = Node(node_id=f"n{state.next_node:03d}", iteration=state.proposals,
                     strategy_hash=strategy.content_hash(), strategy=strategy.model_dump(mode="json"), edit=edit,
                     status=status, reason=reason, parent_outcomes=_scores(parent_out), child_outcomes=_scores(child_out),

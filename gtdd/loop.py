@@ -52,9 +52,11 @@ def run_round(ctx: "LoopContext", state: "TrajectoryState", t: int) -> "RoundRec
     population = evaluate_population(ctx, state, commitment, dev)  # private; reaches no agent
     events.mark("population_end")
     state.advance(commitment, dev, public, decision.accepted)
-    return RoundRecord(ctx.block, ctx.policy.name, t, commitment, coding, program, proposals, dev,
-                       public, audit, decision, population, events.times,
-                       dev.harness_errors + population["harness_errors"], fixed)
+    return RoundRecord(block=ctx.block, policy=ctx.policy.name, round=t, commitment=commitment, coding=coding,
+                       generator=program, proposals=proposals, development=dev, public=public, audit=audit,
+                       decision=decision, population=population, events=events.times,
+                       harness_errors=dev.harness_errors + population["harness_errors"],
+                       fixed_tests_manifest=fixed)
 
 
 # --- value types ------------------------------------------------------------------------------
@@ -112,7 +114,7 @@ def tests_manifest(tests) -> str:
     return hashlib.sha256(canonical_json(items, ascii_only=True).encode()).hexdigest()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Development:
     new_traces: tuple[Trace, ...]  # V_t
     duplicates: int
@@ -133,7 +135,7 @@ class Development:
         return self.failures == 0
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class RoundRecord:
     block: int
     policy: str
@@ -251,11 +253,13 @@ def evaluate_development(ctx: LoopContext, state: TrajectoryState, commitment: C
         counterexamples, links, executions = select_counterexamples(ctx, state, commitment, failing)
     last = {c["id"] for c in state.reported if c["round"] == t - 1}
     return Development(
-        tuple(new), duplicates, len(executed), len(failing),
-        sum(1 for c in failing if c.trace.id not in state.regression), tuple(counterexamples),
-        tuple(links), tuple(link["original_id"] for link in links), tuple(sorted(passing)),
-        len(state.passing_ids - passing), len(last & passing), executions,
-        sum(1 for f in outcomes if f is not None and f.error in HARNESS_ERRORS))
+        new_traces=tuple(new), duplicates=duplicates, executed=len(executed), failures=len(failing),
+        new_failures=sum(1 for c in failing if c.trace.id not in state.regression),
+        counterexamples=tuple(counterexamples), private_links=tuple(links),
+        reported_originals=tuple(link["original_id"] for link in links), passing_ids=tuple(sorted(passing)),
+        regressions=len(state.passing_ids - passing), repaired_previous=len(last & passing),
+        reduction_executions=executions,
+        harness_errors=sum(1 for f in outcomes if f is not None and f.error in HARNESS_ERRORS))
 
 
 def select_counterexamples(ctx: LoopContext, state: TrajectoryState, commitment: Commitment,

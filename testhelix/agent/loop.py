@@ -1,14 +1,21 @@
 """The agent loop: one session of one pair, tools in a workspace, control flow by exceptions.
 
-    result = run_agent_session(model, budget, task=task, strategy=strategy,
-                               workspace_root=run_dir / "pair0", executor=executor,
-                               phase="generation", pair=0, round=0, direction="...")
+    config = SessionConfig(task=task, strategy=strategy, workspace_root=run_dir / "pair0",
+                           executor=executor, phase="generation", pair=0, round=0, direction="...")
+    result = run_agent_session(model, budget, config)      # = AgentSession(model, budget, config).run()
 
-Each step: check the deadline, fit the history into the strategy's `contextTokens`, make one
-metered call (`Budget.complete`), execute the tool calls, append the observations, save the
-trajectory. The session ends when the model submits, or by an exception that names the reason:
-the step cap (`agentSteps` for generation, `repairSteps` for repair), `BudgetExhausted`,
-`DeadlineExceeded` or too many consecutive malformed replies. A provider failure that outlasted the
+`AgentSession` is the loop as a small class whose named steps a subclass may override:
+
+    trim()            the history as sent to the model, fitted into the context budget
+    query(view, n)    one metered call (`Budget.complete`) with the session's tools
+    act(call)         execute one tool call; its observation text (ToolError/Submitted as exceptions)
+    observe(message)  append what the agent sees next (an observation, an error note) to the history
+
+Each step (`step`): check the deadline, `trim`, `query`, append the reply, `act` on each of its
+tool calls and `observe` each result, save the trajectory. The session ends when the model
+submits, or by an exception that names the reason: the step cap (`agentSteps` for generation,
+`repairSteps` for repair), `BudgetExhausted`, `DeadlineExceeded` or too many consecutive malformed
+replies. A provider failure that outlasted the
 SDK's retries (`ModelError`) is not a way for a session to end: it propagates, with the trajectory
 saved and its exit set to `model_error:<cause>`, and the host marks the evaluation incomplete
 (authentication and configuration errors stop the job). There is no second retry layer here; the
@@ -16,9 +23,10 @@ one exception is a context-length refusal, answered by trimming the history hard
 
 Context: the limit is the strategy's `contextTokens`, clamped to the model's context window (a
 clamp is noted in the trajectory). Tokens are estimated as characters / 4 (a deliberate
-approximation; the budget uses a true upper bound instead). When the history does not fit, the opening messages are kept, the
-oldest observations and written file contents are replaced by short placeholders, and if that is
-not enough the oldest steps are dropped. The saved trajectory always keeps the full history.
+approximation; the budget uses a true upper bound instead). When the history does not fit, the
+opening messages are kept, the oldest observations and written file contents are replaced by short
+placeholders, and if that is not enough the oldest steps are dropped. The saved trajectory always
+keeps the full history.
 
 The agent sees only the public task: the instruction, its context and packages, and a copy of the
 initial program; never reference, panel, trusted tests or bank.
@@ -28,16 +36,24 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, cast
 
-from testhelix.agent.budget import BudgetExhausted, Deadline, DeadlineExceeded, execution_time_limit_s
+from testhelix.agent.budget import Budget, BudgetExhausted, Deadline, DeadlineExceeded, execution_time_limit_s
 from testhelix.agent.prompts import PublicTask, session_messages
-from testhelix.agent.tools import AgentWorkspace, Submitted, ToolBox, ToolError, loadable_skills
+from testhelix.agent.tools import AgentWorkspace, SuiteRunner, Submitted, ToolBox, ToolError, loadable_skills
 from testhelix.agent.trajectory import Trajectory
-from testhelix.llm.base import CallTags, ChatModel, ContextOverflowError, Message, ModelError, ModelRequest, ToolCall
+from testhelix.llm.base import (CallTags, ChatModel, Completion, ContextOverflowError, Message, ModelError,
+                                ModelRequest, ToolCall)
+
+if TYPE_CHECKING:
+    from testhelix.skills import Skill
+    from testhelix.strategy.model import RoutingContext, Strategy
+    from testhelix.tasks.task import Task
 
 CHARS_PER_TOKEN = 4
 ELIDED = "[elided to fit the context window]"
+NO_TOOL_CALLED = "error: your reply called no tool. Call exactly one of the tools."
+SKIPPED_AFTER_SUBMIT = "skipped: the session was already submitted"
 
 
 def estimate_tokens(msg: Message) -> int:
@@ -99,88 +115,187 @@ class SessionResult:
         return self.exit == "submitted"
 
 
+@dataclass(frozen=True, kw_only=True)
+class SessionConfig:
+    """What one session works on and its limits (everything but the model and the budget).
+
+    `deadline` None: the task's agent time limit, counted from the session's start. `trajectory_path`
+    None: `<workspace_root>/trajectory-<phase>-r<round>.json`. `writable`: the workspace folders the
+    agent may write. A repair phase caps steps at the strategy's `repairSteps`, any other phase at
+    `agentSteps`."""
+
+    task: Task
+    strategy: Strategy
+    workspace_root: Path
+    executor: SuiteRunner
+    phase: str = "generation"
+    pair: int = 0
+    round: int = 0
+    direction: str = ""
+    feedback: str = ""
+    checkpoint: str = ""
+    library: dict[str, Skill] | None = None
+    deadline: Deadline | None = None
+    trajectory_path: Path | None = None
+    writable: tuple[str, ...] = ("suite", "repair")
+    max_output_tokens: int = 4096
+    max_consecutive_errors: int = 3
+
+    @property
+    def role(self) -> str:
+        """The role its calls are tagged with (and the skills it may load are chosen for)."""
+        return "repair" if self.phase == "repair" else "generation"
+
+
 class _FormatError(Exception):
-    pass
+    """The reply called no tool or a call was malformed: counts towards `max_consecutive_errors`."""
 
 
-def run_agent_session(model: ChatModel, budget, *, task: Any, strategy: Any, workspace_root: Path,
-                      executor: Any, phase: str = "generation", pair: int = 0, round: int = 0,
-                      direction: str = "", feedback: str = "", checkpoint: str = "",
-                      library: dict | None = None, deadline: Deadline | None = None,
-                      trajectory_path: Path | None = None, writable: tuple[str, ...] = ("suite", "repair"),
-                      max_output_tokens: int = 4096, max_consecutive_errors: int = 3) -> SessionResult:
+class _SessionEnded(Exception):
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
+class AgentSession:
+    """One generation or repair session (see the module docstring for the steps).
+
+    Constructing a session prepares it: the workspace (a copy of the public initial program), the
+    tools, the opening messages and the trajectory. `run()` then drives it to its end."""
+
+    def __init__(self, model: ChatModel, budget: Budget, config: SessionConfig) -> None:
+        from testhelix.execution.outcome import Limits
+
+        self.model, self.budget, self.config = model, budget, config
+        task, strategy = config.task, config.strategy
+        self.public = PublicTask.of(task)
+        self.workspace = AgentWorkspace.create(config.workspace_root, task.initial_dir)
+        limits = Limits(wall_s=execution_time_limit_s(task.verifier_timeout_s))
+        # Routed skills arrive preloaded; without a route for the context the agent loads what it picks.
+        routed = bool(strategy.skillRoutes.get(cast("RoutingContext", self.public.context)))
+        self.tools = ToolBox(self.workspace, config.executor, limits, output_chars=strategy.toolOutputChars,
+                             writable=config.writable,
+                             skills={} if routed else loadable_skills(config.library, config.role))
+        self.deadline = config.deadline or Deadline.for_agent_limit(task.agent_timeout_s)
+        self.trajectory_path = Path(config.trajectory_path
+                                    or self.workspace.root / f"trajectory-{config.phase}-r{config.round}.json")
+        self.messages = session_messages(strategy, self.public, phase=config.phase, direction=config.direction,
+                                         feedback=config.feedback, checkpoint=config.checkpoint,
+                                         library=config.library)
+        self.n_prefix = len(self.messages)          # the opening messages trimming always keeps
+        # The trajectory shares the message list: it always holds the full history.
+        self.trajectory = Trajectory(meta={"model": model.name, "simulated": model.name.startswith("sim:"),
+                                           "task_id": self.public.id, "phase": config.phase, "pair": config.pair,
+                                           "round": config.round, "writable": list(config.writable),
+                                           "strategy_hash": strategy.content_hash()}, messages=self.messages)
+        self.step_cap = strategy.repairSteps if config.phase == "repair" else strategy.agentSteps
+        context_tokens, note = context_limit(strategy.contextTokens, getattr(model, "context_window", None))
+        if note:
+            self.trajectory.meta["context_note"] = note
+        self.limit_tokens = max(1000, context_tokens - config.max_output_tokens)
+        self.overflows = 0           # context refusals so far (the session gives up after the third)
+        self.format_errors = 0       # consecutive malformed replies
+
+    # --- the loop ---------------------------------------------------------------------------
+    def run(self) -> SessionResult:
+        exit_reason, summary, number = "step_limit", "", 0
+        try:
+            for number in range(1, self.step_cap + 1):
+                self.step(number)
+        except _SessionEnded as ended:
+            exit_reason = ended.reason
+        except Submitted as done:
+            exit_reason, summary = "submitted", done.summary
+        except BudgetExhausted:
+            exit_reason = "budget"
+        except DeadlineExceeded:
+            exit_reason = "deadline"
+        except ModelError as err:
+            exit_reason = f"model_error:{err.cause}"
+            self.trajectory.steps.append({"step": number, "error": str(err)[:500], "cause": err.cause})
+            raise
+        finally:
+            self.trajectory.exit = exit_reason
+            self.trajectory.save(self.trajectory_path)
+        return SessionResult(exit=exit_reason, steps=number, workspace=self.workspace,
+                             trajectory_path=self.trajectory_path, refusals=tuple(self.tools.refusals),
+                             runs=tuple(self.tools.runs), summary=summary)
+
+    def step(self, number: int) -> None:
+        """One step: deadline, trim, query (trimming harder after a context refusal), act, save."""
+        self.deadline.check()
+        view, elided = self.trim()
+        try:
+            answer = self.query(view, number)
+        except ContextOverflowError as err:
+            self.trajectory.steps.append({"step": number, "error": str(err)[:500]})
+            self.overflows += 1
+            if self.overflows > 2:
+                raise
+            self.limit_tokens = max(1000, self.limit_tokens // 2)   # the estimate was too generous
+            view, elided = self.trim()
+            answer = self.query(view, number)
+        self.messages.append(answer.as_message())
+        self.trajectory.steps.append({"step": number, "stop_reason": answer.stop_reason,
+                                      "usage": answer.usage.to_dict(), "cache_hit": answer.cache_hit,
+                                      "simulated": answer.simulated, "elided": elided})
+        try:
+            self.respond(answer)
+            self.format_errors = 0
+        except _FormatError:
+            self.format_errors += 1
+            if self.format_errors >= self.config.max_consecutive_errors:
+                raise _SessionEnded("format_errors") from None
+        finally:
+            self.trajectory.save(self.trajectory_path)
+
+    def respond(self, answer: Completion) -> None:
+        """Act on every call of one reply; every call gets exactly one observation message."""
+        if not answer.tool_calls:
+            self.observe(Message("user", NO_TOOL_CALLED))
+            raise _FormatError()
+        failed, submitted = False, None
+        for call in answer.tool_calls:
+            if submitted is not None:
+                self.observe(Message("tool", SKIPPED_AFTER_SUBMIT, tool_call_id=call.id))
+                continue
+            try:
+                self.deadline.check()
+                observation = self.act(call)
+            except ToolError as err:
+                observation, failed = f"error: {err}", True
+            except Submitted as done:
+                observation, submitted = "submitted", done
+            self.observe(Message("tool", observation, tool_call_id=call.id))
+        if submitted is not None:
+            raise submitted
+        if failed:
+            raise _FormatError()
+
+    # --- named steps ------------------------------------------------------------------------
+    def trim(self) -> tuple[list[Message], int]:
+        """The view sent to the model and how many history messages were elided or dropped."""
+        return fit_context(self.messages, self.n_prefix, self.limit_tokens)
+
+    def query(self, view: list[Message], number: int) -> Completion:
+        """One metered model call with the session's tools."""
+        request = ModelRequest(tuple(view), self.tools.tool_specs(), self.config.max_output_tokens,
+                               tags=CallTags(role=self.config.role, pair=self.config.pair, round=self.config.round,
+                                             step=number))
+        return self.budget.complete(self.model, request)
+
+    def act(self, call: ToolCall) -> str:
+        """Execute one tool call. Raises ToolError (a malformed or impossible call) or Submitted."""
+        return self.tools.execute(call)
+
+    def observe(self, message: Message) -> None:
+        """Add what the agent sees next to the history (sent on the next query, saved in full)."""
+        self.messages.append(message)
+
+
+def run_agent_session(model: ChatModel, budget: Budget, config: SessionConfig) -> SessionResult:
     """Run one generation or repair session; see the module docstring."""
-    from testhelix.execution.executor import Limits
-
-    public = PublicTask.of(task)
-    ws = AgentWorkspace.create(workspace_root, task.initial_dir)
-    limits = Limits(wall_s=execution_time_limit_s(task.verifier_timeout_s))
-    role = "repair" if phase == "repair" else "generation"
-    # Routed skills arrive preloaded; without a route for the context the agent loads what it picks.
-    routed = bool(strategy.skillRoutes.get(public.context))
-    box = ToolBox(ws, executor, limits, output_chars=strategy.toolOutputChars, writable=writable,
-                  skills={} if routed else loadable_skills(library, role))
-    deadline = deadline or Deadline.for_agent_limit(task.agent_timeout_s)
-    path = Path(trajectory_path or ws.root / f"trajectory-{phase}-r{round}.json")
-    messages = session_messages(strategy, public, phase=phase, direction=direction, feedback=feedback,
-                                checkpoint=checkpoint, library=library)
-    n_prefix = len(messages)
-    traj = Trajectory(meta={"model": model.name, "simulated": model.name.startswith("sim:"), "task_id": public.id,
-                            "phase": phase, "pair": pair, "round": round, "writable": list(writable),
-                            "strategy_hash": strategy.content_hash()}, messages=messages)
-    cap = strategy.repairSteps if phase == "repair" else strategy.agentSteps
-    context_tokens, note = context_limit(strategy.contextTokens, getattr(model, "context_window", None))
-    if note:
-        traj.meta["context_note"] = note
-    limit_tokens = max(1000, context_tokens - max_output_tokens)
-    overflows = 0
-    role = "repair" if phase == "repair" else "generation"
-    exit_reason, summary, errors, step = "step_limit", "", 0, 0
-    try:
-        for step in range(1, cap + 1):
-            deadline.check()
-            view, elided = fit_context(messages, n_prefix, limit_tokens)
-            request = ModelRequest(tuple(view), box.tool_specs(), max_output_tokens,
-                                   tags=CallTags(role=role, pair=pair, round=round, step=step))
-            try:
-                answer = budget.complete(model, request)
-            except ContextOverflowError as err:
-                traj.steps.append({"step": step, "error": str(err)[:500]})
-                overflows += 1
-                if overflows > 2:
-                    raise
-                limit_tokens = max(1000, limit_tokens // 2)   # the estimate was too generous: trim harder
-                view, elided = fit_context(messages, n_prefix, limit_tokens)
-                request = replace(request, messages=tuple(view))
-                answer = budget.complete(model, request)
-            messages.append(answer.as_message())
-            traj.steps.append({"step": step, "stop_reason": answer.stop_reason, "usage": answer.usage.to_dict(),
-                               "cache_hit": answer.cache_hit, "simulated": answer.simulated, "elided": elided})
-            try:
-                _act(answer.tool_calls, box, messages, deadline)
-                errors = 0
-            except _FormatError:
-                errors += 1
-                if errors >= max_consecutive_errors:
-                    exit_reason = "format_errors"
-                    break
-            finally:
-                traj.save(path)
-    except Submitted as done:
-        exit_reason, summary = "submitted", done.summary
-    except BudgetExhausted:
-        exit_reason = "budget"
-    except DeadlineExceeded:
-        exit_reason = "deadline"
-    except ModelError as err:
-        exit_reason = f"model_error:{err.cause}"
-        traj.steps.append({"step": step, "error": str(err)[:500], "cause": err.cause})
-        raise
-    finally:
-        traj.exit = exit_reason
-        traj.save(path)
-    return SessionResult(exit=exit_reason, steps=step, workspace=ws, trajectory_path=path,
-                         refusals=tuple(box.refusals), runs=tuple(box.runs), summary=summary)
+    return AgentSession(model, budget, config).run()
 
 
 def context_limit(context_tokens: int, window: int | None) -> tuple[int, str]:
@@ -189,27 +304,3 @@ def context_limit(context_tokens: int, window: int | None) -> tuple[int, str]:
         return window, (f"strategy contextTokens {context_tokens} exceeds the model's context window {window}: "
                         f"clamped to {window}")
     return context_tokens, ""
-
-
-def _act(calls: tuple[ToolCall, ...], box: ToolBox, messages: list[Message], deadline: Deadline) -> None:
-    """Execute the calls of one reply; every call gets exactly one observation message."""
-    if not calls:
-        messages.append(Message("user", "error: your reply called no tool. Call exactly one of the tools."))
-        raise _FormatError()
-    failed, submitted = False, None
-    for call in calls:
-        if submitted is not None:
-            messages.append(Message("tool", "skipped: the session was already submitted", tool_call_id=call.id))
-            continue
-        try:
-            deadline.check()
-            observation = box.execute(call)
-        except ToolError as err:
-            observation, failed = f"error: {err}", True
-        except Submitted as done:
-            observation, submitted = "submitted", done
-        messages.append(Message("tool", observation, tool_call_id=call.id))
-    if submitted is not None:
-        raise submitted
-    if failed:
-        raise _FormatError()

@@ -27,9 +27,13 @@ from __future__ import annotations
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Protocol
 
 from testhelix.llm.base import ToolCall, ToolSpec
+
+if TYPE_CHECKING:
+    from testhelix.execution.outcome import Limits, Outcome
+    from testhelix.skills import Skill
 
 PROGRAMS = ("initial", "repair")
 
@@ -66,7 +70,13 @@ LOAD_SKILL_SPEC = ToolSpec(
      "additionalProperties": False})
 
 
-def loadable_skills(library: dict | None, role: str) -> dict:
+class SuiteRunner(Protocol):
+    """The part of an executor the tools use (`testhelix.execution.executor.Executor` has it)."""
+
+    def run(self, suite_dir: Path, program_dir: Path, limits: Limits) -> Outcome: ...
+
+
+def loadable_skills(library: dict[str, Skill] | None, role: str) -> dict[str, Skill]:
     """The skills a candidate session of `role` may load: never a reviewer-only one."""
     from testhelix.skills import GENERATION_ROLES
     return {name: s for name, s in (library or {}).items() if not (s.reviewer_only and role in GENERATION_ROLES)}
@@ -110,14 +120,14 @@ def _clip(text: str, limit: int) -> str:
 
 @dataclass
 class ToolBox:
-    """Executes tool calls for one session. `limits` is a testhelix.execution.executor.Limits."""
+    """Executes tool calls for one session; test runs go through `executor` under `limits`."""
 
     workspace: AgentWorkspace
-    executor: Any
-    limits: Any
+    executor: SuiteRunner
+    limits: Limits
     output_chars: int = 10000
     writable: tuple[str, ...] = ("suite", "repair")
-    skills: dict = field(default_factory=dict)       # name -> Skill this session may load
+    skills: dict[str, Skill] = field(default_factory=dict)       # name -> Skill this session may load
     refusals: list[dict] = field(default_factory=list)
     runs: list[dict] = field(default_factory=list)
     loaded_skills: list[str] = field(default_factory=list)
@@ -170,7 +180,7 @@ class ToolBox:
             raise ToolError(f"no file {path!r}")
         return _clip(target.read_text(errors="replace"), self.output_chars)
 
-    def write_file(self, path: str, content: Any) -> str:
+    def write_file(self, path: str, content: object) -> str:
         if not isinstance(content, str):
             raise ToolError("write_file: content must be a string")
         if isinstance(path, str) and not path.isascii():

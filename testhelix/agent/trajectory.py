@@ -20,11 +20,14 @@ import os
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from testhelix.agent.tools import AgentWorkspace, Submitted, ToolBox, ToolError
+from testhelix.agent.tools import AgentWorkspace, Submitted, SuiteRunner, ToolBox, ToolError
 from testhelix.errors import UserError
 from testhelix.llm.base import Message
+
+if TYPE_CHECKING:
+    from testhelix.execution.outcome import Limits, Outcome
 
 FORMAT = 1
 
@@ -63,21 +66,23 @@ class Trajectory:
 class _NoExecutor:
     """Replay without an executor: test runs are skipped (they do not change any file)."""
 
-    def run(self, suite_dir, program_dir, limits=None):
+    def run(self, suite_dir: Path, program_dir: Path, limits: Limits) -> Outcome:
         raise ToolError("test runs are not re-executed during replay")
 
 
-def replay(path: Path, root: Path, initial_dir: Path, executor: Any = None, limits: Any = None,
-           start_from: Path | None = None) -> AgentWorkspace:
+def replay(path: Path, root: Path, initial_dir: Path, executor: SuiteRunner | None = None,
+           limits: Limits | None = None, start_from: Path | None = None) -> AgentWorkspace:
     """Rebuild the session's files from its trajectory. `start_from` seeds the workspace with an
     earlier round's workspace (repair rounds continue from the generation round's files)."""
+    from testhelix.execution.outcome import Limits
+
     traj = Trajectory.load(path)
     root = Path(root)
     if start_from is not None:
         import shutil
         shutil.copytree(start_from, root, dirs_exist_ok=True)
     ws = AgentWorkspace.create(root, initial_dir)
-    box = ToolBox(ws, executor or _NoExecutor(), limits, output_chars=10**9,
+    box = ToolBox(ws, executor or _NoExecutor(), limits or Limits(), output_chars=10**9,
                   writable=tuple(traj.meta.get("writable", ("suite", "repair"))))
     for msg in traj.messages:
         for call in msg.tool_calls if msg.role == "assistant" else ():

@@ -5,27 +5,35 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from testhelix.agent.budget import Budget, Deadline, execution_time_limit_s
+from testhelix.agent.loop import AgentSession
 from testhelix.helix.config import RunConfig
 from testhelix.execution.outcome import Limits, Outcome
+from testhelix.llm.base import ChatModel
 from testhelix.strategy.model import Strategy
+
+if TYPE_CHECKING:
+    from testhelix.execution.executor import Executor
+    from testhelix.skills import Skill
+    from testhelix.tasks.task import Task
 
 
 @dataclass
 class HelixContext:
-    task: Any                 # testhelix.tasks.task.Task (the pipeline reads only public parts)
+    task: Task                # the pipeline reads only its public parts
     strategy: Strategy
     config: RunConfig
-    model: Any                # ChatModel
+    model: ChatModel
     budget: Budget
-    executor: Any             # Executor
+    executor: Executor
     work_dir: Path            # the task's workspaces and trajectories
-    library: dict | None = None
+    library: dict[str, Skill] | None = None
     deadline: Deadline | None = None
     events: list[dict] = field(default_factory=list)
     concurrent: bool = False  # pairs (and reviews) run in threads; results are the same either way
+    session_class: type[AgentSession] = AgentSession   # a subclass overrides the loop's named steps
 
     def __post_init__(self) -> None:
         if self.deadline is None:

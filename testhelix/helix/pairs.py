@@ -11,7 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 
 from testhelix.agent.budget import BudgetExhausted, DeadlineExceeded
-from testhelix.agent.loop import run_agent_session
+from testhelix.agent.loop import SessionConfig
 from testhelix.agent.tools import AgentWorkspace
 from testhelix.digest import tree_sha256
 from testhelix.helix.context import HelixContext
@@ -44,12 +44,12 @@ def run_session(ctx: HelixContext, pair: Pair, phase: str, round: int, feedback:
     """One agent session of the pair (generation or repair); budget and time end it quietly."""
     checkpoint = _checkpoint(pair)
     try:
-        result = run_agent_session(
-            ctx.model, ctx.budget, task=ctx.task, strategy=ctx.strategy,
-            workspace_root=ctx.work_dir / f"pair{pair.index}", executor=ctx.executor, phase=phase,
-            pair=pair.index, round=round, direction=pair.direction, feedback=feedback, checkpoint=checkpoint,
-            library=ctx.library, deadline=ctx.deadline,
+        config = SessionConfig(
+            task=ctx.task, strategy=ctx.strategy, workspace_root=ctx.work_dir / f"pair{pair.index}",
+            executor=ctx.executor, phase=phase, pair=pair.index, round=round, direction=pair.direction,
+            feedback=feedback, checkpoint=checkpoint, library=ctx.library, deadline=ctx.deadline,
             trajectory_path=ctx.work_dir / f"pair{pair.index}" / f"trajectory-{phase}-r{round}.json")
+        result = ctx.session_class(ctx.model, ctx.budget, config).run()
         pair.workspace = result.workspace
         pair.sessions.append(result.exit)
     except (BudgetExhausted, DeadlineExceeded) as stop:

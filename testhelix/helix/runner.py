@@ -26,15 +26,15 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
-from testhelix.agent.budget import Budget
+from testhelix.agent.budget import Budget, LedgerSink
 from testhelix.digest import tree_sha256
 from testhelix.errors import EvaluationIncomplete, UserError
 from testhelix.helix.config import RunConfig
 from testhelix.helix.context import HelixContext
 from testhelix.helix.pipeline import run_task
-from testhelix.llm.base import ModelError
+from testhelix.llm.base import ChatModel, ModelError
 from testhelix.llm.registry import create_model, model_label
 from testhelix.parallel.jobs import TaskJob
 from testhelix.prism.coverage import MISSING, CoverageMeter
@@ -45,25 +45,53 @@ from testhelix.skills import load_library
 from testhelix.store import RunStore
 from testhelix.strategy.model import Strategy, check_run_compatibility
 
-ModelFactory = Callable[[str, Task, int], Any]
+if TYPE_CHECKING:
+    from testhelix.execution.executor import Executor
+    from testhelix.parallel.jobs import Backend
+    from testhelix.parallel.progress import TaskProgress
+
+ModelFactory = Callable[[str, Task, int], ChatModel]
 
 
-def default_model_factory(name: str, task: Task, seed: int):
+def default_model_factory(name: str, task: Task, seed: int) -> ChatModel:
     return create_model(name, task=task, seed=seed)
+
+
+@dataclass(frozen=True, kw_only=True)
+class TaskEvaluation:
+    """One task run and judged (`HelixRunner.run_one`): its scores, the submission rule, the
+    detail stored with the result, the result row and the per-program outcome rows."""
+
+    task_id: str
+    F: int                    # TestPrism's per-task indicators (testhelix/prism/metrics.py): the
+    A: float | None           # reference transition, the acceptance and rejection rates (None: the
+    R: float | None           # panel has no such candidates) and the joint indicator, F and S as 0/1
+    S: int
+    rule: str                 # how the submitted suite was chosen
+    detail: dict
+    row: dict                 # the task_results row
+    outcome_rows: tuple[dict, ...]
+
+    @classmethod
+    def from_result(cls, result: dict) -> TaskEvaluation:
+        """From `evaluate_one`'s result (the form results travel in between processes)."""
+        return cls(task_id=result["task"], F=result["F"], A=result["A"], R=result["R"], S=result["S"],
+                   rule=result["rule"], detail=result["detail"], row=result["row"],
+                   outcome_rows=tuple(result["outcome_rows"]))
 
 
 @dataclass
 class HelixRunner:
     store: RunStore
-    executor: Any
+    executor: Executor
     work_root: Path
     model_factory: ModelFactory = default_model_factory
     coverage: bool = True
     panel: bool = True                 # False: single-reference mode (initial + reference only)
     call_timeout_s: float | None = None  # upper bound on one model call (the deadline bounds it anyway)
     jobs: int = 1                      # tasks at once (and, above 1, concurrent pairs)
-    backend: Any = None                # a testhelix.parallel backend; None: local threads with `jobs`
-    progress: Any = None               # a testhelix.parallel.progress.TaskProgress (live display), or None
+    backend: Backend | None = None     # a testhelix.parallel backend; None: local threads with `jobs`
+    progress: TaskProgress | None = None  # the live display, or None
 
     def __post_init__(self) -> None:
         self.library = load_library()
@@ -79,7 +107,7 @@ class HelixRunner:
         return bool(rows)
 
     def run_one(self, task: Task, strategy: Strategy, config: RunConfig, model_name: str, label: str,
-                record: bool = True) -> dict:
+                record: bool = True) -> TaskEvaluation:
         """Run the pipeline on one task and judge its submission; store it unless `record` is off."""
         result = self.evaluate_one(task, strategy, config, model_name, label)
         if "incomplete" in result:
@@ -88,10 +116,10 @@ class HelixRunner:
             raise EvaluationIncomplete(task.id, result["incomplete"], result["error"])
         if record:
             self.record(task, label, result)
-        return result
+        return TaskEvaluation.from_result(result)
 
     def evaluate_one(self, task: Task, strategy: Strategy, config: RunConfig, model_name: str, label: str,
-                     sink: Any = None) -> dict:
+                     sink: LedgerSink | None = None) -> dict:
         """Pipeline + judgement of one task; writes no result (model calls go to `sink`, default the
         store). A provider failure gives an incomplete marker (`incomplete`: the cause) instead."""
         check_run_compatibility(strategy, config.challenge_steps)
@@ -155,7 +183,7 @@ class HelixRunner:
             digest = self._digests.get(task.id) or self._digests.setdefault(task.id, tree_sha256(task.root))
         return TaskJob(task.id, str(task.root), digest, strategy.model_dump(mode="json"), config, model_name, label)
 
-    def evaluate_job(self, job: TaskJob, sink: Any = None) -> dict:
+    def evaluate_job(self, job: TaskJob, sink: LedgerSink | None = None) -> dict:
         """A job on this process: the task by id when known here, else from its path, digest-checked."""
         task = self.tasks.get(job.task_id)
         if task is None:
@@ -210,7 +238,7 @@ class HelixRunner:
 class _Tee:
     """A LedgerSink that forwards each row and shows it to a watcher (the progress display)."""
 
-    def __init__(self, inner: Any, watch: Callable[[dict], None] | None):
+    def __init__(self, inner: LedgerSink | None, watch: Callable[[dict], None] | None):
         self.inner, self.watch = inner, watch
 
     def record_model_call(self, row: dict) -> None:

@@ -69,6 +69,7 @@ class WorkerSettings:
 
 class Backend(Protocol):
     remote: bool              # True: results carry their ledger and execution rows for the driver to store
+    on_start: Callable[[TaskJob], None]   # told when a job starts (the progress display)
 
     def run(self, jobs: Sequence[TaskJob]) -> Iterator[tuple[TaskJob, dict]]: ...
     def close(self) -> None: ...

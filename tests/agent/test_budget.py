@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from testhelix.agent.budget import (Budget, BudgetExhausted, Deadline, DeadlineExceeded, MemoryLedger,
                                     input_token_bound, execution_time_limit_s, working_cap_s)
 from testhelix.llm.base import CallTags, Completion, Message, ModelRequest, ModelUnavailable, Usage
+from testhelix.llm.testing import FunctionModel, Reply, ScriptedModel
 
 
 class RandomUsageModel:
@@ -82,10 +83,9 @@ def test_cap_never_exceeded_with_concurrent_calls(cap, threads, calls, seed, fai
 
 def test_reservation_refuses_and_shrinks():
     budget = Budget(2000, min_output_tokens=100)
-    model = RandomUsageModel(1, budget)
     bound = input_token_bound(request(100, 10))
     seen = []
-    model.complete = lambda req: (seen.append(req.max_output_tokens), Completion("", (), "end_turn", Usage(5, 5), "m"))[1]
+    model = FunctionModel(lambda req: (seen.append(req.max_output_tokens), Reply(usage=Usage(5, 5)))[1])
     budget.complete(model, request(100, 5000))            # does not fit whole: output allowance shrinks
     assert seen == [2000 - bound]
     with pytest.raises(BudgetExhausted):
@@ -96,20 +96,11 @@ def test_reservation_refuses_and_shrinks():
 def test_failed_calls_charged_by_billing_knowledge():
     ledger = MemoryLedger()
     budget = Budget(100000, sink=ledger)
-
-    class Failing:
-        name, context_window = "fake:fail", 1000
-        err = None
-
-        def complete(self, req):
-            raise self.err
-
-    model = Failing()
-    model.err = ModelUnavailable("429", status=429, billed=False)
+    model = ScriptedModel([ModelUnavailable("429", status=429, billed=False),
+                           ModelUnavailable("timeout", billed=None)], context_window=1000)
     with pytest.raises(ModelUnavailable):
         budget.complete(model, request(100, 100))
     assert budget.used == 0
-    model.err = ModelUnavailable("timeout", billed=None)
     with pytest.raises(ModelUnavailable):
         budget.complete(model, request(100, 100))
     assert budget.used == input_token_bound(request(100, 100)) + 100    # unknown: the reservation is kept
@@ -119,14 +110,7 @@ def test_failed_calls_charged_by_billing_knowledge():
 
 def test_unreported_usage_keeps_the_reservation_and_parse_failures_are_charged():
     budget = Budget(100000, sink=MemoryLedger())
-
-    class NoUsage:
-        name, context_window = "fake:nousage", 1000
-
-        def complete(self, req):
-            return Completion("", (), "end_turn", Usage(reported=False), self.name)
-
-    budget.complete(NoUsage(), request(40, 60))
+    budget.complete(ScriptedModel([Reply(usage=Usage(reported=False))], context_window=1000), request(40, 60))
     assert budget.used == input_token_bound(request(40, 60)) + 60
 
 

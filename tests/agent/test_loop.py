@@ -6,11 +6,12 @@ import json
 
 
 from testhelix.agent.budget import Budget, Deadline, MemoryLedger
-from testhelix.agent.loop import ELIDED, fit_context, run_agent_session
+from testhelix.agent.loop import ELIDED, SessionConfig, fit_context, run_agent_session
 from testhelix.agent.trajectory import Trajectory, replay
 from testhelix.digest import tree_sha256
 from testhelix.llm.base import Completion, Message, ToolCall, Usage
 from testhelix.llm.registry import create_model
+from testhelix.llm.testing import ScriptedModel
 from testhelix.execution.executor import Limits
 from testhelix.store import RunStore
 from testhelix.strategy.model import initial_strategy
@@ -18,9 +19,8 @@ from testhelix.strategy.model import initial_strategy
 
 def session(task, executor, root, model="sim:strong", seed=3, budget=None, **kw):
     budget = budget or Budget(300000, task_id=task.id, run_label="test", sink=MemoryLedger())
-    result = run_agent_session(create_model(model, task=task, seed=seed), budget, task=task,
-                               strategy=kw.pop("strategy", initial_strategy()), workspace_root=root,
-                               executor=executor, **kw)
+    result = run_agent_session(create_model(model, task=task, seed=seed), budget, SessionConfig(
+        task=task, strategy=kw.pop("strategy", initial_strategy()), workspace_root=root, executor=executor, **kw))
     return result, budget
 
 
@@ -79,22 +79,13 @@ def test_repair_round_reads_back_and_applies_feedback(sim_task, executor, tmp_pa
     assert budget.calls == first.steps + second.steps
 
 
-class Scripted:
-    name, context_window = "fake:scripted", 10000
-
-    def __init__(self, answers):
-        self.answers = list(answers)
-
-    def complete(self, request):
-        return self.answers.pop(0) if len(self.answers) > 1 else self.answers[0]
-
-
 def test_consecutive_malformed_replies_end_the_session(sim_task, executor, tmp_path):
     bad = Completion("", (ToolCall.from_json_text("x", "write_file", "{nope"),), "tool_use", Usage(10, 5), "fake")
     ledger = MemoryLedger()
     budget = Budget(100000, sink=ledger)
-    result = run_agent_session(Scripted([bad]), budget, task=sim_task, strategy=initial_strategy(),
-                               workspace_root=tmp_path / "w", executor=executor, max_consecutive_errors=3)
+    result = run_agent_session(ScriptedModel([bad] * 3, context_window=10000), budget, SessionConfig(
+        task=sim_task, strategy=initial_strategy(), workspace_root=tmp_path / "w", executor=executor,
+        max_consecutive_errors=3))
     assert result.exit == "format_errors" and result.steps == 3
     assert [r["status"] for r in ledger.rows] == ["malformed"] * 3 and budget.used == 45
     msgs = Trajectory.load(result.trajectory_path).messages

@@ -9,53 +9,48 @@ import json
 import pytest
 
 from testhelix.agent.budget import Budget, MemoryLedger
-from testhelix.agent.loop import run_agent_session
+from testhelix.agent.loop import SessionConfig, run_agent_session
 from testhelix.errors import EvaluationIncomplete
 from testhelix.helix.config import get_config
 from testhelix.helix.runner import HelixRunner
 from testhelix.llm.base import ContextOverflowError, ModelAuthError, ModelUnavailable
 from testhelix.llm.registry import create_model
+from testhelix.llm.testing import FunctionModel
 from testhelix.store import RunStore
 from testhelix.strategy.model import initial_strategy
 
 
-class Scripted:
-    """Wraps a model; raises the scripted errors on the given call numbers (1-based)."""
-
-    def __init__(self, inner, errors: dict[int, Exception]):
-        self.inner, self.errors, self.calls = inner, errors, 0
-        self.name, self.context_window = inner.name, inner.context_window
-
-    def complete(self, request):
-        self.calls += 1
-        if self.calls in self.errors:
-            raise self.errors[self.calls]
-        return self.inner.complete(request)
+def failing_on(inner, errors: dict[int, Exception]) -> FunctionModel:
+    """The inner model, except that the given call numbers (1-based) raise the scripted errors."""
+    model = FunctionModel(lambda request: errors.get(model.calls) or inner.complete(request),
+                          name=inner.name, context_window=inner.context_window)
+    return model
 
 
 def test_a_strategy_larger_than_the_window_is_clamped_in_the_session(tmp_path, sim_task, executor):
     model = create_model("sim:strong", task=sim_task, seed=1, context_window=4000)
     strategy = initial_strategy().model_copy(update={"contextTokens": 64000})
-    result = run_agent_session(model, Budget(10**6), task=sim_task, strategy=strategy,
-                               workspace_root=tmp_path / "p", executor=executor)
+    result = run_agent_session(model, Budget(10**6), SessionConfig(
+        task=sim_task, strategy=strategy, workspace_root=tmp_path / "p", executor=executor))
     meta = json.loads(result.trajectory_path.read_text())["meta"]
     assert "clamped to 4000" in meta["context_note"]
 
 
 def test_a_context_refusal_is_answered_by_trimming(tmp_path, sim_task, executor):
-    model = Scripted(create_model("sim:strong", task=sim_task, seed=1), {2: ContextOverflowError("too long")})
+    model = failing_on(create_model("sim:strong", task=sim_task, seed=1), {2: ContextOverflowError("too long")})
     ledger = MemoryLedger()
-    result = run_agent_session(model, Budget(10**6, sink=ledger), task=sim_task, strategy=initial_strategy(),
-                               workspace_root=tmp_path / "p", executor=executor)
+    result = run_agent_session(model, Budget(10**6, sink=ledger), SessionConfig(
+        task=sim_task, strategy=initial_strategy(), workspace_root=tmp_path / "p", executor=executor))
     assert result.exit in ("submitted", "step_limit") and model.calls >= 3
     assert [r["status"] for r in ledger.rows[:3]] == ["ok", "error", "ok"]
 
 
 def test_an_unavailable_model_ends_the_session_without_a_loop_retry(tmp_path, sim_task, executor):
-    model = Scripted(create_model("sim:strong", task=sim_task, seed=1), {2: ModelUnavailable("503", status=503)})
+    model = failing_on(create_model("sim:strong", task=sim_task, seed=1), {2: ModelUnavailable("503", status=503)})
     with pytest.raises(ModelUnavailable):
-        run_agent_session(model, Budget(10**6), task=sim_task, strategy=initial_strategy(),
-                          workspace_root=tmp_path / "p", executor=executor, trajectory_path=tmp_path / "t.json")
+        run_agent_session(model, Budget(10**6), SessionConfig(
+            task=sim_task, strategy=initial_strategy(), workspace_root=tmp_path / "p", executor=executor,
+            trajectory_path=tmp_path / "t.json"))
     assert model.calls == 2                                   # the SDK retried; the loop does not
     assert json.loads((tmp_path / "t.json").read_text())["exit"] == "model_error:server_error"
 
@@ -64,7 +59,7 @@ def test_an_unavailable_model_ends_the_session_without_a_loop_retry(tmp_path, si
 def test_every_role_marks_the_task_incomplete_never_a_traceback(config, call, tmp_path, sim_task, executor):
     """Call 1 of C is planning; later calls are generation, self-correction, review, feedback."""
     store = RunStore(tmp_path / "run")
-    factory = lambda name, task, seed: Scripted(create_model(name, task=task, seed=seed),
+    factory = lambda name, task, seed: failing_on(create_model(name, task=task, seed=seed),
                                                 {call: ModelUnavailable("HTTP 529", status=529, cause="overloaded")})
     runner = HelixRunner(store, executor, tmp_path / "work", model_factory=factory, coverage=False)
     cfg = get_config(config, token_cap=400_000)
@@ -80,7 +75,7 @@ def test_every_role_marks_the_task_incomplete_never_a_traceback(config, call, tm
 
 def test_an_auth_error_in_any_role_stops_the_job(tmp_path, sim_task, executor):
     store = RunStore(tmp_path / "run")
-    factory = lambda name, task, seed: Scripted(create_model(name, task=task, seed=seed),
+    factory = lambda name, task, seed: failing_on(create_model(name, task=task, seed=seed),
                                                 {1: ModelAuthError("check ANTHROPIC_API_KEY")})
     runner = HelixRunner(store, executor, tmp_path / "work", model_factory=factory, coverage=False)
     with pytest.raises(ModelAuthError):

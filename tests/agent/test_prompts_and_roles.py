@@ -11,9 +11,11 @@ from testhelix.agent import prompts
 from testhelix.agent.budget import Budget, MemoryLedger
 from testhelix.agent.calls import corrective_feedback, differential_challenge, plan_directions, review_suite
 from testhelix.agent.prompts import PublicTask, session_messages
+from testhelix.llm.base import Usage
 from testhelix.llm.registry import create_model
 from testhelix.llm.sim.cues import read_cues
 from testhelix.llm.sim.optimizer import propose
+from testhelix.llm.testing import ScriptedModel
 from testhelix.skills import Skill
 from testhelix.strategy.model import Strategy, initial_strategy
 
@@ -91,16 +93,10 @@ def test_single_call_roles_with_a_simulated_model(sim_task):
 
 
 def test_unparsed_replies_are_charged_and_marked(sim_task):
-    class Chatty:
-        name, context_window = "fake:chatty", 10000
-
-        def complete(self, request):
-            from testhelix.llm.base import Completion, Usage
-            return Completion("I think it is fine.", (), "end_turn", Usage(50, 7), self.name)
-
+    chatty = ScriptedModel(["I think it is fine."] * 2, context_window=10000, usage=Usage(50, 7))
     budget = Budget(10000)
-    review = review_suite(Chatty(), budget, sim_task, initial_strategy(), "src", {"t.py": ""}, "")
-    plan = plan_directions(Chatty(), budget, sim_task, initial_strategy(), 2)
+    review = review_suite(chatty, budget, sim_task, initial_strategy(), "src", {"t.py": ""}, "")
+    plan = plan_directions(chatty, budget, sim_task, initial_strategy(), 2)
     assert review.verdict == "unparsed" and not plan.parsed and len(plan.directions) == 2
     assert budget.used == 114
 

@@ -7,7 +7,7 @@ import re
 import pytest
 
 from testhelix.agent.budget import Budget, MemoryLedger
-from testhelix.agent.loop import ELIDED, run_agent_session
+from testhelix.agent.loop import ELIDED, SessionConfig, run_agent_session
 from testhelix.llm.base import CallTags, Message, ModelRequest, ModelUnavailable, ToolCall
 from testhelix.llm.faults import FaultyModel
 from testhelix.llm.registry import create_model
@@ -25,8 +25,9 @@ def test_twenty_percent_faults_every_failure_in_the_ledger(sim_task, executor, t
     for pair in range(6):     # a provider failure ends a session, so more sessions to see every kind
         model = FaultyModel(create_model("sim:strong", task=sim_task, seed=pair), rate=0.2, seed=pair)
         try:
-            result = run_agent_session(model, budget, task=sim_task, strategy=initial_strategy(),
-                                       workspace_root=tmp_path / f"pair{pair}", executor=executor, pair=pair)
+            result = run_agent_session(model, budget, SessionConfig(
+                task=sim_task, strategy=initial_strategy(), workspace_root=tmp_path / f"pair{pair}",
+                executor=executor, pair=pair))
             exits.append(result.exit)
         except ModelUnavailable as err:       # a provider failure ends the session: the host marks it incomplete
             exits.append("model_error")
@@ -74,9 +75,9 @@ def _rate(task, executor, tmp_path, model, strategy, seeds):
     qualified, clean = 0, 0
     bank = bank_for(task)
     for seed in seeds:
-        result = run_agent_session(create_model(model, task=task, seed=seed), Budget(10**6), task=task,
-                                   strategy=strategy, workspace_root=tmp_path / f"{model}-{strategy.content_hash()[:8]}-{seed}",
-                                   executor=executor)
+        result = run_agent_session(create_model(model, task=task, seed=seed), Budget(10**6), SessionConfig(
+            task=task, strategy=strategy, workspace_root=tmp_path / f"{model}-{strategy.content_hash()[:8]}-{seed}",
+            executor=executor))
         ok = _qualified(task, executor, result)
         suite = result.workspace.suite / SUITE_FILE.split("/", 1)[1]
         roles = [bank.role(n) for n in re.findall(r"^def (test_\w+)", suite.read_text(), re.M)] if suite.exists() else []

@@ -7,9 +7,10 @@ from __future__ import annotations
 from testhelix.agent import prompts
 from testhelix.agent.budget import Budget, MemoryLedger
 from testhelix.agent.calls import parse_json_object
-from testhelix.agent.loop import ELIDED, run_agent_session
+from testhelix.agent.loop import ELIDED, SessionConfig, run_agent_session
 from testhelix.agent.prompts import PublicTask
-from testhelix.llm.base import Completion, ToolCall, Usage
+from testhelix.llm.base import Usage
+from testhelix.llm.testing import ScriptedModel, tool_call
 from testhelix.skills import load_library
 from testhelix.strategy.model import Strategy, initial_strategy
 
@@ -57,31 +58,20 @@ def test_lessons_reach_the_reviewer_and_planner_only_through_their_component(sim
     assert "Lesson plan" in plan_text and "Lesson rev" not in plan_text
 
 
-class Scripted:
-    """Replays tool calls and keeps every request it receives."""
-
-    name, context_window = "fake:scripted", 100000
-
-    def __init__(self, calls):
-        self.calls, self.requests = list(calls), []
-
-    def complete(self, request):
-        self.requests.append(request)
-        name, args = self.calls.pop(0)
-        import json
-        call = ToolCall.from_json_text(f"c{len(self.requests)}", name, json.dumps(args))
-        return Completion("", (call,), "tool_use", Usage(10, 5), self.name)
+def scripted(calls) -> ScriptedModel:
+    """Replays (tool, arguments) calls, one per reply; keeps every request it receives."""
+    return ScriptedModel([tool_call(name, args) for name, args in calls], usage=Usage(10, 5))
 
 
 def _session(task, executor, root, model, phase="generation", strategy=None):
-    return run_agent_session(model, Budget(10**6, sink=MemoryLedger()), task=task,
-                             strategy=strategy or initial_strategy(), workspace_root=root, executor=executor,
-                             phase=phase, library=load_library())
+    return run_agent_session(model, Budget(10**6, sink=MemoryLedger()), SessionConfig(
+        task=task, strategy=strategy or initial_strategy(), workspace_root=root, executor=executor,
+        phase=phase, library=load_library()))
 
 
 def test_load_skill_gives_the_agent_a_skill_but_never_the_reviewer_only_one(sim_task, executor, tmp_path):
     library = load_library()
-    model = Scripted([("load_skill", {"name": "boundary-values"}), ("load_skill", {"name": "suite-review"}),
+    model = scripted([("load_skill", {"name": "boundary-values"}), ("load_skill", {"name": "suite-review"}),
                       ("submit", {"summary": "done"})])
     result = _session(sim_task, executor, tmp_path / "g", model)
     assert result.submitted
@@ -94,7 +84,7 @@ def test_load_skill_gives_the_agent_a_skill_but_never_the_reviewer_only_one(sim_
     assert observations[1].startswith("error: load_skill: no skill 'suite-review'")
     assert library["suite-review"].body[:200] not in "\n".join(observations)
     # a repair session may load skills too
-    repair = Scripted([("load_skill", {"name": "minimal-repair"}), ("submit", {})])
+    repair = scripted([("load_skill", {"name": "minimal-repair"}), ("submit", {})])
     assert _session(sim_task, executor, tmp_path / "r", repair, phase="repair").submitted
     assert library["minimal-repair"].body[:200] in repair.requests[1].messages[-1].content
 
@@ -104,10 +94,10 @@ def test_a_loaded_skill_counts_against_the_context_like_any_observation(sim_task
     tight = with_fields(contextTokens=8000, toolOutputChars=30000)
     calls = [("load_skill", {"name": n}) for n in ("boundary-values", "error-paths", "stateful-sequences",
                                                      "framework-contracts", "cli-behaviour")]
-    model = Scripted(calls + [("submit", {})])
-    run_agent_session(model, Budget(10**6, sink=MemoryLedger()), task=sim_task, strategy=tight,
-                      workspace_root=tmp_path / "w", executor=executor, library=load_library(),
-                      max_output_tokens=4096)
+    model = scripted(calls + [("submit", {})])
+    run_agent_session(model, Budget(10**6, sink=MemoryLedger()), SessionConfig(
+        task=sim_task, strategy=tight, workspace_root=tmp_path / "w", executor=executor, library=load_library(),
+        max_output_tokens=4096))
     last = model.requests[-1].messages
     tool_msgs = [m for m in last if m.role == "tool"]
     assert any(m.content.startswith(ELIDED) for m in tool_msgs) or "were dropped" in "\n".join(
@@ -115,14 +105,14 @@ def test_a_loaded_skill_counts_against_the_context_like_any_observation(sim_task
 
 
 def test_no_library_or_a_route_no_load_skill_tool(sim_task, executor, tmp_path):
-    model = Scripted([("load_skill", {"name": "boundary-values"}), ("submit", {})])
-    run_agent_session(model, Budget(10**6, sink=MemoryLedger()), task=sim_task, strategy=initial_strategy(),
-                      workspace_root=tmp_path / "w", executor=executor)
+    model = scripted([("load_skill", {"name": "boundary-values"}), ("submit", {})])
+    run_agent_session(model, Budget(10**6, sink=MemoryLedger()), SessionConfig(
+        task=sim_task, strategy=initial_strategy(), workspace_root=tmp_path / "w", executor=executor))
     assert "load_skill" not in [t.name for t in model.requests[0].tools]
     assert model.requests[1].messages[-1].content.startswith("error: unknown tool 'load_skill'")
     # a learned route for the task's context preloads its skills instead
     routed = with_fields(skillRoutes={sim_task.context: ["boundary-values"]})
-    model = Scripted([("submit", {})])
+    model = scripted([("submit", {})])
     _session(sim_task, executor, tmp_path / "routed", model, strategy=routed)
     assert "load_skill" not in [t.name for t in model.requests[0].tools]
     assert "### boundary-values" in model.requests[0].messages[0].content

@@ -11,6 +11,7 @@ from autosaddler.protocols import ParentView
 from testhelix.agent.budget import Budget
 from testhelix.errors import EvaluationIncomplete
 from testhelix.llm.base import ModelAuthError, ModelUnavailable
+from testhelix.llm.testing import FunctionModel
 from testhelix.store import RunStore
 from testhelix.strategy.model import Strategy
 
@@ -81,24 +82,18 @@ def test_a_revoked_key_stops_the_search_as_an_auth_error(tmp_path):
     assert rejected[1][0][0] == 0
 
 
-class RaisingModel:
-    name = "anthropic:claude-haiku-4-5"
-    context_window = 200000
-
-    def __init__(self, error):
-        self.error = error
-
-    def complete(self, request):
-        raise self.error
+def raising_model(error: Exception) -> FunctionModel:
+    """Every call fails with `error`."""
+    return FunctionModel(lambda request: error, name="anthropic:claude-haiku-4-5", context_window=200000)
 
 
 def test_model_optimizer_degrades_selection_but_not_diagnosis():
-    outage = ModelOptimizer(RaisingModel(ModelUnavailable("503", status=503)), Budget(10**6, label="optimizer"))
+    outage = ModelOptimizer(raising_model(ModelUnavailable("503", status=503)), Budget(10**6, label="optimizer"))
     views = [ParentView("n000", 0.5, 0, "initial strategy", None), ParentView("n001", 0.6, 1, "x", 3)]
     assert outage.select_parent(views) == ""             # the search falls back to the best development score
     with pytest.raises(ModelUnavailable):
         outage.diagnose(Strategy(), [], [])
-    revoked = ModelOptimizer(RaisingModel(ModelAuthError("check ANTHROPIC_API_KEY")), Budget(10**6, label="optimizer"))
+    revoked = ModelOptimizer(raising_model(ModelAuthError("check ANTHROPIC_API_KEY")), Budget(10**6, label="optimizer"))
     with pytest.raises(ModelAuthError):
         revoked.select_parent(views)
     assert outage.usage()["selection"]["failures"] == 1

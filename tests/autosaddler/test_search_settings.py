@@ -14,7 +14,8 @@ from autosaddler.optimizer import ModelOptimizer
 from autosaddler.search import Search
 from testhelix.agent.budget import Budget, MemoryLedger
 from testhelix.errors import UserError
-from testhelix.llm.base import Completion, Usage
+from testhelix.llm.base import Usage
+from testhelix.llm.testing import FunctionModel
 from testhelix.store import RunStore
 from testhelix.strategy.model import Strategy
 
@@ -85,27 +86,23 @@ def test_stored_configs_of_older_runs_still_load():
     assert cfg.session_timeouts() == {"selection": 90.0, "diagnosis": 90.0, "reflection": 90.0}
 
 
-class SlowModel:
+def slow_model(delays: dict[str, float], release: threading.Event) -> FunctionModel:
     """Answers after `delay` seconds (per role), with a price; the selection answer names n000."""
+    text = {"selection": '{"parent": "n000"}',
+            "optimizer": '{"kind": "field", "field": "agentSteps", "value": 16, "rationale": "more steps"}'}
 
-    name, context_window = "fake:slow", 100000
-
-    def __init__(self, delays, release: threading.Event):
-        self.delays, self.release = delays, release
-
-    def complete(self, request):
-        delay = self.delays.get(request.tags.role, 0)
+    def answer(request):
+        delay = delays.get(request.tags.role, 0)
         if delay:
-            self.release.wait(delay)
-        text = {"selection": '{"parent": "n000"}',
-                "optimizer": '{"kind": "field", "field": "agentSteps", "value": 16, "rationale": "more steps"}'}
-        return Completion(text.get(request.tags.role, "{}"), (), "end_turn",
-                          Usage(input_tokens=100, output_tokens=20, cost_usd=0.01), self.name)
+            release.wait(delay)
+        return text.get(request.tags.role, "{}")
+
+    return FunctionModel(answer, usage=Usage(input_tokens=100, output_tokens=20, cost_usd=0.01))
 
 
 def test_each_optimizer_session_has_its_own_deadline_and_usage(tmp_path):
     release = threading.Event()
-    model = SlowModel({"selection": 5.0}, release)
+    model = slow_model({"selection": 5.0}, release)
     optimizer = ModelOptimizer(model, Budget(10**6, sink=MemoryLedger()),
                                timeouts={"selection": 0.2, "diagnosis": 30.0, "reflection": 30.0})
     from autosaddler.protocols import ParentView
@@ -126,7 +123,7 @@ def test_each_optimizer_session_has_its_own_deadline_and_usage(tmp_path):
 
 
 def test_dag_nodes_and_the_store_hold_each_sessions_usage(tmp_path):
-    model = SlowModel({}, threading.Event())
+    model = slow_model({}, threading.Event())
     optimizer = ModelOptimizer(model, Budget(10**6, sink=MemoryLedger()),
                                timeouts={"selection": 7.0, "diagnosis": 8.0, "reflection": 9.0})
     dag = run_search(tmp_path, optimizer, train_minibatch_size=3, completed_train_iterations=2,

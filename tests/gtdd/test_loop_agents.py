@@ -12,7 +12,8 @@ from gtdd.execution import TraceExecutor
 from gtdd.policies import POLICIES, parse_policies, proposals_from_raw, run_generator, staged_chunk
 from gtdd.sim import CODER_MARK, TESTER_MARK, SimCoder, SimTester
 from testhelix.errors import UserError
-from testhelix.llm.base import Completion, ModelUnavailable, Usage
+from testhelix.llm.base import ModelUnavailable, Usage
+from testhelix.llm.testing import Reply, ScriptedModel
 
 
 def test_the_nine_policies_and_their_schedules():
@@ -71,33 +72,20 @@ def test_generator_runs_are_deterministic_for_a_seed():
     assert run_generator(body, 4, seed=3) != run_generator(body, 4, seed=4)
 
 
-class ScriptedModel:
-    """A ChatModel that answers from a list and remembers the requests (no network)."""
-
-    name = "scripted:model"
-    context_window = 100_000
-
-    def __init__(self, replies):
-        self.replies = list(replies)
-        self.requests = []
-
-    def complete(self, request):
-        self.requests.append(request)
-        reply = self.replies.pop(0)
-        if isinstance(reply, Exception):
-            raise reply
-        text, stop = reply
-        return Completion(text, (), stop, Usage(10, 20), self.name)
+def scripted(replies) -> ScriptedModel:
+    """Answers from a list of (text, stop reason) pairs or exceptions; remembers the requests."""
+    return ScriptedModel([r if isinstance(r, Exception) else Reply(r[0], stop_reason=r[1]) for r in replies],
+                         usage=Usage(10, 20))
 
 
 def test_llm_coder_sends_spec_module_and_feedback_and_retries():
-    model = ScriptedModel([ModelUnavailable("busy"), ("Here:\n```python\nclass Store: pass\n```\n", "end_turn")])
+    model = scripted([ModelUnavailable("busy"), ("Here:\n```python\nclass Store: pass\n```\n", "end_turn")])
     coder = LLMCoder(model)
     cex = {"family": "map", "ops": [{"cmd": "DEL", "args": ["a"]}], "expected": [0], "observed": [1],
            "status": "ok"}
     result = coder.write_module(CodingRequest(0, 2, 1, "SPEC TEXT", "store.py", "OLD MODULE", (cex,),
                                               ({"ops": [], "passed": True},), accepted=False))
-    assert result.module == "class Store: pass\n" and not result.simulated
+    assert result.module == "class Store: pass\n" and result.simulated     # a test double says so
     assert [c["status"] for c in result.calls] == ["error", "ok"]
     prompt = model.requests[-1].messages[1].content
     assert "SPEC TEXT" in prompt and "OLD MODULE" in prompt and '"DEL"' in prompt
@@ -105,7 +93,7 @@ def test_llm_coder_sends_spec_module_and_feedback_and_retries():
 
 
 def test_llm_tester_sees_the_module_only_when_informed_and_cut_off_replies_yield_nothing():
-    model = ScriptedModel([("```python\ndef generate(rng, n):\n    return []\n```", "end_turn"),
+    model = scripted([("```python\ndef generate(rng, n):\n    return []\n```", "end_turn"),
                            ("```python\ndef generate(rng, n):", "max_tokens")])
     tester = LLMTester(model)
     blind = TestingRequest(0, 1, 1, "SPEC", ("stack", "map"), 200)
@@ -153,6 +141,6 @@ def test_sim_tester_aims_at_visible_defects_when_informed():
 def test_rejected_credentials_stop_the_run_with_a_user_error():
     from testhelix.llm.base import ModelAuthError
 
-    coder = LLMCoder(ScriptedModel([ModelAuthError("invalid x-api-key")]))
+    coder = LLMCoder(scripted([ModelAuthError("invalid x-api-key")]))
     with pytest.raises(UserError, match="invalid x-api-key"):
         coder.write_module(CodingRequest(0, 1, 1, "SPEC", "store.py", None))

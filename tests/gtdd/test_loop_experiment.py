@@ -210,35 +210,28 @@ def test_cli_experiment_and_report_on_the_key_value_store(tmp_path, capsys):
     assert done.value.code == 2
 
 
-class PromptedModel:
+def prompted_model():
     """An offline ChatModel for both roles: writes the fake domain's module or a generator."""
+    from loop_fakes import REFERENCE, apply_defects
+    from testhelix.llm.base import Usage
+    from testhelix.llm.testing import FunctionModel
 
-    name = "scripted:fake"
-    context_window = 100_000
-
-    def __init__(self):
-        self.prompts = []
-
-    def complete(self, request):
-        from loop_fakes import REFERENCE, apply_defects
-        from testhelix.llm.base import Completion, Usage
-
+    def answer(request):
         prompt = request.messages[1].content
-        self.prompts.append(prompt)
         if "generate(rng, n)" in prompt:
-            text = ("```python\ndef generate(rng, n):\n    return [[{'cmd': 'DEL', 'args': [rng.choice('ab')]},"
+            return ("```python\ndef generate(rng, n):\n    return [[{'cmd': 'DEL', 'args': [rng.choice('ab')]},"
                     " {'cmd': 'POP', 'args': []}] for _ in range(n)]\n```")
-        else:
-            fixed = '"cmd": "DEL"' in prompt  # a DEL counterexample was reported
-            module = apply_defects(REFERENCE, ["pop-empty-none"] + ([] if fixed else ["del-always-one"]))
-            text = f"```python\n{module}```"
-        return Completion(text, (), "end_turn", Usage(100, 50), self.name)
+        fixed = '"cmd": "DEL"' in prompt  # a DEL counterexample was reported
+        module = apply_defects(REFERENCE, ["pop-empty-none"] + ([] if fixed else ["del-always-one"]))
+        return f"```python\n{module}```"
+
+    return FunctionModel(answer, name="scripted:fake", usage=Usage(100, 50))
 
 
 def test_llm_agents_drive_the_loop_offline(tmp_path):
     from gtdd.agents import LLMCoder, LLMTester
 
-    model = PromptedModel()
+    model = prompted_model()
     config = ExperimentConfig(policies=("dynamic-informed",), blocks=1, rounds=3, domain="fake",
                               coder="scripted:fake", tester="scripted:fake", audit_seeded=True)
     experiment = Experiment(tmp_path, config, domain=FakeDomain(), coder=LLMCoder(model),
@@ -249,8 +242,8 @@ def test_llm_agents_drive_the_loop_offline(tmp_path):
         experiment.store.close()
     rates = rows(tmp_path, "SELECT round, population_failures, counterexamples, simulated FROM gtdd_rounds ORDER BY round")
     assert rates[0][1] > rates[1][1] > 0  # the DEL repair helped, the POP defect remains
-    assert rates[0][2] >= 1 and not any(r[3] for r in rates)
-    assert any("current module" in p for p in model.prompts)  # the informed tester read the module
+    assert rates[0][2] >= 1 and all(r[3] for r in rates)  # the test double's replies say they are simulated
+    assert any("current module" in r.messages[1].content for r in model.requests)  # the informed tester read the module
     calls = rows(tmp_path, "SELECT role, status, input_tokens FROM model_calls")
     assert {r[0].split(":")[0] for r in calls} >= {"first-module", "coder", "tester"}
 

@@ -72,8 +72,8 @@ def _behaviour(root: Path, executor, task_dir: Path, model: str, config: str) ->
         runner.store.close()
     work = next((root / "work").glob(f"*/{task_dir.name}"))
     trajectories = {str(p.relative_to(work)): p.read_bytes() for p in sorted(work.glob("pair*/trajectory-*.json"))}
-    return {"trajectories": trajectories, "rule": result["rule"], "pair": result["detail"]["pair"],
-            "suite": result["row"]["suite_digest"], "events": json.dumps(result["detail"]["events"], sort_keys=True)}
+    return {"trajectories": trajectories, "rule": result.rule, "pair": result.detail["pair"],
+            "suite": result.row["suite_digest"], "events": json.dumps(result.detail["events"], sort_keys=True)}
 
 
 @pytest.mark.slow

@@ -10,6 +10,7 @@ import pytest
 from testhelix.digest import tree_sha256
 from testhelix.helix.config import CONFIGS, get_config
 from testhelix.helix.runner import HelixRunner, default_model_factory
+from testhelix.llm.testing import FunctionModel
 from testhelix.execution.executor import default_executor
 from testhelix.tasks.task import load_task
 from testhelix.store import RunStore
@@ -46,9 +47,9 @@ def test_every_configuration_runs_and_is_scored_on_the_panel(tmp_path, executor,
     assert len(rows) == 1 + len(task.candidates)
     allowed = {"A": {"only-qualified", "none"}, "B": {"random", "none"}}.get(
         name, {"witness-support", "merged", "fallback", "none"})   # C, D, E: peer cross validation rules
-    assert result["rule"] in allowed
-    assert (result["rule"] == "none") == (result["detail"]["pair"] is None)
-    detail = result["detail"]
+    assert result.rule in allowed
+    assert (result.rule == "none") == (result.detail["pair"] is None)
+    detail = result.detail
     assert detail["simulated"] is True and len(detail["pairs"]) == CONFIGS[name].pairs
 
 
@@ -66,7 +67,7 @@ def test_budget_shared_across_pairs_never_exceeded_k5(tmp_path, executor, task):
 def test_same_seed_same_results(tmp_path, executor, task):
     a = runner(tmp_path / "a", executor).run_one(task, Strategy(), get_config("C"), "sim:strong", "x/C")
     b = runner(tmp_path / "b", executor).run_one(task, Strategy(), get_config("C"), "sim:strong", "x/C")
-    strip = lambda r: {k: r[k] for k in ("F", "A", "R", "S", "rule")} | {"pairs": r["detail"]["pairs"]}
+    strip = lambda r: {k: getattr(r, k) for k in ("F", "A", "R", "S", "rule")} | {"pairs": r.detail["pairs"]}
     assert strip(a) == strip(b)
 
 
@@ -108,20 +109,17 @@ def test_configuration_b_picks_among_qualified_with_fixed_seed(tmp_path):
     assert (none.rule, none.pair, none.suite_dir) == ("none", None, None)
 
 
-class RecordingModel:
-    """Wraps a model and keeps every request and completion text (for the canary scan)."""
-
-    def __init__(self, inner, sink):
-        self.inner, self.sink = inner, sink
-        self.name, self.context_window = inner.name, inner.context_window
-
-    def complete(self, request):
+def recording_model(inner, sink: list[str]) -> FunctionModel:
+    """The inner model, keeping every request and completion text in `sink` (for the canary scan)."""
+    def answer(request):
         for m in request.messages:
-            self.sink.append(m.content)
-            self.sink.extend(json.dumps(c.arguments) for c in m.tool_calls)
-        answer = self.inner.complete(request)
-        self.sink.append(answer.text)
-        return answer
+            sink.append(m.content)
+            sink.extend(json.dumps(c.arguments) for c in m.tool_calls)
+        completion = inner.complete(request)
+        sink.append(completion.text)
+        return completion
+
+    return FunctionModel(answer, name=inner.name, context_window=inner.context_window)
 
 
 def test_agents_never_see_hidden_material(tmp_path, executor, task):
@@ -142,7 +140,7 @@ def test_agents_never_see_hidden_material(tmp_path, executor, task):
     (copy / "panel" / "manifest.json").write_text(json.dumps(manifest))
     planted = load_task(copy)
     seen: list[str] = []
-    factory = lambda name, t, seed: RecordingModel(default_model_factory(name, t, seed), seen)
+    factory = lambda name, t, seed: recording_model(default_model_factory(name, t, seed), seen)
     r = runner(tmp_path, executor, factory)
     for name in ("C", "D"):
         r.run_one(planted, Strategy(), get_config(name), "sim:strong", f"sim:strong/{name}")
@@ -168,8 +166,8 @@ def test_internal_qualification_gives_no_credit(tmp_path, executor, task):
     (copy / "panel" / "manifest.json").write_text(json.dumps(manifest))
     r = runner(tmp_path, executor)
     res = r.run_one(load_task(copy), Strategy(), get_config("A"), "sim:strong", "sim:strong/A")
-    assert any(p["qualified"] for p in res["detail"]["pairs"])
-    assert res["F"] == 0
+    assert any(p["qualified"] for p in res.detail["pairs"])
+    assert res.F == 0
 
 
 def test_resume_skips_finished_tasks(tmp_path, executor, task):

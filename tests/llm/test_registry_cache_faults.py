@@ -5,10 +5,11 @@ from __future__ import annotations
 import pytest
 
 from testhelix.errors import UserError
-from testhelix.llm.base import Completion, Message, ModelRequest, ModelUnavailable, ToolCall, Usage
+from testhelix.llm.base import Message, ModelRequest, ModelUnavailable, Usage
 from testhelix.llm.faults import FaultyModel
 from testhelix.llm.registry import create_model, price_usage, resolve
 from testhelix.llm.sim.profiles import SimProfile, get_profile, register_profile
+from testhelix.llm.testing import FunctionModel, Reply, tool_call
 
 
 def test_names_aliases_and_compatible_servers():
@@ -39,16 +40,12 @@ def test_profiles_can_be_registered():
         SimProfile(name="bad", base_skill=1.5, repair_skill=0, diagnosis=0, step_efficiency=0, review_accuracy=0)
 
 
-class Counting:
-    """Answers differently every time it is really called."""
-
-    def __init__(self, name="anthropic:claude-opus-4-6"):
-        self.name, self.context_window, self.calls = name, 1000, 0
-
-    def complete(self, request):
-        self.calls += 1
-        return Completion(f"answer {self.calls}", (ToolCall("c", "submit", {"summary": str(self.calls)}),),
-                          "tool_use", Usage(100, 10, cost_usd=0.002), self.name)
+def counting(name: str = "anthropic:claude-opus-4-6") -> FunctionModel:
+    """Answers differently every time it is really called (`calls` counts them)."""
+    model = FunctionModel(lambda request: Reply(f"answer {model.calls}",
+                                                (tool_call("submit", {"summary": str(model.calls)}, call_id="c"),)),
+                          name=name, context_window=1000, usage=Usage(100, 10, cost_usd=0.002))
+    return model
 
 
 REQ = ModelRequest((Message("user", "hello"),), (), 100)
@@ -56,7 +53,7 @@ REQ = ModelRequest((Message("user", "hello"),), (), 100)
 
 def test_fault_wrapper_is_deterministic_and_counts():
     def run(seed):
-        model = FaultyModel(Counting(), rate=0.5, seed=seed)
+        model = FaultyModel(counting(), rate=0.5, seed=seed)
         out = []
         for _ in range(40):
             try:
@@ -72,4 +69,4 @@ def test_fault_wrapper_is_deterministic_and_counts():
     assert sum(o.startswith("error") for o in first) == injected["rate_limit"] + injected["server"] + injected["timeout"]
     assert 8 <= sum(injected.values()) <= 32
     with pytest.raises(ValueError):
-        FaultyModel(Counting(), rate=1.5)
+        FaultyModel(counting(), rate=1.5)
