@@ -31,6 +31,7 @@ from concurrency import minibatch  # noqa: E402
 
 from autosaddler.config import load_config  # noqa: E402
 from autosaddler.session import helix_evaluator, load_pack_splits  # noqa: E402
+from testhelix.paths import bundled_pack  # noqa: E402
 from testhelix.store import RunStore  # noqa: E402
 from testhelix.strategy.model import initial_strategy  # noqa: E402
 
@@ -151,14 +152,14 @@ def summarise(wall: float, cpu: tuple[float, float]) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--pack", type=Path, default=ROOT / "tasks" / "katas")
+    ap.add_argument("--pack", type=Path, default=None)  # default: the bundled pack
     ap.add_argument("--tasks", type=int, default=25)
     ap.add_argument("--model", default="sim:weak?latency=1")
     ap.add_argument("--jobs", type=int, default=16)
     ap.add_argument("--out", type=Path, default=Path("timeline.jsonl"))
     args = ap.parse_args()
     instrument()
-    splits = load_pack_splits(args.pack)
+    splits = load_pack_splits(args.pack or bundled_pack("katas"))
     ids = minibatch(splits, args.tasks, load_config("paper").seed)
     root = Path(tempfile.mkdtemp(prefix="bench-timeline-"))
     try:

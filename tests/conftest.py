@@ -66,3 +66,12 @@ def _no_network():
 def _private_autosaddler_data(tmp_path_factory, monkeypatch):
     """Every test gets its own user-level data directory (the release ledger): never ~."""
     monkeypatch.setenv("AUTOSADDLER_DATA_DIR", str(tmp_path_factory.mktemp("autosaddler-data")))
+
+
+@pytest.fixture(autouse=True)
+def _no_backend_choice_leaks(monkeypatch):
+    """`--sandbox` / `--executor` publish the choice in the process environment (the fork servers and
+    Ray workers read it there); a command run in-process must not leave it to the next test."""
+    for name in ("TESTHELIX_SANDBOX", "TESTHELIX_EXECUTOR"):
+        monkeypatch.setenv(name, "")      # records the value before the test, restored afterwards
+        monkeypatch.delenv(name)

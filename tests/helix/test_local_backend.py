@@ -79,7 +79,6 @@ def test_run_command_hands_its_model_settings_to_the_backend(tmp_path, monkeypat
 
     from testhelix.cli import cli
     from testhelix.commands import run as run_command
-    from testhelix.paths import tasks_dir
 
     seen = {}
 
@@ -91,7 +90,7 @@ def test_run_command_hands_its_model_settings_to_the_backend(tmp_path, monkeypat
         raise Stop
 
     monkeypatch.setattr(run_command, "make_backend", capture)
-    CliRunner().invoke(cli, ["run", "--pack", str(tasks_dir() / "katas"), "--split", "test", "--config", "C",
+    CliRunner().invoke(cli, ["run", "--pack", "katas", "--split", "test", "--config", "C",
                              "--model", "sim:weak", "--limit", "1", "--no-coverage", "--run", str(tmp_path / "run"),
                              "--call-timeout", "45", "--context-window", "64000", "--rpm", "90", "--tpm", "80000",
                              "--workers", "1", "--json"])

@@ -135,7 +135,7 @@ def test_the_sandbox_probe_fails_outside_the_sample_sandbox(sample_plugin, tmp_p
 
 @pytest.mark.slow
 def test_a_provider_plugin_serves_a_run_and_reads_its_own_credential(sample_plugin, tmp_path, capsys, monkeypatch):
-    args = ["run", "--pack", ROOT / "tasks" / "katas", "--split", "all", "--config", "A", "--model", "sample:strong",
+    args = ["run", "--pack", "katas", "--split", "all", "--config", "A", "--model", "sample:strong",
             "--limit", "1", "--workers", "1", "--no-coverage", "--json", "--run", tmp_path / "run"]
     code, _, err = cli(helix_main, args, capsys)
     assert code == 2 and "SAMPLE_PLUGIN_API_KEY is not set" in err

@@ -7,14 +7,14 @@ from pathlib import Path
 import pytest
 
 from testhelix.errors import UserError
+from testhelix.paths import bundled_pack
 from testhelix.tasks.model import (Environment, Metadata, TaskToml, dump_manifest, dump_task_toml, parse_task_toml,
                                    read_manifest, read_task_toml, write_task_toml)
 
-KATAS = Path(__file__).resolve().parents[2] / "tasks" / "katas"
 
 
 def test_bundled_pack_round_trips_byte_for_byte():
-    tomls = sorted(KATAS.glob("*/task.toml"))
+    tomls = sorted(bundled_pack("katas").glob("*/task.toml"))
     assert len(tomls) > 50
     for path in tomls:
         assert dump_task_toml(read_task_toml(path)) == path.read_text(), path
