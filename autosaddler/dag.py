@@ -55,7 +55,7 @@ SESSION_COLUMNS = ("calls", "input_tokens", "output_tokens", "tokens", "cost_usd
                    "elapsed_s", "timeout_s")
 
 
-def session_usage_rows(node: "Node") -> dict[str, dict]:
+def session_usage_rows(node: Node) -> dict[str, dict]:
     """The node's per-session optimizer usage (`Node.optimizer_usage` maps a session name to its
     calls, tokens, cost, failures, timeouts, elapsed and limit seconds) as optimizer_sessions rows."""
     rows = {}
@@ -91,7 +91,7 @@ class EvolutionDAG:
         store.publish_snapshot(node.node_id)
 
     @classmethod
-    def load(cls, store: RunStore) -> "EvolutionDAG":
+    def load(cls, store: RunStore) -> EvolutionDAG:
         """The stored DAG, checked: every row well-formed, every strategy re-hashes to its
         `strategy_hash`, and the edges form a tree rooted at n000. A violation is a UserError naming
         the row (a tampered or damaged store must never hang, crash or be used silently)."""

@@ -11,8 +11,8 @@ from autosaddler.protocols import TaskEval
 from testhelix.errors import EvaluationIncomplete
 from testhelix.helix.config import RunConfig
 from testhelix.helix.runner import HelixRunner
-from testhelix.tasks.task import Task
 from testhelix.strategy.model import Strategy
+from testhelix.tasks.task import Task
 
 EXCERPT_CHARS = 400
 

@@ -13,9 +13,9 @@ from testhelix.helix.config import get_config
 from testhelix.helix.runner import HelixRunner
 from testhelix.llm.registry import resolve
 from testhelix.paths import recorded_pack
-from testhelix.tasks.task import Task, load_pack
 from testhelix.splits import SplitFile, load_checked_split_file
 from testhelix.store import RunStore
+from testhelix.tasks.task import Task, load_pack
 
 
 @dataclass
@@ -48,9 +48,9 @@ def refuse_spent(store: RunStore, pack_name: str, *names: str) -> None:
 def helix_evaluator(store: RunStore, run_dir: Path, tasks: dict[str, Task], model: str, cfg: SearchConfig,
                     scope: str, jobs: int | None = None, backend: str = "local", ray_address: str | None = None):
     """`jobs` tasks at once (default by model kind) on the local thread pool or a Ray cluster."""
-    from testhelix.parallel import WorkerSettings, default_jobs, execution_servers, make_backend
     from testhelix.execution.cache import StoreOutcomeCache
     from testhelix.execution.seam import create_executor
+    from testhelix.parallel import WorkerSettings, default_jobs, execution_servers, make_backend
 
     resolve(model)
     jobs = jobs or default_jobs([model])

@@ -21,8 +21,22 @@ from testhelix.errors import UserError
 from testhelix.store import RunStore
 from testhelix.view import write_page
 from testhelix.view.gate import gate_rows, gate_section
-from testhelix.view.html import (Markup, cost, diff, join, line_chart, number, page, pct, pre, pretty_json, section,
-                                 simulated_sentence, table, tag)
+from testhelix.view.html import (
+    Markup,
+    cost,
+    diff,
+    join,
+    line_chart,
+    number,
+    page,
+    pct,
+    pre,
+    pretty_json,
+    section,
+    simulated_sentence,
+    table,
+    tag,
+)
 from testhelix.view.source import has_rows, open_run
 
 COLOURS = {"root": "#4c72b0", "rejected": "#c44e52", "screened_out": "#aaaaaa", "developed": "#55a868"}

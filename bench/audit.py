@@ -15,8 +15,8 @@ Run: /work/venv/bin/python bench/audit.py
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from fractions import Fraction
-from typing import Callable
 
 from gtdd.stats.acceptance import EXACT_POPULATION_LIMIT, resolve_method
 from gtdd.stats.audit import audit_size

@@ -29,10 +29,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from testhelix.execution.executor import ForkServerExecutor  # noqa: E402
 from testhelix.digest import tree_sha256  # noqa: E402
-from testhelix.prism.evaluation import PANEL_TRACEBACK  # noqa: E402
+from testhelix.execution.executor import ForkServerExecutor  # noqa: E402
 from testhelix.execution.outcome import Limits, pytest_args  # noqa: E402
+from testhelix.prism.evaluation import PANEL_TRACEBACK  # noqa: E402
 from testhelix.tasks.task import load_pack, panel_programs  # noqa: E402
 
 

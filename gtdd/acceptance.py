@@ -18,17 +18,16 @@ import hashlib
 import random
 import secrets
 from collections import defaultdict
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Callable, Sequence
-
-from testhelix.errors import UserError
 
 from gtdd.domains.base import Trace
 from gtdd.execution import Failure
 from gtdd.stats import allocation as alloc
 from gtdd.stats.audit import audit_size_for
 from gtdd.stats.params import open_unit
+from testhelix.errors import UserError
 
 ALLOCATIONS = ("one-candidate", "repository", "family-wise", "unbounded")
 

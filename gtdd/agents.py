@@ -15,12 +15,12 @@ from __future__ import annotations
 import json
 import re
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Protocol, Sequence
+from typing import Protocol
 
 from testhelix.errors import UserError
-from testhelix.llm.base import (CallTags, ChatModel, Completion, Message, ModelAuthError, ModelError,
-                                 ModelRequest)
+from testhelix.llm.base import CallTags, ChatModel, Completion, Message, ModelAuthError, ModelError, ModelRequest
 
 CODER_MAX_OUTPUT_TOKENS = 16000
 TESTER_MAX_OUTPUT_TOKENS = 8000  # the generator's output limit

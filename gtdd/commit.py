@@ -13,12 +13,11 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Mapping
 
 from testhelix.digest import canonical_json
-
 
 SPEC_FILE = "SPEC.md"
 PUBLIC_TESTS_FILE = "tests/public_examples.json"
@@ -76,7 +75,7 @@ class Workspace:
 
     @classmethod
     def create(cls, root: Path, module_name: str, spec: str, public_tests_json: str,
-               module_source: str) -> "Workspace":
+               module_source: str) -> Workspace:
         ws = cls(root, module_name, {SPEC_FILE: spec, PUBLIC_TESTS_FILE: public_tests_json})
         ws.root.mkdir(parents=True, exist_ok=True)
         for rel in list(_all_files(ws.root)):

@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import hashlib
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 from gtdd.domains.base import HARNESS_ERRORS, Domain, Trace, TraceResult
 

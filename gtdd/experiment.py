@@ -27,13 +27,10 @@ import hashlib
 import json
 import queue
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
-
-from testhelix.errors import UserError
-from testhelix.store import RunStore
 
 from gtdd import acceptance, records
 from gtdd.agents import Coder, CodingRequest, Tester, TestingRequest, make_coder, make_tester
@@ -43,6 +40,8 @@ from gtdd.execution import EvaluatorError, TraceExecutor
 from gtdd.feedback import rule_named
 from gtdd.loop import LoopContext, TrajectoryState, public_examples, run_round, tests_manifest
 from gtdd.policies import POLICIES, Policy, run_generator
+from testhelix.errors import UserError
+from testhelix.store import RunStore
 
 # Settings that shaped the recorded rounds: a resumed or extended run must keep them.
 FIXED_SETTINGS = ("domain", "coder", "tester", "k", "rule", "seed", "public_examples", "per_trace_timeout_s",

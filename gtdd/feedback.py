@@ -12,8 +12,9 @@ failures to choose a reduction pool of 4k originals, and again to the reduced po
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol, Sequence
+from typing import Protocol
 
 from gtdd.domains.base import Trace
 from gtdd.execution import Failure

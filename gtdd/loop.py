@@ -14,10 +14,8 @@ from __future__ import annotations
 import hashlib
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
-
-from testhelix.digest import canonical_json
 
 from gtdd import acceptance
 from gtdd.agents import Coder, CodingRequest, CodingResult, Tester, TestingRequest
@@ -27,9 +25,10 @@ from gtdd.execution import EvaluatorError, TraceExecutor, source_hash
 from gtdd.feedback import POOL_FACTOR, FeedbackRule, ObservedFailure
 from gtdd.policies import Policy, Proposals, property_proposals, proposals_from_raw, run_generator, staged_chunk
 from gtdd.reduction import reduce_failures
+from testhelix.digest import canonical_json
 
 
-def run_round(ctx: "LoopContext", state: "TrajectoryState", t: int) -> "RoundRecord":
+def run_round(ctx: LoopContext, state: TrajectoryState, t: int) -> RoundRecord:
     events = Events()
     coding = write_candidate(ctx, state, t)                         # the coding session
     events.mark("coding_end")
@@ -83,7 +82,7 @@ class TrajectoryState:
     accepted: bool | None = None
     regression_manifest: str = ""  # digest of G_t as the harness saved it (checked before re-running)
 
-    def advance(self, commitment: Commitment, dev: "Development", public: list[dict],
+    def advance(self, commitment: Commitment, dev: Development, public: list[dict],
                 accepted: bool) -> None:
         self.module = commitment.module_source
         for trace in list(dev.new_traces) + [Trace.of(c["ops"], c["family"]) for c in dev.counterexamples]:
@@ -102,7 +101,7 @@ class TrajectoryState:
                 "regression_manifest": self.regression_manifest}
 
     @classmethod
-    def from_json(cls, d: dict) -> "TrajectoryState":
+    def from_json(cls, d: dict) -> TrajectoryState:
         return cls(d["module"], dict(d["regression"]), list(d["reported"]), set(d["reported_ids"]),
                    set(d["passing_ids"]), list(d["public_results"]), d["accepted"],
                    d.get("regression_manifest", ""))

@@ -29,9 +29,8 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from testhelix.errors import UserError
-
 from gtdd.domains.base import Domain, Trace
+from testhelix.errors import UserError
 
 GENERATOR_FILE = "trace_generator_host.py"
 GENERATOR_CPU_S = 30.0

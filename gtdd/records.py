@@ -17,15 +17,15 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Callable
-
-from testhelix.digest import canonical_json
-from testhelix.store import RunStore
+from collections.abc import Callable
 
 from gtdd import acceptance
 from gtdd.domains.base import Trace
 from gtdd.loop import RoundRecord
 from gtdd.policies import POLICIES
+from testhelix.digest import canonical_json
+from testhelix.store import RunStore
+
 
 def record_calls(store: RunStore, block: int, role: str, round_index: int, calls) -> None:
     for c in calls:

@@ -23,8 +23,8 @@ of all pool traces advance in lockstep and share one subprocess per step.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Sequence
 
 from gtdd.domains.base import Trace
 from gtdd.execution import MISMATCH, Failure, TraceExecutor

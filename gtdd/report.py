@@ -23,13 +23,12 @@ from pathlib import Path
 import numpy as np
 from scipy import stats
 
+from gtdd.stats.audit import audit_size
+from gtdd.stats.recorded import recorded_audit
 from testhelix import atomic
 from testhelix.atomic import atomic_path
 from testhelix.errors import UserError
 from testhelix.store import RunStore
-
-from gtdd.stats.audit import audit_size
-from gtdd.stats.recorded import recorded_audit
 
 BOOTSTRAP_RESAMPLES = 10_000
 SIGN_FLIPS = 100_000

@@ -27,15 +27,15 @@ from __future__ import annotations
 import json
 import random
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
-
-from testhelix.llm.sim.profiles import SimProfile, get_profile
+from typing import Any
 
 from gtdd.agents import CodingRequest, CodingResult, GeneratorProgram, TestingRequest
 from gtdd.commit import PUBLIC_TESTS_FILE
 from gtdd.domains.base import Domain, Trace, TraceResult
 from gtdd.execution import TraceExecutor, failure_of
+from testhelix.llm.sim.profiles import SimProfile, get_profile
 
 CODER_MARK = "# Module written by a simulated coder"
 _HEADER = re.compile(r"^# Module written by a simulated coder \((?P<name>[^)]*)\)[^\n]*"
@@ -94,7 +94,7 @@ class CoderTraits:
     tamper: float  # chance the session edits a protected file
 
     @classmethod
-    def of(cls, profile: SimProfile, catalogue_size: int) -> "CoderTraits":
+    def of(cls, profile: SimProfile, catalogue_size: int) -> CoderTraits:
         return cls(initial_defects=max(2, round(catalogue_size * (1 - profile.base_skill) * 0.45)),
                    repair=profile.repair_skill, self_fix=profile.base_skill * 0.2,
                    regress=(1 - profile.repair_skill) * 0.6, tamper=profile.malformed_rate)
@@ -187,7 +187,7 @@ class TesterTraits:
     broken: float  # chance the whole generator fails to run
 
     @classmethod
-    def of(cls, profile: SimProfile) -> "TesterTraits":
+    def of(cls, profile: SimProfile) -> TesterTraits:
         return cls(diagnosis=profile.diagnosis, invalid=0.05 + 2 * profile.malformed_rate,
                    broken=0.1 + 0.2 * (1 - profile.step_efficiency))
 

@@ -16,7 +16,7 @@ def cli() -> None:
 
 def _register() -> None:
     # Each subcommand lives in its own module under testhelix/commands/.
-    from testhelix.commands import evaluate, pack, report, run, serve, strategy, splits, sql
+    from testhelix.commands import evaluate, pack, report, run, serve, splits, sql, strategy
 
     for mod in (strategy, splits, sql, pack, report, evaluate, run, serve):
         cli.add_command(mod.command)

@@ -199,7 +199,7 @@ class FiniteFloat(click.ParamType):
         return number
 
 
-def BoundedInt(low: int | None = None, high: int | None = None) -> click.IntRange:  # noqa: N802 (a type factory)
+def BoundedInt(low: int | None = None, high: int | None = None) -> click.IntRange:
     return click.IntRange(low, high)
 
 

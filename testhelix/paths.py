@@ -13,9 +13,10 @@ involved, so an unexpected folder called `katas` in the working directory never 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Literal
+from typing import Literal
 
 _PKG = Path(__file__).resolve().parent
 

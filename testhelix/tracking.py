@@ -19,6 +19,7 @@ import click
 
 from testhelix.errors import UserError
 
+
 def _remember_uri(ctx: click.Context, _param: click.Parameter, value: str | None) -> None:
     """Kept in the click context (not a function argument) so commands only add one call; checked
     before the run starts so a missing extra never costs a finished run its tracking."""

@@ -11,17 +11,17 @@ import click
 from autosaddler.config import load_config
 from autosaddler.gate import GateResult, PairedOutcome, decide, read_outcomes_csv, render
 from autosaddler.ledger import REUSE_NOTE, ReleaseLedger, new_entry, refuse_spent_release
-from autosaddler.tracking import track_gate_command
 from autosaddler.session import helix_evaluator, load_pack_splits, refuse_spent
+from autosaddler.tracking import track_gate_command
 from testhelix import atomic
 from testhelix.cliutil import execution_options, json_option, print_json
 from testhelix.errors import UserError
+from testhelix.inputs import InputFile, NewRunDir, PackDir
 from testhelix.parallel.options import concurrency_options
 from testhelix.parallel.progress import TaskProgress
-from testhelix.inputs import InputFile, NewRunDir, PackDir
 from testhelix.store import RunStore
-from testhelix.tracking import mlflow_option, requested_mlflow_uri
 from testhelix.strategy.model import load_strategy
+from testhelix.tracking import mlflow_option, requested_mlflow_uri
 
 
 def run_gate(challenger_file: Path, baseline_file: Path, pack: Path, split: str, model: str, run_dir: Path,

@@ -14,8 +14,8 @@ from autosaddler.dag import Node
 from autosaddler.ledger import ReleaseLedger, refuse_spent_release
 from autosaddler.optimizer import ModelOptimizer
 from autosaddler.search import Search
-from autosaddler.tracking import track_search
 from autosaddler.session import helix_evaluator, load_pack_splits, refuse_spent
+from autosaddler.tracking import track_search
 from testhelix.agent.budget import Budget
 from testhelix.cliutil import execution_options, json_option, print_json
 from testhelix.errors import UserError
@@ -24,8 +24,8 @@ from testhelix.llm.registry import create_optimizer_model, resolve
 from testhelix.parallel.options import concurrency_options
 from testhelix.parallel.progress import TaskProgress
 from testhelix.store import RunStore
-from testhelix.tracking import mlflow_option, requested_mlflow_uri
 from testhelix.strategy.model import initial_strategy
+from testhelix.tracking import mlflow_option, requested_mlflow_uri
 
 OPTIMIZER_TOKEN_CAP = 5_000_000  # the optimizer's own accounting scope, separate from the generator's
 

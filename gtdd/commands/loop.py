@@ -6,13 +6,12 @@ from pathlib import Path
 
 import click
 
-from testhelix.cliutil import json_option, print_json, sandbox_option
-from testhelix.inputs import FiniteFloat, NewRunDir, RunDir
-from testhelix.errors import UserError
-
 from gtdd.acceptance import ALLOCATIONS
 from gtdd.feedback import RULES
 from gtdd.policies import POLICIES, parse_policies
+from testhelix.cliutil import json_option, print_json, sandbox_option
+from testhelix.errors import UserError
+from testhelix.inputs import FiniteFloat, NewRunDir, RunDir
 
 run_dir_opt = click.option("--run", "run_dir", type=NewRunDir(),
                            required=True, help="Run directory (created; an existing one is resumed).")

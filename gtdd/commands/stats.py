@@ -7,10 +7,6 @@ from pathlib import Path
 
 import click
 
-from testhelix.cliutil import json_option, print_json
-from testhelix.errors import UserError
-from testhelix.inputs import InputFile
-
 from gtdd.stats import params
 from gtdd.stats.acceptance import acceptance_probability
 from gtdd.stats.audit import audit_size
@@ -18,6 +14,9 @@ from gtdd.stats.history import history_bound
 from gtdd.stats.probing import probe_success
 from gtdd.stats.recorded import recorded_audit
 from gtdd.stats.tables import render, seed_tables
+from testhelix.cliutil import json_option, print_json
+from testhelix.errors import UserError
+from testhelix.inputs import InputFile
 
 # Probabilities are read as text so "0.05" stays exactly 1/20 (see gtdd.stats.params).
 population_opt = click.option(

@@ -13,10 +13,9 @@ A loaded object is checked for every hook of the Domain protocol once, here.
 
 from __future__ import annotations
 
+from gtdd.domains.base import missing_hooks
 from testhelix.errors import UserError
 from testhelix.plugins import DOMAINS_GROUP, load_plugin
-
-from gtdd.domains.base import missing_hooks
 
 DOMAINS = {"kvstore": "gtdd.domains.kvstore:DOMAIN"}
 ENTRY_POINT_GROUP = DOMAINS_GROUP

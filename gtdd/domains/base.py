@@ -16,8 +16,9 @@ from __future__ import annotations
 import hashlib
 import math
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, Sequence
+from typing import Any, Protocol
 
 from testhelix.digest import canonical_json
 
@@ -46,7 +47,7 @@ class Trace:
     id: str
 
     @classmethod
-    def of(cls, ops: Sequence[Op], family: str) -> "Trace":
+    def of(cls, ops: Sequence[Op], family: str) -> Trace:
         frozen = tuple({"cmd": op["cmd"], "args": list(op["args"])} for op in ops)
         return cls(ops=frozen, family=family, id=trace_id(frozen))
 

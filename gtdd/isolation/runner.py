@@ -32,15 +32,21 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Sequence
 
+from gtdd.domains.base import (
+    ERROR_CRASH,
+    ERROR_IMPORT,
+    ERROR_MALFORMED,
+    ERROR_TIMEOUT,
+    ERROR_WALL_CLOCK,
+    Trace,
+    TraceResult,
+)
 from testhelix.execution.seam import select_sandbox
 from testhelix.plugins import import_root
-
-from gtdd.domains.base import (ERROR_CRASH, ERROR_IMPORT, ERROR_MALFORMED, ERROR_TIMEOUT, ERROR_WALL_CLOCK,
-                               Trace, TraceResult)
 
 HERE = Path(__file__).parent
 ZYGOTE = HERE / "zygote.py"
@@ -62,7 +68,7 @@ class IsolationLimits:
     wall_grace_s: float = 5.0
 
     @classmethod
-    def for_timeout(cls, per_trace_cpu_s: float, **kw) -> "IsolationLimits":
+    def for_timeout(cls, per_trace_cpu_s: float, **kw) -> IsolationLimits:
         return cls(cpu_s=per_trace_cpu_s, import_cpu_s=max(2 * per_trace_cpu_s, 1.0), **kw)
 
     @property

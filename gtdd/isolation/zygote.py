@@ -47,8 +47,18 @@ from pathlib import Path
 from testhelix.execution.outcome import Limits
 from testhelix.execution.sandbox import kill_uid, remove_files_of, sandbox_env
 from testhelix.execution.seam import select_sandbox
-from testhelix.execution.syscalls import (CLONE_NEWNS, CLONE_NEWPID, MS_NODEV, MS_NOEXEC, MS_NOSUID,
-                                      PR_SET_PDEATHSIG, mount, prctl, setns, unshare)
+from testhelix.execution.syscalls import (
+    CLONE_NEWNS,
+    CLONE_NEWPID,
+    MS_NODEV,
+    MS_NOEXEC,
+    MS_NOSUID,
+    PR_SET_PDEATHSIG,
+    mount,
+    prctl,
+    setns,
+    unshare,
+)
 
 STDLIB_PATHS = [p for p in sys.path if p and p.startswith(sys.base_prefix) and "site-packages" not in p]
 # The plain fallback drops to a uid that may not be able to read the Python installation (here it
@@ -138,7 +148,7 @@ def run_candidate(config, code, ops, cwd, record_fd):
         module = types.ModuleType(name)
         module.__file__ = os.path.join(cwd, config["module_file"])
         sys.modules[name] = module
-        exec(code, module.__dict__)  # noqa: S102 - the candidate, confined, in its own process
+        exec(code, module.__dict__)
         factory = getattr(module, config["entry"])
         signal.setitimer(signal.ITIMER_PROF, 0)
     except BaseException as exc:  # noqa: BLE001 - a failed import is classified, never raised

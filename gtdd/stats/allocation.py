@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Optional
 
 from gtdd.stats import params
 from gtdd.stats.params import Number
@@ -31,7 +30,7 @@ class ErrorAllocation:
 
     alpha: Fraction
     trajectories: int = 1
-    rounds: Optional[int] = 1
+    rounds: int | None = 1
     families: int = 1
 
     def __post_init__(self) -> None:
@@ -55,7 +54,7 @@ class ErrorAllocation:
             raise ValueError(f"round {round_index} is past the horizon of {self.rounds} rounds")
         return share / self.rounds
 
-    def opportunities(self) -> Optional[int]:
+    def opportunities(self) -> int | None:
         """How many audits share alpha (None for an unbounded horizon)."""
         if self.rounds is None:
             return None

@@ -12,16 +12,15 @@ The exponential sufficient size (zero-failure audits only) is the least n with
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Callable, Optional
-
-from testhelix.errors import UserError
 
 from gtdd.stats import hypergeom, params
 from gtdd.stats.acceptance import failure_threshold, resolve_method
 from gtdd.stats.allocation import ErrorAllocation
 from gtdd.stats.params import Method, Number
+from testhelix.errors import UserError
 
 # In log space a comparison closer than this (in log units) is settled with exact integers, so
 # both methods return the same size; beyond EXACT_CHECK_BITS the exact check is skipped as too slow.
@@ -32,7 +31,7 @@ EXACT_CHECK_BITS = 4_000_000
 @dataclass(frozen=True)
 class AuditSize:
     exact_n: int
-    exponential_n: Optional[int]  # None when failures are allowed (no exponential formula)
+    exponential_n: int | None  # None when failures are allowed (no exponential formula)
     q: float  # q^{(c)}_{N,rho}(exact_n)
     allocation: Fraction
     failure_threshold: int  # K_rho

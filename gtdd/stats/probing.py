@@ -16,11 +16,10 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 
-from testhelix.errors import UserError
-
 from gtdd.stats import hypergeom, params
 from gtdd.stats.acceptance import failure_threshold, resolve_method
 from gtdd.stats.params import Method, Number
+from testhelix.errors import UserError
 
 
 @dataclass(frozen=True)

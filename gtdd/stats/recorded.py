@@ -11,15 +11,15 @@ This assumes the audit only decides whether a trajectory stops, not which candid
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Sequence, Union
-
-from testhelix.errors import UserError
+from typing import Union
 
 from gtdd.stats import hypergeom, params
 from gtdd.stats.acceptance import failure_threshold, resolve_method
 from gtdd.stats.params import Method, Number
+from testhelix.errors import UserError
 
 Prob = Union[Fraction, float]
 

@@ -21,13 +21,11 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import Optional
-
-from testhelix.errors import UserError
 
 from gtdd.stats import params
 from gtdd.stats.acceptance import failure_threshold, resolve_method
 from gtdd.stats.params import Method, Number
+from testhelix.errors import UserError
 
 
 class CandidateSupermartingale:
@@ -42,7 +40,7 @@ class CandidateSupermartingale:
         self.exact = resolve_method(method, population) == "exact"
         self.draws = 0
         self.failed = False
-        self.crossed_at: Optional[int] = None
+        self.crossed_at: int | None = None
         self._proven = False  # N - K_rho + 1 passing draws seen before any failure
         self._log_q = 0.0  # log q_{N,rho}(draws)
         self._q = Fraction(1)  # exact q_{N,rho}(draws), kept only in exact mode
@@ -105,8 +103,8 @@ class CandidateSequenceEProcess:
         self.alpha = params.open_unit(alpha, "alpha")
         self.audits = 0
         self.log_value = 0.0
-        self._exact: Optional[Fraction] = Fraction(1)  # dropped once a float bound is supplied
-        self.crossed_at: Optional[int] = None
+        self._exact: Fraction | None = Fraction(1)  # dropped once a float bound is supplied
+        self.crossed_at: int | None = None
 
     @property
     def value(self) -> float:

@@ -48,10 +48,10 @@ import json
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Protocol
+from typing import Any, Protocol
 
 from testhelix.llm.base import ChatModel, Completion, ModelError, ModelRequest, ModelUnavailable, ToolCall, Usage
 
@@ -130,7 +130,7 @@ class Budget:
             return max(0, self.cap_tokens - self.used - self.reserved)
 
     @contextmanager
-    def shares(self, n: int) -> Iterator[list["Budget"]]:
+    def shares(self, n: int) -> Iterator[list[Budget]]:
         """n equal sub-budgets of what is left (see the module docstring); on exit their spending is
         charged here and the unused rest of the shares is free again."""
         if n < 1:
@@ -319,7 +319,7 @@ class Deadline:
         self._end = clock() + self.seconds
 
     @classmethod
-    def for_agent_limit(cls, agent_limit_s: float = 600.0, clock: Callable[[], float] = time.monotonic) -> "Deadline":
+    def for_agent_limit(cls, agent_limit_s: float = 600.0, clock: Callable[[], float] = time.monotonic) -> Deadline:
         return cls(working_cap_s(agent_limit_s), "working cap", clock)
 
     def remaining(self) -> float:

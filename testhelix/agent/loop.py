@@ -40,10 +40,18 @@ from typing import TYPE_CHECKING, cast
 
 from testhelix.agent.budget import Budget, BudgetExhausted, Deadline, DeadlineExceeded, execution_time_limit_s
 from testhelix.agent.prompts import PublicTask, session_messages
-from testhelix.agent.tools import AgentWorkspace, SuiteRunner, Submitted, ToolBox, ToolError, loadable_skills
+from testhelix.agent.tools import AgentWorkspace, Submitted, SuiteRunner, ToolBox, ToolError, loadable_skills
 from testhelix.agent.trajectory import Trajectory
-from testhelix.llm.base import (CallTags, ChatModel, Completion, ContextOverflowError, Message, ModelError,
-                                ModelRequest, ToolCall)
+from testhelix.llm.base import (
+    CallTags,
+    ChatModel,
+    Completion,
+    ContextOverflowError,
+    Message,
+    ModelError,
+    ModelRequest,
+    ToolCall,
+)
 
 if TYPE_CHECKING:
     from testhelix.skills import Skill

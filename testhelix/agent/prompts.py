@@ -41,7 +41,7 @@ class PublicTask:
     packages: tuple[str, ...]
 
     @classmethod
-    def of(cls, task) -> "PublicTask":
+    def of(cls, task) -> PublicTask:
         return cls(id=task.id, instruction=task.instruction, context=task.context, packages=tuple(task.packages))
 
 

@@ -99,7 +99,7 @@ class AgentWorkspace:
         return self.root / "repair"
 
     @classmethod
-    def create(cls, root: Path, initial_dir: Path) -> "AgentWorkspace":
+    def create(cls, root: Path, initial_dir: Path) -> AgentWorkspace:
         """Copy the public initial program in; keep an existing suite/repair (later rounds)."""
         ws = cls(Path(root).resolve())
         ws.root.mkdir(parents=True, exist_ok=True)

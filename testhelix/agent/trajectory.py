@@ -52,7 +52,7 @@ class Trajectory:
         os.replace(tmp, path)
 
     @classmethod
-    def load(cls, path: Path) -> "Trajectory":
+    def load(cls, path: Path) -> Trajectory:
         try:
             data = json.loads(Path(path).read_text())
         except (OSError, json.JSONDecodeError) as err:

@@ -17,9 +17,9 @@ from pathlib import Path
 import click
 
 from testhelix.cliutil import execution_options, json_option, print_json
-from testhelix.inputs import InputDir, InputFile, NewRunDir, PackDir
 from testhelix.digest import tree_sha256
 from testhelix.errors import UserError
+from testhelix.inputs import InputDir, InputFile, NewRunDir, PackDir
 from testhelix.prism.coverage import CoverageMeter
 from testhelix.prism.evaluation import evaluate_task, no_submission
 from testhelix.prism.metrics import split_metrics

@@ -22,8 +22,8 @@ import click
 
 from testhelix import atomic
 from testhelix.cliutil import json_option, print_json
-from testhelix.inputs import OutputFile, PackDir, RunDir
 from testhelix.errors import UserError
+from testhelix.inputs import OutputFile, PackDir, RunDir
 from testhelix.prism import metrics as M
 from testhelix.prism import panel as P
 from testhelix.store import RunStore

@@ -10,16 +10,16 @@ import click
 
 from testhelix.cliutil import execution_options, json_option, print_json
 from testhelix.errors import UserError
-from testhelix.inputs import FiniteFloat, InputFile, NewRunDir, PackDir
 from testhelix.helix.config import get_config
 from testhelix.helix.runner import HelixRunner
+from testhelix.inputs import FiniteFloat, InputFile, NewRunDir, PackDir
 from testhelix.llm.registry import resolve
 from testhelix.parallel import WorkerSettings, default_jobs, execution_servers, make_backend
 from testhelix.parallel.options import concurrency_options
 from testhelix.parallel.progress import TaskProgress
-from testhelix.tasks.task import load_pack
 from testhelix.store import RunStore, check_run_folder
 from testhelix.strategy.model import check_run_compatibility, initial_strategy, load_strategy
+from testhelix.tasks.task import load_pack
 from testhelix.tracking import mlflow_option, requested_mlflow_uri, track_helix_run
 
 
@@ -65,7 +65,6 @@ def command(pack_dir, split, split_file, configs, models, strategy_file, run_dir
     """Run TestHelix configurations on a split and evaluate every submitted suite (resumable)."""
     from testhelix.execution.cache import StoreOutcomeCache
     from testhelix.execution.seam import create_executor
-
     from testhelix.llm import ratelimit
     from testhelix.llm.registry import set_context_window
 

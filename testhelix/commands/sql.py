@@ -10,8 +10,8 @@ from rich.console import Console
 from rich.table import Table
 
 from testhelix.cliutil import json_option, print_json
-from testhelix.inputs import RunDir
 from testhelix.errors import UserError
+from testhelix.inputs import RunDir
 from testhelix.store import RunStore
 
 

@@ -11,8 +11,15 @@ from testhelix.cliutil import json_option, print_json
 from testhelix.errors import UserError
 from testhelix.helix.config import get_config
 from testhelix.inputs import InputFile, OutputFile
-from testhelix.strategy.model import (FIXED_FIELDS, MUTABLE_FIELDS, Strategy, read_json, run_compatibility_problems,
-                                      schema_json, validate_strategy_data)
+from testhelix.strategy.model import (
+    FIXED_FIELDS,
+    MUTABLE_FIELDS,
+    Strategy,
+    read_json,
+    run_compatibility_problems,
+    schema_json,
+    validate_strategy_data,
+)
 
 
 @click.group("strategy")

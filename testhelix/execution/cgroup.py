@@ -126,7 +126,7 @@ class Cgroups:
         self.prefixes = prefixes or {}  # controller -> prefix of a job folder's name
 
     @classmethod
-    def detect(cls, root: Path = ROOT) -> "Cgroups":
+    def detect(cls, root: Path = ROOT) -> Cgroups:
         if os.environ.get(CGROUPS_ENV) == "0":
             return cls(None, {})
         v2 = _v2_base(root)

@@ -25,23 +25,23 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
-from typing import Sequence
 
 import testhelix
 from testhelix import staging
 from testhelix.digest import tree_sha256
+from testhelix.execution.cache import MemoryOutcomeCache, OutcomeCache, cache_key, cacheable
 from testhelix.execution.cgroup import CGROUPS_ENV
 from testhelix.execution.environments import HOST_PREFIX_ENV, PythonEnv
-from testhelix.execution.cache import MemoryOutcomeCache, OutcomeCache, cache_key, cacheable
 from testhelix.execution.outcome import RUNNER_VERSION, Limits, Outcome, RawRun, classify
+from testhelix.execution.precompile import compile_in_helper
 from testhelix.execution.sandbox import OVERLAY_ENV, Sandbox, detect_sandbox, sandbox_env
 from testhelix.execution.seam import Executor
-from testhelix.plugins import import_root
-from testhelix.execution.precompile import compile_in_helper
 from testhelix.execution.workspace import ENTRY_SCRIPT, TreeCache, force_rmtree
+from testhelix.plugins import import_root
 
 __all__ = ["Executor", "ForkServerExecutor", "Limits", "Outcome", "OutcomeCache", "default_executor"]
 
@@ -236,7 +236,7 @@ class ForkServerExecutor:
             for h in handles:
                 self._idle.put(h)
 
-    def trusted(self) -> "ForkServerExecutor":
+    def trusted(self) -> ForkServerExecutor:
         """A separate pool (own servers, own staging) for the task's hidden tests: trusted and
         untrusted suites never share a server or a tree cache."""
         with self._start_lock:
@@ -244,7 +244,7 @@ class ForkServerExecutor:
                 self._trusted = ForkServerExecutor(*self._args)
             return self._trusted
 
-    def for_environment(self, environment: PythonEnv) -> "ForkServerExecutor":
+    def for_environment(self, environment: PythonEnv) -> ForkServerExecutor:
         """A sibling pool whose servers run under a task environment's interpreter (environments.py),
         started on first use and closed with this one."""
         with self._start_lock:
@@ -323,7 +323,7 @@ class ForkServerExecutor:
         force_rmtree(self.staging)  # cached trees are read-only folders
         staging.release(self.staging)
 
-    def __enter__(self) -> "ForkServerExecutor":
+    def __enter__(self) -> ForkServerExecutor:
         return self
 
     def __exit__(self, *exc) -> None:

@@ -51,20 +51,35 @@ import struct
 import sys
 import time
 import traceback
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from testhelix.execution.cgroup import Cgroups, JobCgroup
+from testhelix.execution.keepers import (
+    STATUS_BYTES,
+    WaitingKeeper,
+    cgroup_limits,
+    close_quietly,
+    ended,
+    kill_pidfd,
+    watch_job,
+)
 from testhelix.execution.outcome import Limits
-from testhelix.execution.keepers import (STATUS_BYTES, WaitingKeeper, cgroup_limits, close_quietly, ended, kill_pidfd,
-                                         watch_job)
 from testhelix.execution.overlay import Layers
 from testhelix.execution.precompile import asks_for_pass_hook, is_rewritten_pyc
 from testhelix.execution.pytest_warm import ConfigTemplate, warm_up
 from testhelix.execution.sandbox import Sandbox, detect_sandbox, kill_uid, remove_files_of
 from testhelix.execution.syscalls import MS_NODEV, MS_NOSUID, PR_SET_PDEATHSIG, mount, prctl, umount
-from testhelix.execution.workspace import SUITE_SUBDIR, build_workspace, force_rmtree, listing, tree_bytes, tree_module_names
+from testhelix.execution.workspace import (
+    SUITE_SUBDIR,
+    build_workspace,
+    force_rmtree,
+    listing,
+    tree_bytes,
+    tree_module_names,
+)
 from testhelix.execution.zygote import Job, Zygote, zygote_loop
+
 
 # ----------------------------------------------------------------------------- supervisor
 class Server:

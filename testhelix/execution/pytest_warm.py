@@ -21,8 +21,9 @@ import inspect
 import os
 import sys
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import _pytest.config as _pytest_config  # the private hook point; guarded by ConfigTemplate.build
 import pytest
@@ -58,7 +59,7 @@ class ConfigTemplate:
         self.config, self._original = config, original
 
     @classmethod
-    def build(cls) -> "ConfigTemplate":
+    def build(cls) -> ConfigTemplate:
         original = getattr(_pytest_config, "get_config", None)
         try:
             params = inspect.signature(original).parameters if original else {}

@@ -37,9 +37,23 @@ from typing import Protocol
 
 from testhelix.execution.outcome import Limits
 from testhelix.execution.overlay import Layers, mount_layers, overlay_supported
-from testhelix.execution.syscalls import (CLONE_NEWIPC, CLONE_NEWNS, CLONE_NEWPID, MS_BIND, MS_NOEXEC, MS_NODEV,
-                                      MS_NOSUID, MS_REMOUNT, PR_SET_NO_NEW_PRIVS, bind_readonly,
-                                      deny_unix_sockets, mount, prctl, setns, unshare)
+from testhelix.execution.syscalls import (
+    CLONE_NEWIPC,
+    CLONE_NEWNS,
+    CLONE_NEWPID,
+    MS_BIND,
+    MS_NODEV,
+    MS_NOEXEC,
+    MS_NOSUID,
+    MS_REMOUNT,
+    PR_SET_NO_NEW_PRIVS,
+    bind_readonly,
+    deny_unix_sockets,
+    mount,
+    prctl,
+    setns,
+    unshare,
+)
 
 INSIDE_WORKSPACE = "/workspace"
 OVERLAY_ENV = "TESTHELIX_OVERLAY"

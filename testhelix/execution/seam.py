@@ -21,8 +21,9 @@ Code outside a backend never branches on which backend or sandbox it got: it ask
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol, Sequence
+from typing import TYPE_CHECKING, Protocol
 
 from testhelix.errors import UserError
 from testhelix.execution.outcome import Limits, Outcome
@@ -52,12 +53,12 @@ class Executor(Protocol):
                  coverage: bool = False) -> list[Outcome]: ...
     def run_repeat(self, suite_dir: Path, program_dir: Path, limits: Limits, repetition: int) -> Outcome: ...
     def close(self) -> None: ...
-    def __enter__(self) -> "Executor": ...  # `with create_executor(...) as executor:` closes it
+    def __enter__(self) -> Executor: ...  # `with create_executor(...) as executor:` closes it
     def __exit__(self, *exc: object) -> None: ...
 
 
 class ExecutorFactory(Protocol):
-    def __call__(self, workers: int | None = None, cache: "OutcomeCache | None" = None,
+    def __call__(self, workers: int | None = None, cache: OutcomeCache | None = None,
                  sandbox: str | None = None) -> Executor: ...
 
 
@@ -68,7 +69,7 @@ def load_executor_factory(spec: str) -> ExecutorFactory:
     return factory
 
 
-def create_executor(spec: str | None = None, workers: int | None = None, cache: "OutcomeCache | None" = None,
+def create_executor(spec: str | None = None, workers: int | None = None, cache: OutcomeCache | None = None,
                     sandbox: str | None = None) -> Executor:
     """The executor `spec` names (default: $TESTHELIX_EXECUTOR, else the fork-server pool) with the
     sandbox `sandbox` names (default: see sandbox_spec)."""
@@ -89,7 +90,7 @@ def sandbox_spec(spec: str | None = None) -> str:
     return "namespaced" if namespaces_available() else "plain"
 
 
-def select_sandbox(spec: str | None = None) -> "Sandbox":
+def select_sandbox(spec: str | None = None) -> Sandbox:
     """A fresh Sandbox for `spec` (see sandbox_spec); `.spec` is what a child process passes back here."""
     spec = sandbox_spec(spec)
     option = "--sandbox" if spec != os.environ.get(SANDBOX_ENV) else f"${SANDBOX_ENV}"

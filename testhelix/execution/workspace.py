@@ -20,8 +20,8 @@ import os
 import shutil
 import stat
 import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from testhelix.digest import tree_files
 

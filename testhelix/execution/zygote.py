@@ -60,7 +60,7 @@ class Job:
                            "cgroup": self.cgroup}).encode()
 
     @classmethod
-    def from_spec(cls, data: bytes) -> "Job":
+    def from_spec(cls, data: bytes) -> Job:
         d = json.loads(data)
         if d["layers"]:
             w = d["workspace"]

@@ -31,7 +31,7 @@ class RunConfig:
     def peer_cross_validation(self) -> bool:
         return self.cross_execution or self.semantic_review or self.corrective_feedback
 
-    def with_overrides(self, **kw) -> "RunConfig":
+    def with_overrides(self, **kw) -> RunConfig:
         return replace(self, **kw)
 
 

@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING
 
 from testhelix.agent.budget import Budget, Deadline, execution_time_limit_s
 from testhelix.agent.loop import AgentSession
-from testhelix.helix.config import RunConfig
 from testhelix.execution.outcome import Limits, Outcome
+from testhelix.helix.config import RunConfig
 from testhelix.llm.base import ChatModel
 from testhelix.strategy.model import Strategy
 

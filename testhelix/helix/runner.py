@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING
 from testhelix.agent.budget import Budget, LedgerSink
 from testhelix.digest import tree_sha256
 from testhelix.errors import EvaluationIncomplete, UserError
+from testhelix.execution.environments import executor_for
 from testhelix.helix.config import RunConfig
 from testhelix.helix.context import HelixContext
 from testhelix.helix.pipeline import run_task
@@ -38,12 +39,11 @@ from testhelix.llm.base import ChatModel, ModelError
 from testhelix.llm.registry import create_model, model_label
 from testhelix.parallel.jobs import TaskJob
 from testhelix.prism.coverage import MISSING, CoverageMeter
-from testhelix.execution.environments import executor_for
 from testhelix.prism.evaluation import evaluate_task, no_submission, reference_only
-from testhelix.tasks.task import Task, load_task
 from testhelix.skills import load_library
 from testhelix.store import RunStore
 from testhelix.strategy.model import Strategy, check_run_compatibility
+from testhelix.tasks.task import Task, load_task
 
 if TYPE_CHECKING:
     from testhelix.execution.executor import Executor

@@ -62,12 +62,12 @@ class ToolCall:
                 "raw_arguments": self.raw_arguments, "error": self.error}
 
     @classmethod
-    def from_dict(cls, d: dict) -> "ToolCall":
+    def from_dict(cls, d: dict) -> ToolCall:
         return cls(id=d["id"], name=d["name"], arguments=d.get("arguments"),
                    raw_arguments=d.get("raw_arguments", ""), error=d.get("error"))
 
     @classmethod
-    def from_json_text(cls, id: str, name: str, text: str | None) -> "ToolCall":
+    def from_json_text(cls, id: str, name: str, text: str | None) -> ToolCall:
         """Parse arguments sent as a JSON string (OpenAI style); keep failures as data, not raises."""
         raw = text or ""
         try:
@@ -109,7 +109,7 @@ class Message:
         return d
 
     @classmethod
-    def from_dict(cls, d: dict) -> "Message":
+    def from_dict(cls, d: dict) -> Message:
         return cls(role=d["role"], content=d.get("content", ""),
                    tool_calls=tuple(ToolCall.from_dict(c) for c in d.get("tool_calls", ())),
                    tool_call_id=d.get("tool_call_id"), reasoning_items=tuple(d.get("reasoning_items", ())))
@@ -140,7 +140,7 @@ class Usage:
                 "cost_usd": self.cost_usd, "reported": self.reported}
 
     @classmethod
-    def from_dict(cls, d: dict) -> "Usage":
+    def from_dict(cls, d: dict) -> Usage:
         return cls(input_tokens=d.get("input_tokens", 0), output_tokens=d.get("output_tokens", 0),
                    cache_read_tokens=d.get("cache_read_tokens", 0), cache_write_tokens=d.get("cache_write_tokens", 0),
                    cost_usd=d.get("cost_usd"), reported=d.get("reported", True))
@@ -172,7 +172,7 @@ class Completion:
                 "metadata": self.metadata}
 
     @classmethod
-    def from_dict(cls, d: dict, cache_hit: bool = False) -> "Completion":
+    def from_dict(cls, d: dict, cache_hit: bool = False) -> Completion:
         return cls(text=d["text"], tool_calls=tuple(ToolCall.from_dict(c) for c in d["tool_calls"]),
                    stop_reason=d["stop_reason"], usage=Usage.from_dict(d["usage"]), model=d["model"],
                    metadata=dict(d.get("metadata", {})), cache_hit=cache_hit)

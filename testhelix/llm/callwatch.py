@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator
+from typing import Any
 
 DEFAULT_MAX_RETRY_WAIT_S = 30.0
 _BACKOFF_GUESS_S = 0.5          # the SDKs' first backoff when no retry-after is sent

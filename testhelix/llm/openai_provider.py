@@ -24,8 +24,17 @@ from typing import Any
 
 import openai
 
-from testhelix.llm.base import (Completion, Message, ModelAuthError, ModelError, ModelOutputError, ModelRequest,
-                                ModelUnavailable, ToolCall, Usage)
+from testhelix.llm.base import (
+    Completion,
+    Message,
+    ModelAuthError,
+    ModelError,
+    ModelOutputError,
+    ModelRequest,
+    ModelUnavailable,
+    ToolCall,
+    Usage,
+)
 from testhelix.llm.callwatch import CallWatch
 from testhelix.llm.ratelimit import limiter_for
 from testhelix.llm.registry import ModelInfo, price_usage

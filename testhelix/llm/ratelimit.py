@@ -16,8 +16,8 @@ from __future__ import annotations
 import re
 import threading
 import time
-from datetime import datetime, timezone
-from typing import Callable, Mapping
+from collections.abc import Callable, Mapping
+from datetime import UTC, datetime
 
 _DURATION = re.compile(r"(?:(\d+(?:\.\d+)?)h)?(?:(\d+(?:\.\d+)?)m(?!s))?(?:(\d+(?:\.\d+)?)s)?(?:(\d+)ms)?$")
 
@@ -107,7 +107,7 @@ def _reset_seconds(value: str | None) -> float | None:
         h, mi, s, ms = (float(g) if g else 0.0 for g in m.groups())
         return h * 3600 + mi * 60 + s + ms / 1000
     try:
-        return max(0.0, (datetime.fromisoformat(value.replace("Z", "+00:00")) - datetime.now(timezone.utc)).total_seconds())
+        return max(0.0, (datetime.fromisoformat(value.replace("Z", "+00:00")) - datetime.now(UTC)).total_seconds())
     except ValueError:
         return None
 

@@ -7,8 +7,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from types import ModuleType
 
-from testhelix.llm.base import (ContextOverflowError, ModelAuthError, ModelBadRequest, ModelConfigError, ModelError,
-                                ModelOutputError, ModelUnavailable, unavailable_cause)
+from testhelix.llm.base import (
+    ContextOverflowError,
+    ModelAuthError,
+    ModelBadRequest,
+    ModelConfigError,
+    ModelError,
+    ModelOutputError,
+    ModelUnavailable,
+    unavailable_cause,
+)
 
 
 def map_sdk_error(sdk: ModuleType, err: Exception, who: str, *, auth_hint: str, not_found: str,

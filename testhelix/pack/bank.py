@@ -12,9 +12,9 @@ from __future__ import annotations
 import ast
 import json
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping, Sequence
 
 from testhelix.errors import UserError
 from testhelix.pack.runner import SuiteRun

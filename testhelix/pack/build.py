@@ -12,19 +12,19 @@ from __future__ import annotations
 
 import shutil
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 from testhelix.digest import file_sha256, tree_sha256
 from testhelix.errors import UserError
 from testhelix.pack import bank as banks
 from testhelix.pack.diversity import select_diverse
-from testhelix.tasks.model import Artifact, CandidateEntry, PanelManifest, write_manifest
 from testhelix.pack.instructions import VERIFIER_TIMEOUT_S, instruction, leaked_fix, solve_sh, task_toml
 from testhelix.pack.kata import Kata, Mutation, load_kata, write_variant
 from testhelix.pack.runner import Job, SuiteRun, run_each, run_jobs
 from testhelix.prism.astfeatures import ast_features
+from testhelix.tasks.model import Artifact, CandidateEntry, PanelManifest, write_manifest
 
 PANEL_ALTERNATIVES, PANEL_INVALIDS = 4, 5
 PACK_INDEX = "pack.json"

@@ -34,10 +34,10 @@ import tarfile
 import tempfile
 import time
 import tomllib
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Callable, Iterator
 
 from testhelix.digest import file_sha256, tree_files, tree_sha256
 from testhelix.errors import UserError

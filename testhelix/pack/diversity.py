@@ -10,7 +10,7 @@ Hand-written because it is ten lines and no library we depend on offers max-min 
 from __future__ import annotations
 
 import random
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 from testhelix.prism.astfeatures import jaccard_distance
 

@@ -22,10 +22,11 @@ import tempfile
 import threading
 import time
 import xml.etree.ElementTree as ET
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Literal, Sequence
+from typing import Literal
 
 from testhelix import forkrun
 
@@ -96,7 +97,7 @@ def _run_subprocess(args: list[str], work: Path, timeout: float) -> int | None:
 
 
 def run_suite(suite: Path, program: Path, timeout: float = 60.0, select: Sequence[str] = (),
-              worker: "WarmWorker | None" = None) -> SuiteRun:
+              worker: WarmWorker | None = None) -> SuiteRun:
     """Run the test file or folder `suite` on the program tree `program` (in `worker` if given,
     else in a fresh interpreter).
 

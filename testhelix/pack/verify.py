@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable, Literal
+from typing import Literal
 
 from testhelix.digest import tree_sha256
 from testhelix.errors import UserError
@@ -123,9 +124,9 @@ def _run_with_executor(jobs: list[Job], workers: int, envs: dict[str, tuple[str,
     """The harness executor (fast path). Only pass/fail/error and the reason come back. `envs`: job
     key -> pinned requirements; such jobs run in that task environment's pool."""
     from testhelix.execution.environments import ensure_environment
+    from testhelix.execution.outcome import Limits
     from testhelix.execution.seam import create_executor
     from testhelix.prism.evaluation import PANEL_TRACEBACK
-    from testhelix.execution.outcome import Limits
 
     envs = envs or {}
     executor = create_executor(workers=workers)

@@ -15,7 +15,6 @@ and every pair derives its randomness from its own seed, pairs spend fixed share
 
 from __future__ import annotations
 
-from testhelix.parallel.jobs import (Backend, TaskJob, WorkerSettings, default_jobs, execution_servers,
-                                     make_backend)
+from testhelix.parallel.jobs import Backend, TaskJob, WorkerSettings, default_jobs, execution_servers, make_backend
 
 __all__ = ["Backend", "TaskJob", "WorkerSettings", "default_jobs", "execution_servers", "make_backend"]

@@ -47,7 +47,7 @@ class WorkerSettings:
     context_windows: tuple[tuple[str, int], ...] = ()                     # (model name, tokens)
     rate_limits: tuple[tuple[str, float | None, float | None], ...] = ()  # (model name, rpm, tpm)
 
-    def for_workers(self, count: int) -> "WorkerSettings":
+    def for_workers(self, count: int) -> WorkerSettings:
         """The settings of one of `count` workers: each worker has its own limiter, so each gets
         1/count of every requests- and tokens-per-minute allowance, and the cluster as a whole
         stays within what the driver was allowed."""

@@ -28,7 +28,7 @@ class TaskProgress:
                                   transient=False)
         self._job = self._progress.add_task(description, total=total, stats="")
 
-    def __enter__(self) -> "TaskProgress":
+    def __enter__(self) -> TaskProgress:
         self._progress.start()
         return self
 

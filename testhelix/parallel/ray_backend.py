@@ -70,8 +70,8 @@ class TaskWorker:
     """The actor body (wrapped with ray.remote at start-up, so importing this module needs no Ray)."""
 
     def __init__(self, settings: WorkerSettings):
-        from testhelix.helix.runner import HelixRunner
         from testhelix.execution.seam import create_executor
+        from testhelix.helix.runner import HelixRunner
 
         settings.apply_model_settings()       # the driver's --context-window, --rpm/--tpm, in this process
         self.settings = settings

@@ -32,9 +32,10 @@ import ast
 import dataclasses
 import difflib
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Mapping
+from typing import Any, Literal
 
 from testhelix.digest import tree_files
 from testhelix.execution.coverage_run import BEGIN, END

@@ -16,11 +16,10 @@ import math
 import random
 from pathlib import Path
 
-from testhelix.execution.environments import executor_for
 from testhelix.digest import tree_sha256
-
-from testhelix.prism.metrics import task_indicators
+from testhelix.execution.environments import executor_for
 from testhelix.execution.outcome import Limits, Outcome
+from testhelix.prism.metrics import task_indicators
 from testhelix.tasks.task import Task, panel_programs
 
 MAX_TEST_WALL_S = 180.0  # the test execution limit: min(180 s, the task's test timeout)

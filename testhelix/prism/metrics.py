@@ -19,10 +19,11 @@ divided by 100 (see `round_percent`).
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from statistics import fmean
-from typing import Iterable, Literal, Mapping
+from typing import Literal
 
 from scipy import stats
 

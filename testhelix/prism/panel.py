@@ -21,10 +21,11 @@ from __future__ import annotations
 import itertools
 import math
 import random
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
-from typing import Callable, Iterable, Literal, Mapping, Sequence
+from typing import Literal
 
 from scipy import stats
 

@@ -125,7 +125,7 @@ class Strategy(BaseModel):
         return routes
 
     @model_validator(mode="after")
-    def _candidate_counts(self) -> "Strategy":
+    def _candidate_counts(self) -> Strategy:
         if self.maxCandidates < self.initialCandidates:
             raise ValueError("must be >= initialCandidates")
         return self

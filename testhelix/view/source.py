@@ -15,7 +15,7 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from testhelix.errors import UserError
@@ -44,7 +44,7 @@ def open_run(run_dir: Path) -> Iterator[Opened]:
             raise
         with tempfile.TemporaryDirectory(prefix="testhelix-view-") as tmp:
             store = _snapshot(run_dir, Path(tmp))
-            taken = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+            taken = datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
             try:
                 yield Opened(store, run_dir, f"Another process is still writing this run. This page shows what "
                                              f"it had committed at {taken}; make it again for later results.")

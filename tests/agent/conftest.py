@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from testhelix.llm.base import CREDENTIAL_ENV_VARS
 from testhelix.execution.executor import default_executor
+from testhelix.llm.base import CREDENTIAL_ENV_VARS
 from testhelix.tasks.task import load_task
 
 SIM_TASK = Path(__file__).resolve().parents[1] / "fixtures" / "sim_task" / "sim-chunker-m01"

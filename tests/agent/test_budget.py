@@ -9,8 +9,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from testhelix.agent.budget import (Budget, BudgetExhausted, Deadline, DeadlineExceeded, MemoryLedger,
-                                    input_token_bound, execution_time_limit_s, working_cap_s)
+from testhelix.agent.budget import (
+    Budget,
+    BudgetExhausted,
+    Deadline,
+    DeadlineExceeded,
+    MemoryLedger,
+    execution_time_limit_s,
+    input_token_bound,
+    working_cap_s,
+)
 from testhelix.llm.base import CallTags, Completion, Message, ModelRequest, ModelUnavailable, Usage
 from testhelix.llm.testing import FunctionModel, Reply, ScriptedModel
 

@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import json
 
-
 from testhelix.agent.budget import Budget, Deadline, MemoryLedger
 from testhelix.agent.loop import ELIDED, SessionConfig, fit_context, run_agent_session
 from testhelix.agent.trajectory import Trajectory, replay
 from testhelix.digest import tree_sha256
+from testhelix.execution.executor import Limits
 from testhelix.llm.base import Completion, Message, ToolCall, Usage
 from testhelix.llm.registry import create_model
 from testhelix.llm.testing import ScriptedModel
-from testhelix.execution.executor import Limits
 from testhelix.store import RunStore
 from testhelix.strategy.model import initial_strategy
 

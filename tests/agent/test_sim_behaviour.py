@@ -8,12 +8,12 @@ import pytest
 
 from testhelix.agent.budget import Budget, MemoryLedger
 from testhelix.agent.loop import ELIDED, SessionConfig, run_agent_session
+from testhelix.execution.executor import Limits
 from testhelix.llm.base import CallTags, Message, ModelRequest, ModelUnavailable, ToolCall
 from testhelix.llm.faults import FaultyModel
 from testhelix.llm.registry import create_model
 from testhelix.llm.sim.agent import SUITE_FILE, read_view
 from testhelix.llm.sim.bank import bank_for
-from testhelix.execution.executor import Limits
 from testhelix.strategy.model import Strategy, initial_strategy
 
 

@@ -94,8 +94,8 @@ def test_bad_calls_raise_tool_errors(box):
 def test_api_keys_never_reach_executed_code(tmp_path, sim_task, executor):
     import os
 
-    from testhelix.llm.base import CREDENTIAL_ENV_VARS
     from testhelix.execution.executor import Limits
+    from testhelix.llm.base import CREDENTIAL_ENV_VARS
     assert all(os.environ.get(n, "").startswith("secret-") for n in CREDENTIAL_ENV_VARS)
     ws = AgentWorkspace.create(tmp_path / "ws", sim_task.initial_dir)
     box = ToolBox(ws, executor, Limits(wall_s=30), writable=("suite",))

@@ -1,4 +1,5 @@
 import pytest
+from autosaddler_fakes import CountingEvaluator, ScriptedOptimizer
 
 from autosaddler.config import load_config
 from autosaddler.dag import EvolutionDAG
@@ -7,8 +8,6 @@ from autosaddler.screen import StrictImprovementNoRegression
 from autosaddler.search import Search
 from testhelix.store import RunStore
 from testhelix.strategy.model import Strategy
-
-from autosaddler_fakes import CountingEvaluator, ScriptedOptimizer
 
 SCRIPT = [
     {"kind": "field", "field": "agentSteps", "value": 20},

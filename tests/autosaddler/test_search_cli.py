@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 
-
 PACK = os.environ.get("TESTHELIX_TEST_PACK", "katas")  # a folder, or the bundled pack by name
 CONFIG = {"train_minibatch_size": 2, "completed_train_iterations": 2, "max_candidate_proposals": 3,
           "development_limit": 2}

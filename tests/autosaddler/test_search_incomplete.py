@@ -5,6 +5,8 @@ same DAG as a search that never saw the outage. A revoked key stops it as an aut
 from __future__ import annotations
 
 import pytest
+from autosaddler_fakes import CountingEvaluator, ScriptedOptimizer
+from test_search import SCRIPT, make_search
 
 from autosaddler.optimizer import ModelOptimizer
 from autosaddler.protocols import ParentView
@@ -14,9 +16,6 @@ from testhelix.llm.base import ModelAuthError, ModelUnavailable
 from testhelix.llm.testing import FunctionModel
 from testhelix.store import RunStore
 from testhelix.strategy.model import Strategy
-
-from autosaddler_fakes import CountingEvaluator, ScriptedOptimizer
-from test_search import SCRIPT, make_search
 
 
 class OutageEvaluator(CountingEvaluator):

@@ -6,8 +6,15 @@ from types import SimpleNamespace
 import pytest
 
 from testhelix.errors import UserError
-from testhelix.skills import (CONTEXTS, GENERATION_ROLES, library_index, load_library, parse_skill,
-                              reviewer_skills, route_skills)
+from testhelix.skills import (
+    CONTEXTS,
+    GENERATION_ROLES,
+    library_index,
+    load_library,
+    parse_skill,
+    reviewer_skills,
+    route_skills,
+)
 from testhelix.strategy.model import Strategy
 
 EXPECTED = {

@@ -1,12 +1,19 @@
 import json
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from testhelix.digest import canonical_json
 from testhelix.paths import strategies_dir
-from testhelix.strategy.model import (FIXED_FIELDS, MUTABLE_FIELDS, Strategy, initial_strategy,
-                                      schema_json, validate_strategy_data)
+from testhelix.strategy.model import (
+    FIXED_FIELDS,
+    MUTABLE_FIELDS,
+    Strategy,
+    initial_strategy,
+    schema_json,
+    validate_strategy_data,
+)
 
 BOUNDS = {
     "initialCandidates": (1, 5), "maxCandidates": (1, 5), "rounds": (1, 4), "agentSteps": (4, 30),

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import random
 import types
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Sequence
+from typing import Any
 
 from gtdd.domains import base
 from gtdd.domains.base import Trace, TraceResult
@@ -87,7 +88,7 @@ defects_module = types.SimpleNamespace(DEFECTS=DEFECTS, apply_defects=apply_defe
 def _run(source: str, ops: Sequence[dict]) -> TraceResult:
     namespace: dict[str, Any] = {}
     try:
-        exec(compile(source, "candidate.py", "exec"), namespace)  # noqa: S102 - trusted test fake
+        exec(compile(source, "candidate.py", "exec"), namespace)
         store = namespace["Store"]()
     except Exception:  # noqa: BLE001
         return TraceResult((), "import")

@@ -20,9 +20,17 @@ import pytest
 from gtdd.domains.base import Trace, TraceResult, first_divergence
 from gtdd.domains.kvstore import DOMAIN, run_reference
 from gtdd.domains.kvstore.edge_generator import generate_edge_ops
+from gtdd.domains.kvstore.redis_peer import (
+    by_design,
+    documented_divergence,
+    epoch_window,
+    redis_binary,
+    redis_version,
+    replay,
+    shared_prefix,
+    start_redis,
+)
 from gtdd.domains.kvstore.reference import EPOCH_MS, INT_MAX
-from gtdd.domains.kvstore.redis_peer import (by_design, documented_divergence, epoch_window, redis_binary,
-                                             redis_version, replay, shared_prefix, start_redis)
 
 pytestmark = [pytest.mark.redis, pytest.mark.skipif(redis_binary() is None,
                                                  reason="redis-server is not installed (apt-get install -y redis-server)")]

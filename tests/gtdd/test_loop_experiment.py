@@ -13,8 +13,8 @@ from scipy import stats
 from gtdd.cli import main
 from gtdd.execution import EvaluatorError
 from gtdd.experiment import Experiment, ExperimentConfig
-from testhelix.errors import UserError
 from gtdd.report import SIMULATED_NOTE, paired_contrast, write_report
+from testhelix.errors import UserError
 
 ORDER = ["coding_end", "commitment", "testing_end", "audit_sampling", "audit_end", "acceptance_record",
          "population_end"]
@@ -213,6 +213,7 @@ def test_cli_experiment_and_report_on_the_key_value_store(tmp_path, capsys):
 def prompted_model():
     """An offline ChatModel for both roles: writes the fake domain's module or a generator."""
     from loop_fakes import REFERENCE, apply_defects
+
     from testhelix.llm.base import Usage
     from testhelix.llm.testing import FunctionModel
 

@@ -6,7 +6,7 @@ from loop_fakes import REFERENCE, FakeDomain, apply_defects
 
 from gtdd.domains.base import Trace
 from gtdd.execution import EXECUTION, MISMATCH, TraceExecutor
-from gtdd.feedback import ObservedFailure, CompactRule, StandardRule
+from gtdd.feedback import CompactRule, ObservedFailure, StandardRule
 from gtdd.reduction import budget, reduce_failures
 
 

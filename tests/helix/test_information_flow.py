@@ -19,14 +19,14 @@ from pathlib import Path
 import pytest
 
 from testhelix.digest import tree_sha256
+from testhelix.execution.executor import default_executor
 from testhelix.helix.config import get_config
 from testhelix.helix.runner import HelixRunner
 from testhelix.pack.bank import dump_json, relabel_task_bank
 from testhelix.paths import bundled_pack
-from testhelix.execution.executor import default_executor
-from testhelix.tasks.task import load_task
 from testhelix.store import RunStore
 from testhelix.strategy.model import initial_strategy
+from testhelix.tasks.task import load_task
 
 TASKS = ("katas-interval_merge-m04", "katas-lru_cache-m05", "katas-semver_range-m01")
 MODELS = ("sim:weak", "sim:strong")

@@ -2,19 +2,18 @@
 
 import json
 import shutil
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from testhelix.digest import tree_sha256
+from testhelix.execution.executor import default_executor
 from testhelix.helix.config import CONFIGS, get_config
 from testhelix.helix.runner import HelixRunner, default_model_factory
 from testhelix.llm.testing import FunctionModel
-from testhelix.execution.executor import default_executor
-from testhelix.tasks.task import load_task
 from testhelix.store import RunStore
 from testhelix.strategy.model import Lesson, Strategy
+from testhelix.tasks.task import load_task
 
 SIM_TASK = Path(__file__).resolve().parents[1] / "fixtures" / "sim_task" / "sim-chunker-m01"
 

@@ -8,8 +8,15 @@ import httpx2
 import pytest
 
 from testhelix.llm.anthropic_provider import AnthropicModel
-from testhelix.llm.base import (ContextOverflowError, Message, ModelAuthError, ModelRequest, ModelUnavailable,
-                                ToolCall, ToolSpec)
+from testhelix.llm.base import (
+    ContextOverflowError,
+    Message,
+    ModelAuthError,
+    ModelRequest,
+    ModelUnavailable,
+    ToolCall,
+    ToolSpec,
+)
 from testhelix.llm.registry import resolve
 
 TOOL = ToolSpec("read_file", "read a file", {"type": "object", "properties": {"path": {"type": "string"}}})

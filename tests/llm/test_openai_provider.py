@@ -7,8 +7,15 @@ import json
 import httpx2
 import pytest
 
-from testhelix.llm.base import (ContextOverflowError, Message, ModelAuthError, ModelRequest, ModelUnavailable,
-                                ToolCall, ToolSpec)
+from testhelix.llm.base import (
+    ContextOverflowError,
+    Message,
+    ModelAuthError,
+    ModelRequest,
+    ModelUnavailable,
+    ToolCall,
+    ToolSpec,
+)
 from testhelix.llm.openai_provider import OpenAIModel
 from testhelix.llm.registry import resolve
 

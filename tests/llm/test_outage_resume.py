@@ -12,8 +12,8 @@ import pytest
 from testhelix.cli import main
 from testhelix.llm.serve.faults import Fault
 from testhelix.llm.serve.server import ModelServer
-from testhelix.tasks.task import load_pack
 from testhelix.store import RunStore
+from testhelix.tasks.task import load_pack
 
 PACK = Path(__file__).resolve().parents[1] / "fixtures" / "sim_task"
 RESULT_COLUMNS = "task_id, submitted, suite_digest, F, A, R, S, tokens, calls"

@@ -11,13 +11,19 @@ import pytest
 from testhelix.agent.budget import Budget, Deadline, DeadlineExceeded, MemoryLedger, input_token_bound
 from testhelix.agent.prompts import PublicTask, session_messages
 from testhelix.agent.tools import TOOL_SPECS
-from testhelix.llm.base import (ContextOverflowError, Message, ModelAuthError, ModelOutputError, ModelRequest,
-                                ModelUnavailable)
+from testhelix.llm.base import (
+    ContextOverflowError,
+    Message,
+    ModelAuthError,
+    ModelOutputError,
+    ModelRequest,
+    ModelUnavailable,
+)
 from testhelix.llm.registry import create_model
 from testhelix.llm.serve.faults import Fault, parse_fault
 from testhelix.llm.serve.server import ModelServer
-from testhelix.tasks.task import load_task
 from testhelix.strategy.model import initial_strategy
+from testhelix.tasks.task import load_task
 
 SIM_TASK = Path(__file__).resolve().parents[1] / "fixtures" / "sim_task" / "sim-chunker-m01"
 PROTOCOLS = ("chat", "responses", "messages")

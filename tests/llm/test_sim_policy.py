@@ -17,8 +17,8 @@ from testhelix.llm.sim.agent import SUITE_FILE, SimAgentPolicy
 from testhelix.llm.sim.bank import bank_for, incidental_reasons
 from testhelix.llm.sim.model import infer_role, request_seed
 from testhelix.llm.sim.profiles import get_profile
-from testhelix.tasks.task import load_task
 from testhelix.strategy.model import Strategy, initial_strategy
+from testhelix.tasks.task import load_task
 
 SIM_TASK = Path(__file__).resolve().parents[1] / "fixtures" / "sim_task" / "sim-chunker-m01"
 

@@ -6,8 +6,7 @@ import threading
 
 import pytest
 
-from testhelix.llm.base import (CallTags, ChatModel, Completion, Message, ModelRequest, ModelUnavailable, ToolCall,
-                                Usage)
+from testhelix.llm.base import CallTags, ChatModel, Completion, Message, ModelRequest, ModelUnavailable, ToolCall, Usage
 from testhelix.llm.testing import FunctionModel, Reply, ScriptedModel, ScriptExhausted, tool_call
 
 REQ = ModelRequest((Message("system", "s"), Message("user", "x" * 400)), (), 100)

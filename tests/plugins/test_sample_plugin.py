@@ -35,12 +35,12 @@ def test_the_entry_points_found_are_the_ones_the_pyproject_declares(sample_plugi
 
 
 def test_each_kind_loads_by_entry_point_and_by_dotted_path(sample_plugin):
+    import sample_plugin.counter
+    import sample_plugin.executor
+
     from gtdd.domains import get_domain
     from testhelix.execution.seam import create_executor, select_sandbox
     from testhelix.llm.registry import credential_env_vars, resolve
-
-    import sample_plugin.counter
-    import sample_plugin.executor
 
     assert resolve("sample:strong").provider == "sample"
     assert resolve("sample_plugin.provider:PROVIDER/weak").model == "weak"

@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from testhelix.prism.evaluation import evaluate_task
 from testhelix.execution.executor import ForkServerExecutor
 from testhelix.execution.outcome import Limits
 from testhelix.execution.sandbox import OVERLAY_ENV, namespaces_available
+from testhelix.prism.evaluation import evaluate_task
 from testhelix.tasks.task import load_task
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"

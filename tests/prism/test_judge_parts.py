@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 
 from testhelix.cli import main
-from testhelix.tasks.task import load_task
 from testhelix.digest import NonUtf8Name, tree_sha256
 from testhelix.execution.cgroup import PARENT, Cgroups, own_v1_group
 from testhelix.execution.outcome import Limits
 from testhelix.execution.workspace import force_rmtree
+from testhelix.tasks.task import load_task
 
 TASK = Path(__file__).resolve().parents[1] / "fixtures" / "tasks" / "pack" / "fx-clamp-m01"
 

@@ -62,7 +62,7 @@ def browser(tmp_path) -> Browser:
 
 # --- a DOM reader --------------------------------------------------------------------------------
 class Element:
-    def __init__(self, tag: str, attrs: dict[str, str], parent: "Element | None"):
+    def __init__(self, tag: str, attrs: dict[str, str], parent: Element | None):
         self.tag, self.attrs, self.parent, self.children = tag, attrs, parent, []
 
     def text(self) -> str:
@@ -74,7 +74,7 @@ class Element:
                 yield c
                 yield from c.iter()
 
-    def find_all(self, tag: str | None = None, cls: str | None = None, **attrs: str) -> list["Element"]:
+    def find_all(self, tag: str | None = None, cls: str | None = None, **attrs: str) -> list[Element]:
         out = []
         for el in self.iter():
             if tag and el.tag != tag:
@@ -85,7 +85,7 @@ class Element:
                 out.append(el)
         return out
 
-    def by_id(self, ident: str) -> "Element":
+    def by_id(self, ident: str) -> Element:
         found = [el for el in self.iter() if el.attrs.get("id") == ident]
         assert found, f"no element with id {ident!r}"
         return found[0]

@@ -9,13 +9,15 @@ for more.
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from gtdd.domains import base
 from gtdd.domains.base import Op, Trace, TraceResult
-from gtdd.domains.kvstore import generator, population as population_module, schema
+from gtdd.domains.kvstore import generator, schema
+from gtdd.domains.kvstore import population as population_module
 from gtdd.isolation import IsolationLimits, execution_config, run_traces
 
 HERE = Path(__file__).parent

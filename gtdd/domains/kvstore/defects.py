@@ -8,8 +8,8 @@ least one population trace fail and that the reference with no defect fails none
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 
 @dataclass(frozen=True)

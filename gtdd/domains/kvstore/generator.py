@@ -14,7 +14,7 @@ test can replay any TICK-free prefix of a generated trace.
 from __future__ import annotations
 
 import random
-from typing import Callable
+from collections.abc import Callable
 
 from gtdd.domains.base import Op
 from gtdd.domains.kvstore.schema import FAMILIES

@@ -22,8 +22,9 @@ import socket
 import subprocess
 import tempfile
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 from gtdd.domains.base import Op
 from gtdd.domains.kvstore.reference import EPOCH_MS, INT_MAX
@@ -178,7 +179,7 @@ def send_all(client, commands: Sequence[Sequence[str]]) -> list[Any]:
     for _ in commands:
         try:
             out.append(conn.read_response())
-        except Exception as exc:  # noqa: BLE001 - redis-py raises every error reply
+        except Exception as exc:
             if type(exc).__name__ in ("ConnectionError", "TimeoutError"):
                 raise
             out.append(exc)

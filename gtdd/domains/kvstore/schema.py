@@ -9,8 +9,9 @@ deliberately NOT part of the schema: wrong argument counts are valid inputs whos
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import lru_cache
-from typing import Any, Sequence
+from typing import Any
 
 import jsonschema
 

@@ -16,9 +16,10 @@ from __future__ import annotations
 import json
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable
+from typing import Any
 
 from testhelix.errors import UserError
 from testhelix.llm.base import ChatModel, Completion, ModelError, ToolCall, Usage
@@ -76,7 +77,7 @@ class ModelServer:
     def url(self) -> str:
         return f"http://{HOST}:{self.port}"
 
-    def start(self) -> "ModelServer":
+    def start(self) -> ModelServer:
         self._thread = threading.Thread(target=self._httpd.serve_forever, name="testhelix-serve", daemon=True)
         self._thread.start()
         return self
@@ -91,7 +92,7 @@ class ModelServer:
     def close(self) -> None:
         self._httpd.server_close()
 
-    def __enter__(self) -> "ModelServer":
+    def __enter__(self) -> ModelServer:
         return self.start()
 
     def __exit__(self, *exc) -> None:

@@ -9,9 +9,10 @@ isolation (gtdd.isolation), as any second domain would; nothing in gtdd knows ab
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Sequence
+from typing import Any
 
 from gtdd.domains import base
 from gtdd.domains.base import Trace, TraceResult
@@ -65,7 +66,7 @@ class Defects:
 
 def _reference(ops: Sequence[dict]) -> TraceResult:
     namespace: dict[str, Any] = {}
-    exec(compile(REFERENCE, "counters.py", "exec"), namespace)  # noqa: S102 - the trusted reference
+    exec(compile(REFERENCE, "counters.py", "exec"), namespace)
     store = namespace["Counters"]()
     return TraceResult(tuple(store.execute(op["cmd"], list(op["args"])) for op in ops), None)
 

@@ -21,9 +21,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Sequence
 
 from testhelix.digest import tree_sha256
 from testhelix.execution.outcome import Limits, Outcome, RawRun, classify, pytest_args
@@ -60,7 +60,7 @@ class SubprocessExecutor:
     def close(self) -> None:
         shutil.rmtree(self.root, ignore_errors=True)
 
-    def __enter__(self) -> "SubprocessExecutor":
+    def __enter__(self) -> SubprocessExecutor:
         return self
 
     def __exit__(self, *exc: object) -> None:
