@@ -45,9 +45,12 @@ class SearchConfig(BaseModel):
     per_task_token_cap: int = Field(400_000, ge=1000, le=10**12)
     agent_time_limit_s: float = Field(600.0, gt=0, le=86_400, allow_inf_nan=False)
     workers: int = Field(2, ge=1, le=64)  # as `testhelix run --workers`; each worker is a process
-    selection_timeout_s: float = Field(300.0, gt=0, le=86_400, allow_inf_nan=False, description="time limit of the parent-selection session")
-    diagnosis_timeout_s: float = Field(300.0, gt=0, le=86_400, allow_inf_nan=False, description="time limit of the diagnosis-and-revision session")
-    reflection_timeout_s: float = Field(300.0, gt=0, le=86_400, allow_inf_nan=False, description="time limit of the reflection session")
+    selection_timeout_s: float = Field(300.0, gt=0, le=86_400, allow_inf_nan=False,
+                                       description="time limit of the parent-selection session")
+    diagnosis_timeout_s: float = Field(300.0, gt=0, le=86_400, allow_inf_nan=False,
+                                       description="time limit of the diagnosis-and-revision session")
+    reflection_timeout_s: float = Field(300.0, gt=0, le=86_400, allow_inf_nan=False,
+                                        description="time limit of the reflection session")
 
     def session_timeouts(self) -> dict[str, float]:
         return {"selection": self.selection_timeout_s, "diagnosis": self.diagnosis_timeout_s,

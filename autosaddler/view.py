@@ -289,6 +289,7 @@ def _usage(dag: EvolutionDAG, sessions: list[dict]) -> Markup:
                    table(["session", "calls", "input tokens", "output tokens", "cost"], rows, id="sessions-table")
                    if rows else tag("p", "No optimizer call recorded.", class_="muted"),
                    tag("p", f"Per proposal, see each node's panel. Execution-model tokens recorded with the "
-                            f"nodes' minibatch evaluations, summed: {number(gen_tokens)}. Cost is unknown, never 0, when a model has no price.",
+                            f"nodes' minibatch evaluations, summed: {number(gen_tokens)}. "
+                            "Cost is unknown, never 0, when a model has no price.",
                        class_="muted"))
 

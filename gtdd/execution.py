@@ -1,11 +1,13 @@
 """Running traces for the loop: the trusted reference in-process, committed candidates isolated.
 
-Both sides are deterministic functions of (source, trace) -- every trace runs in a fresh process under CPU-time limits (gtdd/isolation/) -- so
-results are cached: the reference by trace id, a candidate by (sha256 of its source, trace id). A
-harness error (the wall-clock backstop fired: no verdict) is never cached; the use that met it
-counts the trace as failed, conservatively, and `harness_errors` counts such executions. The
-executor is shared by concurrently running blocks (`gtdd experiment --jobs`), hence the lock. The cache is what makes the paired experiment affordable -- every block's first
-module is shared by all policies, and the simulated coder often returns to a module it wrote before.
+Both sides are deterministic functions of (source, trace) -- every trace runs in a fresh process
+under CPU-time limits (gtdd/isolation/) -- so results are cached: the reference by trace id, a
+candidate by (sha256 of its source, trace id). A harness error (the wall-clock backstop fired: no
+verdict) is never cached; the use that met it counts the trace as failed, conservatively, and
+`harness_errors` counts such executions. The executor is shared by concurrently running blocks
+(`gtdd experiment --jobs`), hence the lock. The cache is what makes the paired experiment
+affordable -- every block's first module is shared by all policies, and the simulated coder often
+returns to a module it wrote before.
 
 A `Failure` is the evaluator's reading of one failing execution: where the candidate first departs
 from the reference, whether that is a wrong reply (mismatch) or a failed execution (an exception

@@ -19,7 +19,8 @@ run_dir_opt = click.option("--run", "run_dir", type=NewRunDir(),
 
 def _common(f):
     options = [
-        click.option("--rounds", type=click.IntRange(1, 1000), default=4, show_default=True, help="Coding rounds T per trajectory."),
+        click.option("--rounds", type=click.IntRange(1, 1000), default=4, show_default=True,
+                     help="Coding rounds T per trajectory."),
         click.option("--coder", default="sim:strong", show_default=True,
                      help="Coder model: sim:strong, sim:weak, anthropic:..., openai:..., openai-compatible:..."),
         click.option("--tester", default="sim:strong", show_default=True, help="Tester model (same names)."),
