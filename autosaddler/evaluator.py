@@ -54,7 +54,7 @@ def public_trace(task: Task, result: dict) -> dict:
     """What the optimizer may see of one attempt (no ids, no hidden material, no panel outcomes)."""
     detail = result["detail"]
     pairs = detail["pairs"]
-    exits = Counter(exit for p in pairs for exit in p["sessions"])
+    exits = Counter(session_exit for p in pairs for session_exit in p["sessions"])
     return {
         "context": task.context,
         "success": int(result["F"]),

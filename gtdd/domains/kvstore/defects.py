@@ -21,8 +21,8 @@ class Defect:
     replace: str
 
 
-def _d(id: str, family: str, description: str, find: str, replace: str) -> Defect:
-    return Defect(id, family, description, find, replace)
+def _d(defect_id: str, family: str, description: str, find: str, replace: str) -> Defect:
+    return Defect(defect_id, family, description, find, replace)
 
 
 DEFECTS: tuple[Defect, ...] = (
