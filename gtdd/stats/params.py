@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import Literal, Union
+from typing import Literal, TypeAlias
 
 from testhelix.errors import UserError
 
-Number = Union[int, float, str, Fraction]
+Number: TypeAlias = int | float | str | Fraction
 Method = Literal["auto", "exact", "log"]
 METHODS: tuple[str, ...] = ("auto", "exact", "log")
 

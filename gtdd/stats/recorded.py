@@ -14,14 +14,14 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Union
+from typing import TypeAlias
 
 from gtdd.stats import hypergeom, params
 from gtdd.stats.acceptance import failure_threshold, resolve_method
 from gtdd.stats.params import Method, Number
 from testhelix.errors import UserError
 
-Prob = Union[Fraction, float]
+Prob: TypeAlias = Fraction | float
 
 
 @dataclass(frozen=True)
