@@ -55,7 +55,8 @@ class StandardRule:
     name = "standard"
 
     def select(self, candidates: Sequence[ObservedFailure], k: int,
-               reported_families: frozenset[str] = frozenset()) -> list[ObservedFailure]:
+               reported_families: frozenset[str] = frozenset()  # noqa: ARG002 - the FeedbackRule protocol's signature
+               ) -> list[ObservedFailure]:
         # Greedy because "not yet selected" changes with every pick; k is small (<= 4 * 6).
         remaining = sorted(candidates, key=lambda c: (c.length, c.trace.id))
         chosen: list[ObservedFailure] = []

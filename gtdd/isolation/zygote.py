@@ -74,7 +74,7 @@ class CpuLimit(BaseException):
     """BaseException so that a candidate's `except Exception` cannot swallow it."""
 
 
-def _on_cpu_limit(signum, frame):
+def _on_cpu_limit(signum, frame):  # noqa: ARG001 - the signature signal.signal gives a handler
     raise CpuLimit()
 
 
