@@ -50,15 +50,17 @@ def test_screen_rule():
     assert not rule.passes({"a": 1, "b": 0}, {"a": 1, "b": 0})[0]     # no strict increase
 
 
+def _without_timing(dag):
+    return [{k: v for k, v in n.items() if k not in ("elapsed_s", "optimizer_usage")} for n in dag.to_json()["nodes"]]
+
+
 def test_resume_after_crash_gives_same_dag(tmp_path):
     full = make_search(tmp_path, CountingEvaluator(), "full").run(Strategy())
     for crash_after in (5, 37, 81):
         with pytest.raises(KeyboardInterrupt):
             make_search(tmp_path, CountingEvaluator(crash_after=crash_after), f"c{crash_after}").run(Strategy())
         resumed = make_search(tmp_path, CountingEvaluator(), f"c{crash_after}").run(Strategy())
-        strip = lambda d: [{k: v for k, v in n.items() if k not in ("elapsed_s", "optimizer_usage")}
-                           for n in d.to_json()["nodes"]]
-        assert strip(resumed) == strip(full)
+        assert _without_timing(resumed) == _without_timing(full)
 
 
 def test_edits_one_at_a_time():
@@ -66,7 +68,7 @@ def test_edits_one_at_a_time():
     child = apply_edit(s, LessonEdit(op="add", lesson={"id": "a", "triggers": ["x"], "text": "t"}))
     child2 = apply_edit(child, LessonEdit(op="add", lesson={"id": "b", "triggers": ["y"], "text": "u"}))
     replaced = apply_edit(child2, LessonEdit(op="replace", lesson={"id": "a", "triggers": ["z"], "text": "v"}))
-    assert [l.id for l in replaced.lessons] == ["a", "b"] and replaced.lessons[1] == child2.lessons[1]
+    assert [lesson.id for lesson in replaced.lessons] == ["a", "b"] and replaced.lessons[1] == child2.lessons[1]
     with pytest.raises(RejectedEdit, match="already has"):
         apply_edit(s, FieldEdit(field="rounds", value=2))
     with pytest.raises(RejectedEdit, match="lessons change one at a time"):

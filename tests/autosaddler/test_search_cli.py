@@ -43,7 +43,7 @@ def search_cmd(run, split, config):
 
 
 def dag(run):
-    out = subprocess.run(cli("dag", str(run), "--json-out", str(run / "dag.json")), check=True, capture_output=True)
+    subprocess.run(cli("dag", str(run), "--json-out", str(run / "dag.json")), check=True, capture_output=True)
     nodes = json.loads((run / "dag.json").read_text())["nodes"]
     return [{k: n[k] for k in STABLE} for n in nodes]
 

@@ -12,7 +12,6 @@ import random
 import types
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
 from gtdd.domains import base
@@ -111,6 +110,7 @@ class FakeDomain:
 
     def __init__(self) -> None:
         self.candidate_calls = 0
+        self._population: tuple[Trace, ...] | None = None
 
     def spec(self) -> str:
         return "# Stack and map\nPUSH n -> new size; POP -> top or {\"error\": \"EMPTY\"}; SIZE; SET k v -> OK; " \
@@ -144,16 +144,19 @@ class FakeDomain:
             ops.append({"cmd": cmd, "args": args})
         return Trace.of(ops, family)
 
-    @lru_cache(maxsize=1)
     def population(self) -> tuple[Trace, ...]:
-        rng = random.Random(20260101)
-        out, seen = [], set()
-        while len(out) < 200:
-            t = self.generate(rng)
-            if t.id not in seen:
-                seen.add(t.id)
-                out.append(t)
-        return tuple(out)
+        # drawn once per instance (the loop asks for it often), kept on the instance rather than in an
+        # lru_cache on the method, which would keep every instance alive
+        if self._population is None:
+            rng = random.Random(20260101)
+            out, seen = [], set()
+            while len(out) < 200:
+                t = self.generate(rng)
+                if t.id not in seen:
+                    seen.add(t.id)
+                    out.append(t)
+            self._population = tuple(out)
+        return self._population
 
     def public_examples(self) -> tuple[Trace, ...]:
         return ()

@@ -76,7 +76,7 @@ def test_audits_are_reproducible_from_the_recorded_randomness_and_decide_accepta
                                   bytes.fromhex(good.randomness))
     assert {f: [t.id for t in ts] for f, ts in again.items()} == {
         f: v["sampled_ids"] for f, v in good.families.items()}
-    for family, v in good.families.items():
+    for v in good.families.values():
         assert len(set(v["sampled_ids"])) == v["sample"] <= v["population"]
     bad_source = apply_defects(REFERENCE, ["del-always-one"])
     bad = acceptance.run_audit(rule, families, 1, b"r" * 32, lambda ts: ex.failures(bad_source, ts))

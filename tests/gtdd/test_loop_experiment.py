@@ -50,7 +50,7 @@ def test_paired_blocks_event_order_feedback_and_records(tmp_path):
     # at most k counterexamples a round, none reported twice, none in the last round
     cex = rows(tmp_path, "SELECT block, policy, round, id, original_id FROM gtdd_counterexamples")
     per_round = {}
-    for b, p, t, cid, orig in cex:
+    for b, p, t, cid, _original_id in cex:
         per_round.setdefault((b, p, t), []).append(cid)
         assert t < 3
     assert all(len(v) <= 6 for v in per_round.values()) and per_round
@@ -58,7 +58,7 @@ def test_paired_blocks_event_order_feedback_and_records(tmp_path):
         ids = [c for (bb, pp, _), v in per_round.items() if (bb, pp) == (b, p) for c in v]
         assert len(ids) == len(set(ids))
     # the regression set grows by V_t and E_t; static tests are proposed only in round 1
-    for b, p, t, proposed, executed in rows(tmp_path, "SELECT block, policy, round, proposed, executed FROM gtdd_rounds"):
+    for _block, p, t, proposed, _executed in rows(tmp_path, "SELECT block, policy, round, proposed, executed FROM gtdd_rounds"):
         if p == "static-property":
             assert (proposed > 0) == (t == 1)
     assert all(sim for (sim,) in rows(tmp_path, "SELECT simulated FROM gtdd_rounds"))
