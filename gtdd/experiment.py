@@ -214,14 +214,14 @@ class Experiment:
     def _plan(self, block: int) -> BlockPlan:
         c = self.store.conn
         row = c.execute("SELECT module FROM gtdd_blocks WHERE block = ?", [block]).fetchone()
-        static = {}
+        static: dict[str, tuple[list, dict]] = {}
         for key, traces, info in c.execute("SELECT key, traces, info FROM gtdd_static WHERE block = ?",
                                            [block]).fetchall():
             raw, info = json.loads(traces), json.loads(info)
             if info.get("manifest") not in (None, _raw_manifest(raw)):
                 raise EvaluatorError(f"block {block}: the static tests {key!r} do not match their manifest")
             static[key] = (raw, info)
-        last = {}
+        last: dict[str, tuple[int, TrajectoryState | None]] = {}
         for name in self.config.policies:
             r = c.execute("SELECT round, state FROM gtdd_states WHERE block = ? AND policy = ? "
                           "ORDER BY round DESC LIMIT 1", [block, name]).fetchone()
@@ -264,6 +264,8 @@ class Experiment:
 
     def static_generator(self, plan: BlockPlan, policy: Policy, emit: Callable) -> tuple[list, dict]:
         key = policy.static_key
+        if key is None:  # the loop asks only static and staged LLM policies, and each of them names one
+            raise ValueError(f"policy {policy.name!r} has no static generator")
         if key in plan.static:
             return plan.static[key]
         seed = derive_seed(self.config.seed, plan.block, "static", key)

@@ -24,7 +24,7 @@ from gtdd.domains.base import HARNESS_ERRORS, Domain, Trace, trace_id
 from gtdd.execution import EvaluatorError, TraceExecutor, source_hash
 from gtdd.feedback import POOL_FACTOR, FeedbackRule, ObservedFailure
 from gtdd.policies import Policy, Proposals, property_proposals, proposals_from_raw, run_generator, staged_chunk
-from gtdd.reduction import reduce_failures
+from gtdd.reduction import Reduction, reduce_failures
 from testhelix.digest import canonical_json
 
 
@@ -247,7 +247,9 @@ def evaluate_development(ctx: LoopContext, state: TrajectoryState, commitment: C
     outcomes = ctx.executor.failures(commitment.module_source, executed + ctx.public_tests)[:len(executed)]
     failing = [ObservedFailure(tr, f) for tr, f in zip(executed, outcomes) if f is not None]
     passing = {tr.id for tr, f in zip(executed, outcomes) if f is None}
-    counterexamples, links, executions = [], [], 0
+    counterexamples: list[dict] = []
+    links: list[dict] = []
+    executions = 0
     if t < ctx.rounds:  # feedback from the last round would reach no coder
         counterexamples, links, executions = select_counterexamples(ctx, state, commitment, failing)
     last = {c["id"] for c in state.reported if c["round"] == t - 1}
@@ -269,7 +271,7 @@ def select_counterexamples(ctx: LoopContext, state: TrajectoryState, commitment:
     pool = ctx.rule.select(fresh, POOL_FACTOR * ctx.k, reported_families)
     reductions = reduce_failures(ctx.executor, commitment.module_source,
                                  [(c.trace, c.failure) for c in pool], ctx.domain.validate, ctx.domain.max_ops)
-    by_id = {}
+    by_id: dict[str, Reduction] = {}
     for r in reductions:
         if r.reduced.id not in state.reported_ids:
             by_id.setdefault(r.reduced.id, r)

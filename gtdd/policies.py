@@ -110,17 +110,21 @@ def label_family(domain: Domain, ops: list[dict]) -> str:
 
 def proposals_from_raw(domain: Domain, raw: list[Any], requested: int, error: str | None = None
                        ) -> Proposals:
-    valid, invalid, problems = [], 0, []
+    valid: list[Trace] = []
+    problems: list[str] = []
+    invalid = 0
     for i, item in enumerate(raw):
         ops = item.get("ops") if isinstance(item, dict) else item
-        found = (domain.validate(ops) if isinstance(ops, list) and ops
-                 else ["a trace must be a non-empty list of operations"])
-        if found:
-            invalid += 1
-            if len(problems) < 5:
-                problems.append(f"trace {i}: {found[0]}")
-            continue
-        valid.append(Trace.of(ops, label_family(domain, ops)))
+        if isinstance(ops, list) and ops:
+            found = domain.validate(ops)
+            if not found:
+                valid.append(Trace.of(ops, label_family(domain, ops)))
+                continue
+        else:
+            found = ["a trace must be a non-empty list of operations"]
+        invalid += 1
+        if len(problems) < 5:
+            problems.append(f"trace {i}: {found[0]}")
     return Proposals(tuple(valid), invalid, requested, error, tuple(problems))
 
 

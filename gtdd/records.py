@@ -15,6 +15,7 @@ in gtdd_superseded_audits (the superseded decision is the one the coder saw at t
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from collections.abc import Callable
@@ -96,7 +97,7 @@ def reaudit(store: RunStore, rule: acceptance.AcceptanceRule, families: dict[str
             continue
         module = json.loads(state)["module"]  # the committed candidate of this round
         audit = acceptance.run_audit(rule, families, t, randomness_for(block, policy, t),
-                                     lambda traces, m=module: failures_of(m, traces))
+                                     functools.partial(failures_of, module))
         decision = acceptance.decide(rule, json.loads(detail)["snapshot_intact"], public_pass,
                                      regression_pass, audit)
         with store.transaction():

@@ -60,7 +60,7 @@ class _Reducer:
         return self.stage == "done"
 
     def _keeps_designated(self, kept: tuple[int, ...], failure: Failure | None) -> bool:
-        if failure is None or failure.kind != self.original_failure.kind:
+        if failure is None or failure.kind != self.original_failure.kind:  # None: the trace passed
             return False
         if failure.kind == MISMATCH:
             return kept[failure.op_index] == self.original_failure.op_index
@@ -96,10 +96,11 @@ class _Reducer:
         return [self._trace(k) for k in self._pending]
 
     def feed(self, failures: Sequence[Failure | None]) -> None:
-        verified = [(kept, f) for kept, f in zip(self._pending, failures) if self._keeps_designated(kept, f)]
+        verified = [(kept, f) for kept, f in zip(self._pending, failures)
+                    if f is not None and self._keeps_designated(kept, f)]
         if self.stage == "chain":
             for kept, failure in zip(self._pending, failures):
-                if not self._keeps_designated(kept, failure):
+                if failure is None or not self._keeps_designated(kept, failure):
                     break
                 self.kept, self.failure = kept, failure
             self.stage = "delete"
@@ -159,7 +160,7 @@ def reduce_failures(executor: TraceExecutor, source: str, pool: Sequence[tuple[T
             r.feed(results[at:at + len(traces)])
             at += len(traces)
     out = [r.result() for r in reducers]
-    for r in out:
+    for reduction in out:
         # The budget argument in the module docstring, checked rather than trusted.
-        assert r.executions <= budget(max(max_ops, len(r.original.ops))), r.executions
+        assert reduction.executions <= budget(max(max_ops, len(reduction.original.ops))), reduction.executions
     return out

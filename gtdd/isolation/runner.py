@@ -195,7 +195,7 @@ class _Batch:
         backstop = self.limits.wall_backstop_s
         # Frames are written ahead by a thread (each worker reads exactly its own), so a worker never
         # waits for the harness to be scheduled between two traces.
-        frames = [[]] + [[dict(op) for op in t.ops] for t in self.traces[start:]]
+        frames: list[list[dict]] = [[]] + [[dict(op) for op in t.ops] for t in self.traces[start:]]
         writer = threading.Thread(target=_write_frames, args=(self.proc, frames), daemon=True)
         writer.start()
         probe = self._answer(backstop)
@@ -280,7 +280,7 @@ def classify_worker(data: bytes, status: int, cpu_s: float, limits: IsolationLim
     return TraceResult((), ERROR_MALFORMED)
 
 
-def _write_frames(proc: subprocess.Popen, frames: list) -> None:
+def _write_frames(proc: subprocess.Popen, frames: list[list[dict]]) -> None:
     try:
         assert proc.stdin is not None
         for ops in frames:

@@ -277,8 +277,8 @@ def compile_candidate(path):
 
 
 def main():
-    kind, server_dir, workspace, uid, status_fd, data_fd, config_json = sys.argv[1:8]
-    uid, status_fd, data_fd, config = int(uid), int(status_fd), int(data_fd), json.loads(config_json)
+    kind, server_dir, workspace, uid_arg, status_fd_arg, data_fd_arg, config_json = sys.argv[1:8]
+    uid, status_fd, data_fd, config = int(uid_arg), int(status_fd_arg), int(data_fd_arg), json.loads(config_json)
     backstop_cpu = config["rlimit_cpu_s"]
     limits = Limits(wall_s=float(backstop_cpu) * 10, cpu_s=backstop_cpu, memory_mb=config["memory_mb"],
                     fsize_mb=config["fsize_mb"], nofile=config["nofile"], nproc=config["nproc"])

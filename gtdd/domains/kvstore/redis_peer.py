@@ -134,7 +134,7 @@ def documented_divergence(op: Op, expected: Any) -> str | None:
 
 def shared_prefix(ops: Sequence[Op], now_ms: int | None = None) -> tuple[list[Op], str | None]:
     """The operations before the first one that reaches a documented difference, and its name."""
-    out = []
+    out: list[Op] = []
     for op in ops:
         reason = by_design(op, now_ms)
         if reason is not None:
@@ -266,6 +266,7 @@ def start_redis(binary: str | None = None, attempts: int = 3) -> RedisServer:
         argv = [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
                 "--dir", workdir, "--daemonize", "no", "--protected-mode", "yes", "--logfile", ""]
         proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=workdir)
+        assert proc.stdout is not None  # stdout=PIPE: the log, read below when the server exits early
         server = RedisServer(proc, port, workdir)
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline and proc.poll() is None:
