@@ -111,12 +111,12 @@ def config_from_data(data: dict) -> SearchConfig:
         shared = data.pop(_RENAMED_TIMEOUT)
         for name in ("selection_timeout_s", "diagnosis_timeout_s", "reflection_timeout_s"):
             data.setdefault(name, shared)
+    config: SearchConfig | None = None
     try:
         config = SearchConfig.model_validate(data)
     except ValidationError as err:
         problems += [(".".join(str(p) for p in e["loc"]) or "$", e["msg"]) for e in err.errors()]
-        config = None
-    if problems:
+    if problems or config is None:  # a failed validation always adds a problem
         raise UserError("invalid search configuration", problems)
     return config
 

@@ -67,7 +67,7 @@ def session_usage_rows(node: Node) -> dict[str, dict]:
 
 class EvolutionDAG:
     def __init__(self) -> None:
-        self.graph = nx.DiGraph()
+        self.graph: nx.DiGraph[str] = nx.DiGraph()  # node ids; each carries its Node as attribute "node"
 
     # --- building -----------------------------------------------------------------------------
     def add(self, node: Node, parent_id: str | None) -> None:
@@ -130,14 +130,19 @@ class EvolutionDAG:
         return list(reversed(chain))
 
     def developed(self) -> list[Node]:
-        return [n for n in self.nodes() if n.dev_score is not None]
+        return [n for n, _ in self.scored()]
+
+    def scored(self) -> list[tuple[Node, float]]:
+        """The developed nodes, each with its development score."""
+        return [(n, n.dev_score) for n in self.nodes() if n.dev_score is not None]
 
     def best(self) -> Node:
         """Best development score; ties: fewer edits from the root, then the earliest."""
-        candidates = self.developed()
+        candidates = self.scored()
         if not candidates:
             raise LookupError("no node has a development score yet")
-        return min(candidates, key=lambda n: (-n.dev_score, self.depth(n.node_id), n.iteration, n.node_id))
+        best, _ = min(candidates, key=lambda ns: (-ns[1], self.depth(ns[0].node_id), ns[0].iteration, ns[0].node_id))
+        return best
 
     def summary(self) -> dict:
         counts = {s: 0 for s in STATUSES}
@@ -154,7 +159,7 @@ class EvolutionDAG:
                 "edges": [{"parent": a, "child": b} for a, b in sorted(self.graph.edges())]}
 
     def write_graphml(self, path: Path) -> None:
-        g = nx.DiGraph()
+        g: nx.DiGraph[str] = nx.DiGraph()
         for n in self.nodes():
             g.add_node(n.node_id, iteration=n.iteration, status=n.status, strategy_hash=n.strategy_hash,
                        edit=json.dumps(n.to_json()["edit"]), reason=n.reason,

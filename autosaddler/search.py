@@ -120,9 +120,9 @@ class Search:
                 or state.proposals >= self.config.max_candidate_proposals or out_of_tasks)
 
     def _choose_parent(self, dag: EvolutionDAG) -> str:
-        views = [ParentView(n.node_id, n.dev_score, dag.depth(n.node_id), describe(n.edit),
+        views = [ParentView(n.node_id, score, dag.depth(n.node_id), describe(n.edit),
                             sum(n.child_outcomes.values()) if n.child_outcomes else None)
-                 for n in dag.developed()]
+                 for n, score in dag.scored()]
         choice = self.optimizer.select_parent(views)
         if choice not in {v.node_id for v in views}:
             choice = dag.best().node_id  # an invalid choice falls back to the best development score

@@ -160,10 +160,11 @@ def _dag_section(dag: EvolutionDAG) -> Markup:
 def _detail(dag: EvolutionDAG, n: Node, hidden: bool) -> Markup:
     parent_id = dag.parent(n.node_id)
     parent = dag.node(parent_id) if parent_id else None
-    facts = [["status", n.status], ["reason", n.reason or "—"], ["iteration", n.iteration],
-             ["parent", parent_id or "— (the initial strategy)"], ["edits from the root", dag.depth(n.node_id)],
-             ["development score", pct(n.dev_score) if n.dev_score is not None else "not evaluated (only children "
-              "that pass the screen are)"], ["strategy hash", n.strategy_hash[:16]], ["elapsed", f"{n.elapsed_s:.1f} s"]]
+    facts: list[list[object]] = [
+        ["status", n.status], ["reason", n.reason or "—"], ["iteration", n.iteration],
+        ["parent", parent_id or "— (the initial strategy)"], ["edits from the root", dag.depth(n.node_id)],
+        ["development score", pct(n.dev_score) if n.dev_score is not None else "not evaluated (only children "
+         "that pass the screen are)"], ["strategy hash", n.strategy_hash[:16]], ["elapsed", f"{n.elapsed_s:.1f} s"]]
     parts: list[Any] = [tag("h3", f"{n.node_id}: {describe(n.edit)}"), table(None, facts, class_="kv")]
     if n.edit:
         rationale = n.edit.rationale if isinstance(n.edit, (FieldEdit, LessonEdit)) else ""
@@ -224,16 +225,17 @@ def _previous_usage(dag: EvolutionDAG, n: Node) -> dict:
 
 
 def _dev_chart(dag: EvolutionDAG) -> Markup:
-    developed = sorted(dag.developed(), key=lambda n: (n.iteration, n.node_id))
+    developed = sorted(dag.scored(), key=lambda ns: (ns[0].iteration, ns[0].node_id))
     if not developed:
         return section("dev", "Development score over iterations", tag("p", "No development score yet."))
-    best, running = [], -1.0
-    for n in developed:
-        running = max(running, n.dev_score)
+    best: list[tuple[float, float]] = []
+    running = -1.0
+    for n, score in developed:
+        running = max(running, score)
         best.append((n.iteration, running))
-    chart = line_chart({"developed node": [(n.iteration, n.dev_score) for n in developed], "best so far": best},
+    chart = line_chart({"developed node": [(n.iteration, score) for n, score in developed], "best so far": best},
                        "iteration", "development Reference Acceptance", chart_id="dev-chart")
-    rows = [[n.node_id, (n.iteration, "num"), (pct(n.dev_score), "num"), describe(n.edit)] for n in developed]
+    rows = [[n.node_id, (n.iteration, "num"), (pct(score), "num"), describe(n.edit)] for n, score in developed]
     return section("dev", "Development score over iterations", chart,
                    table(["node", "iteration", "development score", "edit"], rows, id="dev-table"))
 

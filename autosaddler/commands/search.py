@@ -128,14 +128,18 @@ def resume(run_dir: Path, jobs, backend, ray_address, as_json: bool) -> None:
         store.close()
     if meta is None:
         raise UserError(f"{run_dir}: no search to resume here")
+    if not isinstance(meta, dict):
+        raise UserError(f"{_meta_row(run_dir)} is not an object")
     _run(run_dir, meta, _stored_config(run_dir, meta), as_json, jobs, backend, ray_address)
 
 
-def _stored_config(run_dir: Path, meta: object) -> SearchConfig:
+def _meta_row(run_dir: Path) -> str:
+    return f"{Path(run_dir) / 'run.duckdb'}: search_state row 'meta'"
+
+
+def _stored_config(run_dir: Path, meta: dict) -> SearchConfig:
     """The stored search settings, validated exactly as on input (a damaged store names the field)."""
-    where = f"{Path(run_dir) / 'run.duckdb'}: search_state row 'meta'"
-    if not isinstance(meta, dict):
-        raise UserError(f"{where} is not an object")
+    where = _meta_row(run_dir)
     for key in ("pack", "model", "optimizer_model"):
         if not isinstance(meta.get(key), str) or not meta[key]:
             raise UserError(f"{where}: {key!r} is missing or not a string")
