@@ -53,6 +53,8 @@ def render_search_report(run_dir: Path, out: Path) -> dict:
                                if opened.live else " (for a helix run use `testhelix view`)"))
         dag = EvolutionDAG.load(store)
         meta = store.get_state("meta") or {}
+        if not isinstance(meta, dict):
+            raise UserError(f"{store.path}: search_state row 'meta' is not an object")
         sessions = _session_ledger(store)
         gates = has_rows(store, "gate_results")
         models = [meta.get("model", ""), meta.get("optimizer_model", "")] + ([g["model"] for g in gate_rows(store)]
