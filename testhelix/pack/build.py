@@ -156,7 +156,8 @@ def _plan(progs: KataPrograms, defect: Mutation, trusted: dict[str, SuiteRun], s
     if initial not in have:
         return "the defect could not be applied to the reference"
     if not fails(initial):
-        return f"the initial program (reference + defect) does not fail the trusted tests ({trusted[progs.trusted_key(initial)].reason or 'all pass'})"
+        reason = trusted[progs.trusted_key(initial)].reason or "all pass"
+        return f"the initial program (reference + defect) does not fail the trusted tests ({reason})"
     if partial not in have or not fails(partial):
         return "the first wrong fix is missing or does not fail the trusted tests"
     taken = {have[initial].digest, have[partial].digest} | {have[n].digest for n in valid}
@@ -253,7 +254,8 @@ def _write_task(task: PlannedTask, progs: KataPrograms, bank_runs: dict[str, Sui
 def _prepare_out(out: Path) -> None:
     """Refuse to replace a folder that is not a pack this command wrote."""
     if out.exists() and (not out.is_dir() or (any(out.iterdir()) and not (out / PACK_INDEX).is_file())):
-        raise UserError(f"{out}: exists and is not a pack written by `testhelix pack build` (no {PACK_INDEX}); refusing to overwrite")
+        raise UserError(f"{out}: exists and is not a pack written by `testhelix pack build` (no {PACK_INDEX}); "
+                        "refusing to overwrite")
 
 
 def build_pack(src: Path, out: Path, seed: int = 42, workers: int = 2, katas: tuple[str, ...] = (),

@@ -5,8 +5,9 @@ artifact exists and its tree digest matches the manifest, there is exactly one r
 initial program FAILS the trusted tests, the reference and every valid candidate PASS them, and
 every invalid candidate FAILS them (a clean failure: a timeout or a run where no test ran is an
 error, not a rejection). A simulation bank's labels are measured again from the task folder -- its
-tests on the initial program and on the bank's own repairs only -- and must equal bank/bank.json. Identical (tests, program) pairs across tasks run once: once the digests
-are checked, the digest pair identifies the run.
+tests on the initial program and on the bank's own repairs only -- and must equal bank/bank.json.
+Identical (tests, program) pairs across tasks run once: once the digests are checked, the digest
+pair identifies the run.
 """
 
 from __future__ import annotations
