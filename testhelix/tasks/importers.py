@@ -28,6 +28,7 @@ from typing import Callable, Literal
 from testhelix.digest import tree_sha256
 from testhelix.errors import UserError
 from testhelix.execution.outcome import Limits, Outcome
+from testhelix.execution.seam import Executor
 from testhelix.tasks.model import ID_PATTERN, TaskToml, read_task_toml
 
 ID_RE = re.compile(ID_PATTERN)
@@ -114,10 +115,10 @@ class TrustedRunner:
 
     def __init__(self, workers: int = 2, wheels: Path | None = None):
         self.workers, self.wheels = workers, wheels
-        self._executor = None
+        self._executor: Executor | None = None
 
     def run(self, stage: Path, doc: TaskToml, programs: list[Path]) -> list[Outcome]:
-        from testhelix.execution.environments import check_python, ensure_environment
+        from testhelix.execution.environments import check_python, environment_executor
         from testhelix.execution.executor import default_executor
 
         if self._executor is None:
@@ -130,7 +131,7 @@ class TrustedRunner:
             raise Refused(f"environment: {err}") from None
         if doc.environment.requirements:
             try:
-                executor = executor.for_environment(ensure_environment(doc.environment.requirements, self.wheels, where))
+                executor = environment_executor(executor, doc.environment.requirements, self.wheels, where)
             except UserError as err:
                 raise Refused(f"environment: {err}") from None
         limits = Limits(wall_s=float(doc.verifier.timeout_sec), traceback="line")
