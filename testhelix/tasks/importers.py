@@ -21,9 +21,10 @@ import re
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Literal
+from typing import Literal
 
 from testhelix.digest import tree_sha256
 from testhelix.errors import UserError
@@ -203,6 +204,21 @@ def import_one(pack: Path, task_id: str, source: str, build: Callable[[Path], No
         raise
 
 
+def collect_results(results: Iterable[ImportResult], runner: TrustedRunner,
+                    progress: Progress | None = None) -> list[ImportResult]:
+    """Run the imports `results` yields, one at a time, telling `progress` of each as it finishes;
+    the runner's executor is closed afterwards, also when an import raises."""
+    done: list[ImportResult] = []
+    try:
+        for result in results:
+            done.append(result)
+            if progress:
+                progress(result)
+    finally:
+        runner.close()
+    return done
+
+
 def summary_counts(results: list[ImportResult]) -> dict[str, int]:
     out = {s: 0 for s in ("imported", "updated", "unchanged", "refused")}
     for r in results:
@@ -210,13 +226,13 @@ def summary_counts(results: list[ImportResult]) -> dict[str, int]:
     return out
 
 
-def import_harbor(*args, **kwargs):  # noqa: ANN002 - re-exported entry points
+def import_harbor(*args, **kwargs):  # re-exported entry points (imported on use)
     from testhelix.tasks.harbor import import_harbor as run
 
     return run(*args, **kwargs)
 
 
-def import_swebench(*args, **kwargs):  # noqa: ANN002
+def import_swebench(*args, **kwargs):
     from testhelix.tasks.swebench import import_swebench as run
 
     return run(*args, **kwargs)

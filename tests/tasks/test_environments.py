@@ -7,6 +7,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from wheel_maker import make_wheel
 
 from testhelix.errors import UserError
 from testhelix.execution.environments import ensure_environment, normalise
@@ -16,7 +17,6 @@ from testhelix.pack.verify import verify_pack
 from testhelix.prism.evaluation import evaluate_task
 from testhelix.tasks.swebench import import_swebench
 from testhelix.tasks.task import load_task
-from wheel_maker import make_wheel
 
 SWE = Path(__file__).resolve().parents[1] / "fixtures" / "swebench"
 PIN = "helixpin==1.2.3"
