@@ -121,7 +121,8 @@ def _rules(data: dict, labels: list[str]) -> Markup:
 
 
 def _usage(data: dict, labels: list[str]) -> Markup:
-    rows, total = [], Counter()
+    rows: list[list] = []
+    total: Counter[str] = Counter()
     unknown_total = False
     for task in sorted(data["per_task"]):
         for label in labels:
