@@ -77,7 +77,8 @@ def _store_problem(err: Exception):
     return describe_store_error(str(err), _OPEN_PATHS)
 
 
-def _choose_execution(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+def _choose_execution(ctx: click.Context, param: click.Parameter,  # noqa: ARG001 - click's callback signature
+                      value: str | None) -> str | None:
     """Check an --executor / --sandbox choice now (exit 2 before any work) and make it the
     process's choice, read by every executor the command creates (seam.create_executor)."""
     import os

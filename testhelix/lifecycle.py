@@ -32,6 +32,13 @@ KIND_NAMES = {"search": "a strategy search", "helix": "a `testhelix run`", "eval
               "gate": "a release gate", "gtdd": "a GTDD experiment"}
 
 
+def _value(conn: duckdb.DuckDBPyConnection, sql: str) -> object:
+    """The value of a SELECT without FROM (EXISTS, current_database()): such a query yields one row."""
+    row = conn.execute(sql).fetchone()
+    assert row is not None, sql
+    return row[0]
+
+
 def first_line(err: Exception) -> str:
     return str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
 
@@ -79,7 +86,7 @@ def run_kinds(conn: duckdb.DuckDBPyConnection) -> set[str]:
     found = set()
     for kind, sql in KIND_QUERIES.items():
         try:
-            if conn.execute(f"SELECT EXISTS ({sql})").fetchone()[0]:
+            if _value(conn, f"SELECT EXISTS ({sql})"):
                 found.add(kind)
         except duckdb.CatalogException:
             continue
@@ -106,7 +113,7 @@ def publish_snapshot(conn: duckdb.DuckDBPyConnection, final: Path, step: str) ->
     tmp = final.with_name(f".snapshot-{os.getpid()}.duckdb")
     for leftover in (tmp, tmp.with_name(tmp.name + ".wal")):
         leftover.unlink(missing_ok=True)
-    db = conn.execute("SELECT current_database()").fetchone()[0]
+    db = _value(conn, "SELECT current_database()")
     try:
         conn.execute(f"ATTACH '{tmp}' AS th_snapshot")
         try:
@@ -131,4 +138,8 @@ def open_snapshot(snap: Path, store_path: Path) -> tuple[duckdb.DuckDBPyConnecti
                         "(try again after its first step)")
     conn = connect(snap, read_only=True)
     row = conn.execute("SELECT step, published_at FROM snapshot_meta").fetchone()
+    if row is None:  # publish_snapshot always writes the row: this file was damaged or made by hand
+        conn.close()
+        raise UserError(f"{snap}: the snapshot does not say which step it is from (snapshot_meta is empty); "
+                        f"{store_path} is in use by a running command, try again after its next step")
     return conn, {"step": row[0], "published_at": str(row[1])[:19]}

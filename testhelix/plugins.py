@@ -85,7 +85,7 @@ def load_plugin(spec: str, *, group: str, builtins: Mapping[str, str], option: s
 def import_root(obj: Any) -> str | None:
     """The sys.path entry `obj`'s top-level package was imported from, so a child process (a fork
     server) can import the same plug-in; None for the project's own objects."""
-    module_name = getattr(obj, "__module__", None) or getattr(type(obj), "__module__", "")
+    module_name = getattr(obj, "__module__", None) or getattr(type(obj), "__module__", None) or ""
     top = sys.modules.get(module_name.partition(".")[0])
     file = getattr(top, "__file__", None)
     if not file or module_name.startswith(("testhelix.", "gtdd.", "autosaddler.")):

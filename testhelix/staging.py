@@ -37,7 +37,7 @@ def release(folder: Path) -> None:
 def reclaim_dead(parent: Path | None = None, prefix: str = "testhelix-prism-") -> list[Path]:
     """Remove staging folders under `parent` (default: the temp folder) whose owner has died."""
     parent = Path(parent or tempfile.gettempdir())
-    removed = []
+    removed: list[Path] = []
     try:
         candidates = [p for p in parent.iterdir() if p.name.startswith(prefix)]
     except OSError:

@@ -77,7 +77,7 @@ class RunStore:
         except duckdb.IOException as err:
             if "lock" not in str(err).lower():
                 raise UserError(f"{self.path}: cannot open the run store: {lifecycle.first_line(err)}") from None
-            return self._open_snapshot(err)
+            return self._open_snapshot()
         except duckdb.Error as err:
             raise UserError(f"{self.path}: cannot open the run store: {lifecycle.first_line(err)}") from None
         if migrations.pending(conn):
@@ -98,7 +98,7 @@ class RunStore:
             raise UserError(f"{self.path}: made by a newer version (schema {version})")
         return conn
 
-    def _open_snapshot(self, err: Exception) -> duckdb.DuckDBPyConnection:
+    def _open_snapshot(self) -> duckdb.DuckDBPyConnection:
         """The writer holds the lock: read the snapshot it published after its last step."""
         conn, self.snapshot = lifecycle.open_snapshot(self.run_dir / SNAPSHOT_NAME, self.path)
         print(f"note: {self.run_dir} is being written; reading the snapshot after step {self.snapshot['step']} "

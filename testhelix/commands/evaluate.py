@@ -30,6 +30,11 @@ def _public(result: dict) -> dict:
     return {k: v for k, v in result.items() if not k.startswith("_")}
 
 
+def _number(value: float | None, digits: int) -> str:
+    """A metric for display: undefined (None) when its denominator is empty."""
+    return "undefined" if value is None else f"{value:.{digits}f}"
+
+
 def _print_task(result: dict) -> None:
     from rich.console import Console
     from rich.table import Table
@@ -41,8 +46,8 @@ def _print_task(result: dict) -> None:
         table.add_row(pid, o["outcome"], o["reason"] or "")
     console = Console()
     console.print(table)
-    fmt = (lambda v: "undefined" if v is None else f"{v:.2f}")
-    console.print(f"F={result['F']}  A={fmt(result['A'])}  R={fmt(result['R'])}  S={result['S']}")
+    a, r = _number(result["A"], 2), _number(result["R"], 2)
+    console.print(f"F={result['F']}  A={a}  R={r}  S={result['S']}")
 
 
 def _split_ids(pack: Path, split: str, split_file: Path | None, tasks: list[Task]) -> list[str]:
@@ -161,7 +166,6 @@ def command(task_dir, suite_dir, pack_dir, split, split_file, suites_dir, run_di
         print_json(summary)
     else:
         m = summary["metrics"]
-        fmt = (lambda v: "undefined" if v is None else f"{v:.4f}")
         click.echo(f"evaluated {summary['tasks']} tasks ({summary['missing']} missing) into {run_dir}")
-        click.echo("  ".join(f"{k}={fmt(m[k])}" for k in ("reference_acceptance", "joint_success",
+        click.echo("  ".join(f"{k}={_number(m[k], 4)}" for k in ("reference_acceptance", "joint_success",
                                                           "valid_acceptance", "invalid_rejection", "h")))

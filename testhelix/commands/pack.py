@@ -84,21 +84,19 @@ def list_packs(as_json: bool) -> None:
     """The bundled packs: name, tasks, tree digest, and where the unpacked copy is (if it is yet)."""
     from testhelix.pack.bundle import bundled_packs, cache_slot
 
-    rows = []
-    for pack in bundled_packs().values():
-        folder = cache_slot(pack) / pack.name
-        rows.append({"name": pack.name, "tasks": pack.tasks, "tree_sha256": pack.tree_sha256,
-                     "contexts": pack.contexts, "archive_sha256": pack.archive_sha256,
-                     "source_sha256": pack.source_sha256, "cached": str(folder) if folder.is_dir() else None})
+    packs = [(pack, cache_slot(pack) / pack.name) for pack in bundled_packs().values()]
     if as_json:
-        print_json({"packs": rows})
+        print_json({"packs": [{"name": pack.name, "tasks": pack.tasks, "tree_sha256": pack.tree_sha256,
+                               "contexts": pack.contexts, "archive_sha256": pack.archive_sha256,
+                               "source_sha256": pack.source_sha256, "cached": str(folder) if folder.is_dir() else None}
+                              for pack, folder in packs]})
         return
-    if not rows:
+    if not packs:
         click.echo("no bundled packs")
-    for row in rows:
-        where = row["cached"] or "not unpacked yet (first use unpacks it)"
-        click.echo(f"{row['name']}  {row['tasks']} tasks  tree sha256 {row['tree_sha256']}")
-        click.echo(f"  contexts: {', '.join(f'{k} {v}' for k, v in row['contexts'].items())}")
+    for pack, folder in packs:
+        where = str(folder) if folder.is_dir() else "not unpacked yet (first use unpacks it)"
+        click.echo(f"{pack.name}  {pack.tasks} tasks  tree sha256 {pack.tree_sha256}")
+        click.echo(f"  contexts: {', '.join(f'{k} {v}' for k, v in pack.contexts.items())}")
         click.echo(f"  cache: {where}")
 
 

@@ -95,7 +95,8 @@ def collect(store: RunStore) -> dict[str, Any]:
         "SELECT run_label, sum(coalesce(input_tokens, 0) + coalesce(output_tokens, 0)), count(*) "
         "FROM model_calls GROUP BY run_label")[1]}
 
-    runs, per_task, records = [], {}, {}
+    runs, records = [], {}
+    per_task: dict[str, dict[str, dict]] = {}  # run label -> metric -> task -> value
     for label in sorted(outcomes.keys() | results.keys()):
         task_ids = sorted(outcomes[label].keys() | results[label].keys())
         tasks = {}
@@ -115,8 +116,8 @@ def collect(store: RunStore) -> dict[str, Any]:
         rows = [results[label].get(t, {}) for t in task_ids]
         delta_c, n_dc = _mean_defined([r.get("delta_c") for r in rows])
         entry, n_entry = _mean_defined([r.get("entry_coverage") for r in rows])
-        tokens = [r.get("tokens") for r in rows if r.get("tokens") is not None]
-        calls = [r.get("calls") for r in rows if r.get("calls") is not None]
+        tokens = [n for r in rows if (n := r.get("tokens")) is not None]
+        calls = [n for r in rows if (n := r.get("calls")) is not None]
         led_tokens, led_calls = ledger.get(label, (None, None))
         runs.append({
             "run_label": label, **m.as_dict(), "finished": finished, "planned": planned,
@@ -183,7 +184,8 @@ def _curves(records: dict[str, list[P.SubsetRecord | None]]) -> dict[str, list[d
                 a, b = P.schedule_counts(schedule, j)
                 # F=0 records never reach the combinatorics, so unknown panels add a 0 safely
                 value = P.expected_joint(padded, a, b)
-                points.append(P.CurvePoint(schedule, 1 + j, a, b, value))
+                if value is not None:  # None only for no records; padded holds `known`
+                    points.append(P.CurvePoint(schedule, 1 + j, a, b, value))
         return points
 
     out = {label: curve(recs) for label, recs in records.items()}

@@ -61,8 +61,10 @@ def split_task_ids(pack: Path, split: str, split_file: Path | None) -> list[str]
 @execution_options
 @json_option
 def command(pack_dir, split, split_file, configs, models, strategy_file, run_dir, workers, token_cap, limit, seed,
-            coverage, call_timeout, context_window, rpm, tpm, jobs, backend, ray_address, as_json) -> None:
-    """Run TestHelix configurations on a split and evaluate every submitted suite (resumable)."""
+            coverage, call_timeout, context_window, rpm, tpm, jobs, backend, ray_address, as_json) -> int:
+    """Run TestHelix configurations on a split and evaluate every submitted suite (resumable).
+
+    Returns the exit status (cliutil.entry_point): 3 when the provider prevented a task evaluation."""
     from testhelix.execution.cache import StoreOutcomeCache
     from testhelix.execution.seam import create_executor
     from testhelix.llm import ratelimit
@@ -78,7 +80,7 @@ def command(pack_dir, split, split_file, configs, models, strategy_file, run_dir
     cfgs = [get_config(c, token_cap=token_cap, seed=seed) for c in configs]
     if any(c.name == "E" for c in cfgs) and strategy_file is None:
         raise UserError("--config E needs --strategy FILE (a frozen, improved strategy)")
-    improved = load_strategy(strategy_file) if strategy_file else None
+    improved = load_strategy(strategy_file) if strategy_file else initial_strategy()  # used by E only
     plans = [(m, c, improved if c.name == "E" else initial_strategy()) for m in models for c in cfgs]
     for _, config, strategy in plans:  # before any work: a strategy the configuration would weaken
         check_run_compatibility(strategy, config.challenge_steps)
@@ -139,6 +141,7 @@ def command(pack_dir, split, split_file, configs, models, strategy_file, run_dir
     if summary["simulated"]:
         click.echo("note: sim:* models are simulated test doubles, not real models")
     click.echo(f"next: testhelix report {run_dir}")
+    return 0
 
 
 def _causes(incomplete: list[dict]) -> dict[str, int]:

@@ -29,6 +29,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
@@ -36,7 +37,11 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from testhelix.errors import UserError
 from testhelix.execution.sandbox import HOST_PREFIX_ENV  # re-exported: one name for the knob
 
-__all__ = ["HOST_PREFIX_ENV", "PythonEnv", "ensure_environment", "executor_for", "task_environment"]
+if TYPE_CHECKING:
+    from testhelix.execution.seam import Executor
+
+__all__ = ["HOST_PREFIX_ENV", "PythonEnv", "ensure_environment", "environment_executor", "executor_for",
+           "task_environment"]
 CACHE_ENV = "TESTHELIX_ENV_CACHE"
 WHEELS_ENV = "TESTHELIX_WHEELS"
 BUILD_TIMEOUT_S = 900
@@ -134,6 +139,18 @@ def ensure_environment(requirements: Sequence[str], wheels: Path | None = None, 
             _writable(tmp)
             shutil.rmtree(tmp, ignore_errors=True)
     return PythonEnv(digest, final, reqs)
+
+
+def environment_executor(executor: Executor, requirements: Sequence[str], wheels: Path | None = None,
+                         where: str = "task") -> Executor:
+    """`executor`'s pool for the environment these pins name (built now if missing). An executor
+    without that ability is refused before anything is built: the pins would otherwise be ignored."""
+    from testhelix.execution.seam import RunsEnvironments
+
+    if not isinstance(executor, RunsEnvironments):
+        raise UserError(f"{where}: pins requirements, and the executor in use ({type(executor).__name__}) cannot "
+                        "run a task environment (it has no for_environment)")
+    return executor.for_environment(ensure_environment(requirements, wheels, where))
 
 
 def _build(tmp: Path, reqs: tuple[str, ...], wheels: Path | None, where: str) -> None:

@@ -284,7 +284,7 @@ class ForkServerExecutor:
             sd, pd = (digests.get(p) or digests.setdefault(p, _digest(p)) for p in (Path(suite), Path(program)))
             keyed.append((cache_key(sd, pd, self.runner_version, limits) + salt, Path(suite), Path(program), sd, pd))
         results: dict[str, Outcome] = {}
-        todo: dict[str, tuple] = {}
+        todo: dict[str, tuple[Path, Path, str, str]] = {}  # key -> suite, program, their digests
         for key, suite, program, sd, pd in keyed:
             if key in results or key in todo:
                 continue
@@ -303,9 +303,10 @@ class ForkServerExecutor:
             # for one run (an agent's run_tests), where the test process compiles what it imports.
             self.trees.ensure(trees, compile_new=len(todo) >= COMPILE_BATCH)
             self._ensure_started()
+            # Both trees travel by digest (staged above); the suite folder is read here for its entry point.
             with ThreadPoolExecutor(min(self.workers, len(todo))) as pool:
-                fresh = pool.map(lambda kv: (kv[0], self._execute(*kv[1], limits, coverage)), todo.items())
-                for key, outcome in fresh:
+                fresh = pool.map(lambda key: self._execute(todo[key][0], *todo[key][2:], limits, coverage), todo)
+                for key, outcome in zip(todo, fresh):
                     results[key] = outcome
                     self._store(key, outcome, *todo[key][2:], limits)
         return [results[k[0]] for k in keyed]
@@ -348,7 +349,7 @@ class ForkServerExecutor:
                 describe(key, sd, pd, self.runner_version, limits)
             self.persistent.put(key, outcome)
 
-    def _execute(self, suite: Path, program: Path, sd: str, pd: str, limits: Limits, coverage: bool) -> Outcome:
+    def _execute(self, suite: Path, sd: str, pd: str, limits: Limits, coverage: bool) -> Outcome:
         entry, pre_error = _entry(suite, coverage)
         if pre_error is None and pd.startswith("missing:"):
             pre_error = "harness fault: missing program"

@@ -331,7 +331,7 @@ def _try_umount(path: Path) -> None:
         pass
 
 
-def _hide_nothing(name: str) -> bool:
+def _hide_nothing(name: str) -> bool:  # noqa: ARG001 - build_workspace's skip predicate signature
     return False
 
 

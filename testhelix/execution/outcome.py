@@ -125,7 +125,7 @@ def parse_summary(output: str) -> Counts | None:
 _PYTEST_FAILS = {1: "tests failed", 2: "collection error or interrupted", 3: "pytest internal error",
                  4: "pytest usage error"}
 NO_TESTS_EXIT = 5  # pytest: no tests collected (an empty entry)
-_RESOURCE_SIGNALS = {signal.SIGXCPU: "cpu time", signal.SIGXFSZ: "file size"}
+_RESOURCE_SIGNALS: dict[int, str] = {signal.SIGXCPU: "cpu time", signal.SIGXFSZ: "file size"}
 
 
 def _signal_name(signum: int) -> str:

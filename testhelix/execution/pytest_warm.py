@@ -21,9 +21,8 @@ import inspect
 import os
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any
 
 import _pytest.config as _pytest_config  # the private hook point; guarded by ConfigTemplate.build
 import pytest
@@ -54,16 +53,18 @@ def warm_up(work: Path) -> None:
             del sys.modules[name]
 
 
+GetConfig = Callable[..., _pytest_config.Config]
+
+
 class ConfigTemplate:
-    def __init__(self, config: Any | None, original: Any):
+    def __init__(self, config: _pytest_config.Config | None, original: GetConfig | None):
         self.config, self._original = config, original
 
     @classmethod
     def build(cls) -> ConfigTemplate:
-        original = getattr(_pytest_config, "get_config", None)
+        original: GetConfig | None = getattr(_pytest_config, "get_config", None)
         try:
-            params = inspect.signature(original).parameters if original else {}
-            if not {"args", "plugins", "prog"} <= set(params):
+            if original is None or not {"args", "plugins", "prog"} <= set(inspect.signature(original).parameters):
                 return cls(None, original)
             return cls(original(list(PYTEST_ARGS), None, prog=PROG), original)
         except Exception:  # noqa: BLE001 - any surprise means: no template
@@ -75,15 +76,17 @@ class ConfigTemplate:
 
     def install(self, args: Sequence[str]) -> None:
         """In the child, before pytest.main(args): the next get_config(args) returns the template."""
-        if self.config is None:
+        config, original = self.config, self._original
+        if config is None or original is None:  # a template exists only where get_config did
             return
         expected = list(args)
 
-        def adopt(call_args: Any = None, plugins: Any = None, *, prog: str | None = None) -> Any:
-            _pytest_config.get_config = self._original  # one use only
-            if list(call_args or ()) != expected or prog != PROG:
-                return self._original(call_args, plugins, prog=prog)
-            config = self.config
+        # get_config's own signature (pytest.main calls it in the child)
+        def adopt(args: Iterable[str] | None = None, plugins: Sequence[str | object] | None = None, *,
+                  prog: str | None = None) -> _pytest_config.Config:
+            _pytest_config.get_config = original  # one use only
+            if list(args or ()) != expected or prog != PROG:
+                return original(args, plugins, prog=prog)
             config.invocation_params = config.InvocationParams(args=expected, plugins=plugins, dir=Path.cwd())
             return config
 

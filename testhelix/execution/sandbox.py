@@ -286,7 +286,7 @@ class PlainSandbox:
     def fork_job(self) -> int:
         return os.fork()
 
-    def enter_job(self, workspace: Path | Layers, limits: Limits) -> str:
+    def enter_job(self, workspace: Path | Layers, limits: Limits) -> str:  # noqa: ARG002 - the Sandbox protocol's signature
         assert isinstance(workspace, Path), "the plain sandbox runs in a built workspace"
         return str(workspace)
 

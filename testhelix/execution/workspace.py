@@ -176,7 +176,7 @@ def listing(cached: Path) -> tuple[tuple[str, ...], tuple[str, ...]]:
 
 
 def _populate(cached: Path, dest: Path, link: bool, owner: int | None, skip: Callable[[str], bool]) -> None:
-    for dirpath, dirnames, filenames in os.walk(cached):
+    for dirpath, _dirnames, filenames in os.walk(cached):
         rel = os.path.relpath(dirpath, cached)
         out = dest if rel == "." else dest / rel
         out.mkdir(exist_ok=True)
@@ -219,8 +219,8 @@ def remove_workspace(ws: Path) -> None:
 def tree_module_names(tree: Path, anywhere: bool = False) -> frozenset[str]:
     """Import names a tree can provide: packages and modules at its root, or (`anywhere`) the name
     of every folder and .py file in it."""
-    names = set()
-    for d, dirs, files in os.walk(tree) if anywhere else [next(os.walk(tree))]:
+    names: set[str] = set()
+    for _d, dirs, files in os.walk(tree) if anywhere else [next(os.walk(tree))]:
         names.update(n for n in dirs if n.isidentifier())
         names.update(n[:-3] for n in files if n.endswith(".py") and n[:-3].isidentifier())
     return frozenset(names)

@@ -15,6 +15,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeGuard
 
 from testhelix.errors import UserError
 from testhelix.pack.runner import SuiteRun
@@ -32,7 +33,7 @@ class BankSource:
     tests: tuple[BankTest, ...]
 
 
-def _is_test(node: ast.stmt) -> bool:
+def _is_test(node: ast.stmt) -> TypeGuard[ast.FunctionDef | ast.AsyncFunctionDef]:
     return isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("test_")
 
 
@@ -53,8 +54,9 @@ def split_bank(path: Path) -> BankSource:
         if not _is_test(node):
             continue
         first = min([node.lineno] + [d.lineno for d in node.decorator_list])
-        tests.append(BankTest(node.name, "\n".join(lines[first - 1:node.end_lineno]) + "\n"))
-        keep[first - 1:node.end_lineno] = [False] * (node.end_lineno - first + 1)
+        last = node.end_lineno or node.lineno  # ast.parse always sets end_lineno; the type allows None
+        tests.append(BankTest(node.name, "\n".join(lines[first - 1:last]) + "\n"))
+        keep[first - 1:last] = [False] * (last - first + 1)
     names = [t.name for t in tests]
     if len(set(names)) != len(names):
         raise UserError(f"{path}: test function names are not unique")

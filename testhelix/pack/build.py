@@ -14,6 +14,7 @@ import shutil
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 from testhelix.digest import file_sha256, tree_sha256
@@ -43,11 +44,11 @@ class Variant:
 @dataclass
 class KataPrograms:
     kata: Kata
+    bank: banks.BankSource
     variants: dict[str, Variant] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)  # variants that could not be written
     tests_digest: str = ""
     bank_digest: str = ""
-    bank: banks.BankSource | None = None
 
     def trusted_key(self, name: str) -> str:
         return f"trusted:{self.tests_digest}:{self.variants[name].digest}"
@@ -62,6 +63,10 @@ class BuildReport:
     dropped: tuple[tuple[str, str], ...]  # (task or kata id, reason)
     contexts: dict[str, int]
     runs: int
+
+
+def _copy_program(src: Path, dest: Path) -> Path:
+    return Path(shutil.copytree(src, dest, ignore=_IGNORE))
 
 
 def _materialise(kata: Kata, scratch: Path) -> KataPrograms:
@@ -80,17 +85,17 @@ def _materialise(kata: Kata, scratch: Path) -> KataPrograms:
             return
         progs.variants[name] = Variant(name, dest, tree_sha256(dest))
 
-    add("reference", lambda d: write_variant(kata, d))
+    add("reference", partial(write_variant, kata))
     for alt in kata.alternative_dirs[:PANEL_ALTERNATIVES]:
-        add(alt.name, lambda d, alt=alt: Path(shutil.copytree(alt, d, ignore=_IGNORE)))
+        add(alt.name, partial(_copy_program, alt))
     for m in kata.mutations:
-        add(f"mut:{m.id}", lambda d, m=m: write_variant(kata, d, m))
+        add(f"mut:{m.id}", partial(write_variant, kata, mutation=m))
         if not m.defect:
             continue
         for i, fix in enumerate(m.fixes):
-            add(f"fix:{m.id}:{i}", lambda d, m=m, fix=fix: write_variant(kata, d, m, fix))
+            add(f"fix:{m.id}:{i}", partial(write_variant, kata, mutation=m, repair=fix))
         for i, wrong in enumerate(m.wrong_fixes):
-            add(f"wrong:{m.id}:{i}", lambda d, m=m, wrong=wrong: write_variant(kata, d, m, wrong))
+            add(f"wrong:{m.id}:{i}", partial(write_variant, kata, mutation=m, repair=wrong))
     return progs
 
 
@@ -156,7 +161,8 @@ def _plan(progs: KataPrograms, defect: Mutation, trusted: dict[str, SuiteRun], s
     if initial not in have:
         return "the defect could not be applied to the reference"
     if not fails(initial):
-        return f"the initial program (reference + defect) does not fail the trusted tests ({trusted[progs.trusted_key(initial)].reason or 'all pass'})"
+        reason = trusted[progs.trusted_key(initial)].reason or "all pass"
+        return f"the initial program (reference + defect) does not fail the trusted tests ({reason})"
     if partial not in have or not fails(partial):
         return "the first wrong fix is missing or does not fail the trusted tests"
     taken = {have[initial].digest, have[partial].digest} | {have[n].digest for n in valid}
@@ -253,7 +259,8 @@ def _write_task(task: PlannedTask, progs: KataPrograms, bank_runs: dict[str, Sui
 def _prepare_out(out: Path) -> None:
     """Refuse to replace a folder that is not a pack this command wrote."""
     if out.exists() and (not out.is_dir() or (any(out.iterdir()) and not (out / PACK_INDEX).is_file())):
-        raise UserError(f"{out}: exists and is not a pack written by `testhelix pack build` (no {PACK_INDEX}); refusing to overwrite")
+        raise UserError(f"{out}: exists and is not a pack written by `testhelix pack build` (no {PACK_INDEX}); "
+                        "refusing to overwrite")
 
 
 def build_pack(src: Path, out: Path, seed: int = 42, workers: int = 2, katas: tuple[str, ...] = (),
@@ -284,7 +291,12 @@ def build_pack(src: Path, out: Path, seed: int = 42, workers: int = 2, katas: tu
         jobs = [job for progs in programs for job in _jobs(progs)]
         log(f"running {len({j.key for j in jobs})} distinct test runs for {len(all_katas)} katas on {workers} workers")
         step = max(1, len({j.key for j in jobs}) // 10)
-        runs = run_jobs(jobs, workers, progress=lambda i, n: (i % step == 0 or i == n) and log(f"  {i}/{n} runs done"))
+
+        def report(done: int, total: int) -> None:  # about every tenth of the runs
+            if done % step == 0 or done == total:
+                log(f"  {done}/{total} runs done")
+
+        runs = run_jobs(jobs, workers, progress=report)
         _rerun_bank_timeouts(programs, runs, log)
         staging = out.parent / f".{out.name}.building"
         shutil.rmtree(staging, ignore_errors=True)
@@ -318,6 +330,7 @@ def _write_pack(programs: list[KataPrograms], runs: dict[str, SuiteRun], staging
                 dropped: list[tuple[str, str]], log: Callable[[str], None]) -> tuple[list[str], dict, dict[str, int]]:
     built: list[str] = []
     kata_index = {}
+    contexts = {context: 0 for context in sorted({p.kata.context for p in programs})}
     for progs in programs:
         kata = progs.kata
         source = progs.bank
@@ -341,7 +354,5 @@ def _write_pack(programs: list[KataPrograms], runs: dict[str, SuiteRun], staging
         built += kata_tasks
         kata_index[kata.id] = {"context": kata.context, "difficulty": kata.difficulty,
                                "source_sha256": tree_sha256(kata.root), "tasks": len(kata_tasks)}
-    contexts = {context: 0 for context in sorted({p.kata.context for p in programs})}
-    for progs in programs:
-        contexts[progs.kata.context] += kata_index[progs.kata.id]["tasks"]
+        contexts[kata.context] += len(kata_tasks)
     return sorted(built), kata_index, contexts

@@ -38,6 +38,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 from testhelix.digest import file_sha256, tree_files, tree_sha256
 from testhelix.errors import UserError
@@ -211,13 +212,14 @@ def extract_archive(archive: Path, dest: Path) -> None:
             out = dest.joinpath(*rel.parts)
             if member.isdir():
                 out.mkdir(parents=True, exist_ok=True)
-            elif member.isfile():
-                out.parent.mkdir(parents=True, exist_ok=True)
-                with tar.extractfile(member) as src, open(out, "wb") as fh:
-                    shutil.copyfileobj(src, fh)
-                os.chmod(out, 0o755 if member.mode & 0o111 else 0o644)
-            else:
+                continue
+            src = tar.extractfile(member) if member.isfile() else None  # None for links and devices
+            if src is None:
                 raise UserError(f"{archive}: entry {member.name!r} is not a plain file or folder")
+            out.parent.mkdir(parents=True, exist_ok=True)
+            with src, open(out, "wb") as fh:
+                shutil.copyfileobj(src, fh)
+            os.chmod(out, 0o755 if member.mode & 0o111 else 0o644)
 
 
 def write_archive(pack: Path, out: Path) -> None:
@@ -261,7 +263,7 @@ def write_manifest(name: str, pack: Path, archive: Path, source: Path, seed: int
     entry = BundledPack(name, archive.name, file_sha256(archive), tree_sha256(pack), tuple(sorted(t.id for t in tasks)),
                         dict(sorted(contexts.items())), Path(source).name, tree_sha256(source), seed)
     path = archive.parent / MANIFEST
-    doc = json.loads(path.read_text()) if path.is_file() else {"format": 1, "packs": {}}
+    doc: dict[str, Any] = json.loads(path.read_text()) if path.is_file() else {"format": 1, "packs": {}}  # JSON
     doc["packs"][name] = entry.to_json()
     write_text(path, json.dumps(doc, indent=2, sort_keys=True) + "\n")
     os.chmod(path, 0o644)

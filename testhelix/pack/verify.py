@@ -5,8 +5,9 @@ artifact exists and its tree digest matches the manifest, there is exactly one r
 initial program FAILS the trusted tests, the reference and every valid candidate PASS them, and
 every invalid candidate FAILS them (a clean failure: a timeout or a run where no test ran is an
 error, not a rejection). A simulation bank's labels are measured again from the task folder -- its
-tests on the initial program and on the bank's own repairs only -- and must equal bank/bank.json. Identical (tests, program) pairs across tasks run once: once the digests
-are checked, the digest pair identifies the run.
+tests on the initial program and on the bank's own repairs only -- and must equal bank/bank.json.
+Identical (tests, program) pairs across tasks run once: once the digests are checked, the digest
+pair identifies the run.
 """
 
 from __future__ import annotations
@@ -123,7 +124,7 @@ def _inspect(task_dir: Path) -> TaskInfo:
 def _run_with_executor(jobs: list[Job], workers: int, envs: dict[str, tuple[str, ...]] | None = None) -> dict[str, SuiteRun]:
     """The harness executor (fast path). Only pass/fail/error and the reason come back. `envs`: job
     key -> pinned requirements; such jobs run in that task environment's pool."""
-    from testhelix.execution.environments import ensure_environment
+    from testhelix.execution.environments import environment_executor
     from testhelix.execution.outcome import Limits
     from testhelix.execution.seam import create_executor
     from testhelix.prism.evaluation import PANEL_TRACEBACK
@@ -135,7 +136,7 @@ def _run_with_executor(jobs: list[Job], workers: int, envs: dict[str, tuple[str,
         for timeout, reqs in sorted({(j.timeout, envs.get(j.key, ())) for j in jobs}):
             batch = [j for j in jobs if j.timeout == timeout and envs.get(j.key, ()) == reqs]
             limits = Limits(wall_s=timeout, traceback=PANEL_TRACEBACK)
-            pool = executor.for_environment(ensure_environment(reqs)) if reqs else executor
+            pool = environment_executor(executor, reqs, where="pack verify") if reqs else executor
             outcomes = pool.run_many([(j.suite, j.program) for j in batch], limits)
             for job, outcome in zip(batch, outcomes):
                 runs[job.key] = SuiteRun(outcome.status, outcome.reason, {}, outcome.duration_s)

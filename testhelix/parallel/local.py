@@ -10,26 +10,29 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from typing import Generic, TypeVar
 
-from testhelix.parallel.jobs import TaskJob
+# What one evaluation takes: a TaskJob for the task runners (the Backend protocol), a task id for
+# `testhelix evaluate`, which judges suites that already exist.
+JobT = TypeVar("JobT")
 
 
-class LocalBackend:
+class LocalBackend(Generic[JobT]):
     remote = False
 
-    def __init__(self, evaluate: Callable[[TaskJob], dict], jobs: int):
+    def __init__(self, evaluate: Callable[[JobT], dict], jobs: int):
         self.evaluate = evaluate
         self.jobs = max(1, int(jobs))
-        self.on_start: Callable[[TaskJob], None] = lambda job: None
+        self.on_start: Callable[[JobT], None] = lambda job: None
 
-    def run(self, jobs: Sequence[TaskJob]) -> Iterator[tuple[TaskJob, dict]]:
+    def run(self, jobs: Sequence[JobT]) -> Iterator[tuple[JobT, dict]]:
         if self.jobs == 1:
             for job in jobs:
                 self.on_start(job)
                 yield job, self.evaluate(job)
             return
         pending = list(reversed(list(enumerate(jobs))))
-        running: dict[Future, tuple[int, TaskJob]] = {}
+        running: dict[Future, tuple[int, JobT]] = {}
         pool = ThreadPoolExecutor(self.jobs, thread_name_prefix="task")
         try:
             while pending or running:

@@ -155,7 +155,7 @@ def entry_points(trusted_tests_dir: Path, reference_dir: Path) -> tuple[EntryPoi
     """Reference definitions the trusted tests call, kept only when the name maps uniquely."""
     called: set[str] = set()
     local: set[str] = set()
-    for path, lines in _py_lines(Path(trusted_tests_dir)).items():
+    for lines in _py_lines(Path(trusted_tests_dir)).values():
         try:
             tree = ast.parse("\n".join(lines))
         except SyntaxError:
@@ -254,7 +254,8 @@ def targets_from_runs(
     return CoverageTargets("ok", None, frozenset(change), frozenset(entry), points)
 
 
-def task_targets(executor: Any, initial_dir: Path, reference_dir: Path, trusted_tests_dir: Path, limits: Any = None) -> CoverageTargets:
+def task_targets(executor: Any, initial_dir: Path, reference_dir: Path, trusted_tests_dir: Path,
+                 limits: Any = None) -> CoverageTargets:
     on_initial = measure(executor, trusted_tests_dir, initial_dir, limits)
     on_reference = measure(executor, trusted_tests_dir, reference_dir, limits)
     return targets_from_runs(initial_dir, reference_dir, trusted_tests_dir, on_initial, on_reference)

@@ -38,10 +38,13 @@ SCHEDULES: tuple[Schedule, ...] = ("valid", "invalid", "alternating")
 # ----------------------------------------------------------------------------------- diversity
 
 
-def panel_diversity(features: Sequence[frozenset[str]], distance: Callable | None = None) -> float:
+def panel_diversity(features: Sequence[frozenset[str]],
+                    distance: Callable[[frozenset[str], frozenset[str]], float] | None = None) -> float:
     """Mean AST-feature Jaccard distance over distinct unordered pairs; 0 for fewer than two."""
     if distance is None:
-        from testhelix.prism.astfeatures import jaccard_distance as distance
+        from testhelix.prism.astfeatures import jaccard_distance
+
+        distance = jaccard_distance
     pairs = list(itertools.combinations(features, 2))
     if not pairs:
         return 0.0

@@ -25,10 +25,33 @@ from pathlib import Path
 
 from testhelix.digest import tree_sha256
 from testhelix.errors import UserError
-from testhelix.tasks.importers import (SOLVE_SH, ImportResult, Progress, Refused, TrustedRunner, check_id,
-                                       copy_program, describe, import_one, importable_modules)
-from testhelix.tasks.model import (CONTEXTS, DIFFICULTIES, Agent, Artifact, CandidateEntry, Environment, Metadata,
-                                   PanelManifest, TaskToml, Verifier, write_manifest, write_task_toml)
+from testhelix.tasks.importers import (
+    SOLVE_SH,
+    ImportResult,
+    Progress,
+    Refused,
+    TrustedRunner,
+    check_id,
+    collect_results,
+    copy_program,
+    describe,
+    import_one,
+    importable_modules,
+)
+from testhelix.tasks.model import (
+    CONTEXTS,
+    DIFFICULTIES,
+    Agent,
+    Artifact,
+    CandidateEntry,
+    Environment,
+    Metadata,
+    PanelManifest,
+    TaskToml,
+    Verifier,
+    write_manifest,
+    write_task_toml,
+)
 from testhelix.tasks.script_sandbox import run_script, shebang
 
 SOURCE = "harbor"
@@ -56,22 +79,17 @@ def import_harbor(source: Path, pack: Path, context: str | None = None, workers:
         raise UserError(f"{source}: no Harbor task folder (with task.toml and instruction.md) found")
     Path(pack).mkdir(parents=True, exist_ok=True)
     runner = TrustedRunner(workers, wheels)
-    results = []
+    return collect_results((_import_folder(folder, Path(pack), context, runner, timeout_s) for folder in folders),
+                           runner, progress)
+
+
+def _import_folder(folder: Path, pack: Path, context: str | None, runner: TrustedRunner,
+                   timeout_s: float) -> ImportResult:
     try:
-        for folder in folders:
-            try:
-                task_id = check_id(folder.name, "task folder name")
-            except Refused as err:
-                result = ImportResult(folder.name, "refused", str(err))
-            else:
-                result = import_one(pack, task_id, SOURCE,
-                                    lambda stage: _build(folder, stage, task_id, context, runner, timeout_s))
-            results.append(result)
-            if progress:
-                progress(result)
-    finally:
-        runner.close()
-    return results
+        task_id = check_id(folder.name, "task folder name")
+    except Refused as err:
+        return ImportResult(folder.name, "refused", str(err))
+    return import_one(pack, task_id, SOURCE, lambda stage: _build(folder, stage, task_id, context, runner, timeout_s))
 
 
 def _size_mb(value: object, key: str) -> int | None:

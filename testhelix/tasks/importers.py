@@ -21,13 +21,15 @@ import re
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Literal
+from typing import Literal
 
 from testhelix.digest import tree_sha256
 from testhelix.errors import UserError
 from testhelix.execution.outcome import Limits, Outcome
+from testhelix.execution.seam import Executor
 from testhelix.tasks.model import ID_PATTERN, TaskToml, read_task_toml
 
 ID_RE = re.compile(ID_PATTERN)
@@ -114,10 +116,10 @@ class TrustedRunner:
 
     def __init__(self, workers: int = 2, wheels: Path | None = None):
         self.workers, self.wheels = workers, wheels
-        self._executor = None
+        self._executor: Executor | None = None
 
     def run(self, stage: Path, doc: TaskToml, programs: list[Path]) -> list[Outcome]:
-        from testhelix.execution.environments import check_python, ensure_environment
+        from testhelix.execution.environments import check_python, environment_executor
         from testhelix.execution.executor import default_executor
 
         if self._executor is None:
@@ -130,7 +132,7 @@ class TrustedRunner:
             raise Refused(f"environment: {err}") from None
         if doc.environment.requirements:
             try:
-                executor = executor.for_environment(ensure_environment(doc.environment.requirements, self.wheels, where))
+                executor = environment_executor(executor, doc.environment.requirements, self.wheels, where)
             except UserError as err:
                 raise Refused(f"environment: {err}") from None
         limits = Limits(wall_s=float(doc.verifier.timeout_sec), traceback="line")
@@ -202,6 +204,21 @@ def import_one(pack: Path, task_id: str, source: str, build: Callable[[Path], No
         raise
 
 
+def collect_results(results: Iterable[ImportResult], runner: TrustedRunner,
+                    progress: Progress | None = None) -> list[ImportResult]:
+    """Run the imports `results` yields, one at a time, telling `progress` of each as it finishes;
+    the runner's executor is closed afterwards, also when an import raises."""
+    done: list[ImportResult] = []
+    try:
+        for result in results:
+            done.append(result)
+            if progress:
+                progress(result)
+    finally:
+        runner.close()
+    return done
+
+
 def summary_counts(results: list[ImportResult]) -> dict[str, int]:
     out = {s: 0 for s in ("imported", "updated", "unchanged", "refused")}
     for r in results:
@@ -209,13 +226,13 @@ def summary_counts(results: list[ImportResult]) -> dict[str, int]:
     return out
 
 
-def import_harbor(*args, **kwargs):  # noqa: ANN002 - re-exported entry points
+def import_harbor(*args, **kwargs):  # re-exported entry points (imported on use)
     from testhelix.tasks.harbor import import_harbor as run
 
     return run(*args, **kwargs)
 
 
-def import_swebench(*args, **kwargs):  # noqa: ANN002
+def import_swebench(*args, **kwargs):
     from testhelix.tasks.swebench import import_swebench as run
 
     return run(*args, **kwargs)

@@ -29,10 +29,30 @@ from pathlib import Path
 
 from testhelix.digest import tree_sha256
 from testhelix.errors import UserError
-from testhelix.tasks.importers import (SOLVE_SH, ImportResult, Progress, Refused, TrustedRunner, apply_patch, check_id,
-                                       copy_program, import_one, importable_modules, patched_files)
-from testhelix.tasks.model import (Artifact, CandidateEntry, Environment, Metadata, PanelManifest, TaskToml,
-                                   write_manifest, write_task_toml)
+from testhelix.tasks.importers import (
+    SOLVE_SH,
+    ImportResult,
+    Progress,
+    Refused,
+    TrustedRunner,
+    apply_patch,
+    check_id,
+    collect_results,
+    copy_program,
+    import_one,
+    importable_modules,
+    patched_files,
+)
+from testhelix.tasks.model import (
+    Artifact,
+    CandidateEntry,
+    Environment,
+    Metadata,
+    PanelManifest,
+    TaskToml,
+    write_manifest,
+    write_task_toml,
+)
 
 COMMIT_FILE = ".testhelix-commit"
 SELECTION = "selection.json"
@@ -49,19 +69,10 @@ def import_swebench(jsonl: Path, snapshots: Path, pack: Path, source: str = "swe
     if not snapshots.is_dir():
         raise UserError(f"{snapshots}: snapshots folder does not exist")
     Path(pack).mkdir(parents=True, exist_ok=True)
+    lines = jsonl.read_text().splitlines()
     runner = TrustedRunner(workers, wheels)
-    results = []
-    try:
-        for n, line in enumerate(jsonl.read_text().splitlines(), 1):
-            if not line.strip():
-                continue
-            result = _one(line, f"{jsonl.name}:{n}", snapshots, Path(pack), source, runner)
-            results.append(result)
-            if progress:
-                progress(result)
-    finally:
-        runner.close()
-    return results
+    return collect_results((_one(line, f"{jsonl.name}:{n}", snapshots, Path(pack), source, runner)
+                            for n, line in enumerate(lines, 1) if line.strip()), runner, progress)
 
 
 def _one(line: str, where: str, snapshots: Path, pack: Path, source: str, runner: TrustedRunner) -> ImportResult:

@@ -8,15 +8,22 @@ panel was validated with, and scoring against it would be silently wrong.
 from __future__ import annotations
 
 import re
-
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
 from testhelix.digest import tree_sha256
 from testhelix.errors import UserError
-from testhelix.tasks.model import (CONTEXTS, DIFFICULTIES, ID_PATTERN, ROLE_LABEL, Artifact, TaskToml,
-                                   read_manifest, read_task_toml)
+from testhelix.tasks.model import (
+    CONTEXTS,
+    DIFFICULTIES,
+    ID_PATTERN,
+    ROLE_LABEL,
+    Artifact,
+    TaskToml,
+    read_manifest,
+    read_task_toml,
+)
 
 ID_RE = re.compile(ID_PATTERN)
 __all__ = ["CONTEXTS", "DIFFICULTIES", "ID_RE", "Candidate", "Task", "load_pack", "load_task", "panel_programs"]

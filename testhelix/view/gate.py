@@ -54,12 +54,21 @@ def gate_section(store: RunStore, run_dir: Path) -> Markup:
     return section("gate", "Release gate", *parts)
 
 
+def _successes(g: dict, side: str, n: int) -> str:
+    """`side` is "challenger" or "baseline": its strategy hash and task successes out of `n`."""
+    wins = g[f"{side}_successes"]
+    return f"{g[f'{side}_hash'][:12]}: {wins} successes ({100 * wins / n:.1f}%)"
+
+
+def _interval(bounds: list[float] | None) -> str:
+    return "—" if not bounds else f"[{100 * bounds[0]:+.1f}, {100 * bounds[1]:+.1f}] points"
+
+
 def _one_gate(g: dict) -> Markup:
     n, wins, losses = g["n"], g["wins"], g["losses"]
     both = g["challenger_successes"] - wins
     neither = n - both - wins - losses
     p = "n/a: no discordant pairs (no evidence for promotion)" if g["p_value"] is None else f"{g['p_value']:.6f}"
-    ci = lambda v: "—" if not v else f"[{100 * v[0]:+.1f}, {100 * v[1]:+.1f}] points"  # noqa: E731
     diff = (g["challenger_successes"] - g["baseline_successes"]) / n if n else 0.0
     grid = tag("table",
                tag("tr", tag("th", ""), tag("th", "baseline succeeds"), tag("th", "baseline fails")),
@@ -74,11 +83,12 @@ def _one_gate(g: dict) -> Markup:
                    id=f"{g['gate_id']}-decision")
     facts = table(None, [
         ["gate", g["gate_id"]], ["model", g["model"]], ["split", g["split"]], ["tasks (N)", n],
-        ["challenger", f"{g['challenger_hash'][:12]}: {g['challenger_successes']} successes ({100 * g['challenger_successes'] / n:.1f}%)"],
-        ["baseline", f"{g['baseline_hash'][:12]}: {g['baseline_successes']} successes ({100 * g['baseline_successes'] / n:.1f}%)"],
+        ["challenger", _successes(g, "challenger", n)],
+        ["baseline", _successes(g, "baseline", n)],
         ["difference", f"{100 * diff:+.1f} points"],
         ["one-sided exact McNemar p", tag("span", p, id=f"{g['gate_id']}-p")],
-        ["95% paired bootstrap interval", ci(g["ci95"])], ["99% paired bootstrap interval", ci(g["ci99"])],
+        ["95% paired bootstrap interval", _interval(g["ci95"])],
+        ["99% paired bootstrap interval", _interval(g["ci99"])],
     ], class_="kv")
     return join([tag("h3", f"Gate {g['gate_id']}"), decision, tag("div", grid, facts, class_="dagwrap"),
                  tag("p", "Intervals: 10,000 paired task resamples (seed 42), each keeping a task's two outcomes "

@@ -116,11 +116,13 @@ def _rules(data: dict, labels: list[str]) -> Markup:
                    table(["run label", *names], rows, id="rules"),
                    tag("p", "witness-support: the suite with the most peer witnesses; fallback: an approved suite with "
                             "reproducible initial failure and a passing own repair; only-qualified: the single locally "
-                            "qualified suite; merged: compatible suites sharing passing witnesses, merged; random: configuration B's uniform choice; not submitted: no eligible suite.", class_="muted"))
+                            "qualified suite; merged: compatible suites sharing passing witnesses, merged; random: "
+                            "configuration B's uniform choice; not submitted: no eligible suite.", class_="muted"))
 
 
 def _usage(data: dict, labels: list[str]) -> Markup:
-    rows, total = [], Counter()
+    rows: list[list] = []
+    total: Counter[str] = Counter()
     unknown_total = False
     for task in sorted(data["per_task"]):
         for label in labels:

@@ -4,8 +4,8 @@ from testhelix.strategy.lessons import render_lesson, render_lessons, retrieve_l
 from testhelix.strategy.model import Lesson, Strategy
 
 
-def mk(id, triggers, text="Write one test per boundary named in the report.", components=()):
-    return Lesson(id=id, triggers=tuple(triggers), text=text, components=tuple(components))
+def mk(lesson_id, triggers, text="Write one test per boundary named in the report.", components=()):
+    return Lesson(id=lesson_id, triggers=tuple(triggers), text=text, components=tuple(components))
 
 
 def strat(*lessons):
@@ -14,20 +14,20 @@ def strat(*lessons):
 
 def test_trigger_must_match_public_text_or_checkpoint():
     s = strat(mk("a", ["capacity"]), mk("b", ["timezone"]))
-    assert [l.id for l in retrieve_lessons(s, "The cache capacity is wrong", "generation")] == ["a"]
-    assert [l.id for l in retrieve_lessons(s, "nothing", "generation", checkpoint="timezone mismatch")] == ["b"]
+    assert [lesson.id for lesson in retrieve_lessons(s, "The cache capacity is wrong", "generation")] == ["a"]
+    assert [lesson.id for lesson in retrieve_lessons(s, "nothing", "generation", checkpoint="timezone mismatch")] == ["b"]
     assert retrieve_lessons(s, "unrelated", "generation") == []
 
 
 def test_component_tags_restrict_phase():
     s = strat(mk("a", ["cache"], components=["repair"]))
     assert retrieve_lessons(s, "cache", "generation") == []
-    assert [l.id for l in retrieve_lessons(s, "cache", "repair")] == ["a"]
+    assert [lesson.id for lesson in retrieve_lessons(s, "cache", "repair")] == ["a"]
 
 
 def test_at_most_two_more_hits_first_then_order():
     s = strat(mk("a", ["x"]), mk("b", ["x", "y"]), mk("c", ["x"]))
-    assert [l.id for l in retrieve_lessons(s, "x y", "generation")] == ["b", "a"]
+    assert [lesson.id for lesson in retrieve_lessons(s, "x y", "generation")] == ["b", "a"]
 
 
 @pytest.mark.parametrize("phase,budget", [("generation", 1600), ("planning", 1200)])
@@ -35,7 +35,7 @@ def test_character_budgets(phase, budget):
     long_text = "Check each boundary value and the error path carefully. " * 16  # ~900 chars
     s = strat(mk("a", ["k"], long_text[:990]), mk("b", ["k"], long_text[:990]), mk("c", ["k"], "short advice"))
     chosen = retrieve_lessons(s, "k", phase)
-    assert sum(len(render_lesson(l)) for l in chosen) <= budget
+    assert sum(len(render_lesson(lesson)) for lesson in chosen) <= budget
     assert len(chosen) == 2 and chosen[0].id == "a" and chosen[1].id == "c"
 
 
@@ -45,7 +45,7 @@ from testhelix.strategy.lessons import retrieve_lessons
 from testhelix.strategy.model import Lesson, Strategy
 lessons = [Lesson(id=f"l{i}", triggers=tuple(t), text="Check the boundary the report names.")
            for i, t in enumerate([["t"], ["t"], ["t"], ["u"], ["t"], ["t", "u"], ["t"], ["t"]])]
-print(json.dumps([l.id for l in retrieve_lessons(Strategy(lessons=tuple(lessons)), "t u", "review")]))
+print(json.dumps([lesson.id for lesson in retrieve_lessons(Strategy(lessons=tuple(lessons)), "t u", "review")]))
 """
 
 

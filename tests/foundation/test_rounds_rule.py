@@ -64,10 +64,10 @@ def test_a_run_refuses_one_round_before_any_work(tmp_path):
 
 def test_testhelix_run_refuses_a_one_round_strategy_for_e(tmp_path, capsys):
     frozen = one_round_file(tmp_path)
-    with pytest.raises(SystemExit) as exit:
+    with pytest.raises(SystemExit) as exited:
         main(["run", "--pack", str(KATAS), "--split", "test", "--config", "E", "--model", "sim:strong",
               "--strategy", str(frozen), "--run", str(tmp_path / "r")])
-    assert exit.value.code == 2 and "rounds: is 1" in capsys.readouterr().err
+    assert exited.value.code == 2 and "rounds: is 1" in capsys.readouterr().err
     assert not (tmp_path / "r").exists()
 
 

@@ -110,7 +110,10 @@ rm {mnt}/frozen/filler
 cp {mnt}/frozen/best.json {tmp_path}/best.json
 """
     subprocess.run([UNSHARE, "-rm", "sh", "-c", script], check=True, timeout=600)
-    read = lambda name: (tmp_path / name).read_text()
+
+    def read(name: str) -> str:
+        return (tmp_path / name).read_text()
+
     assert read("first.rc").strip() == "2", read("first.err")
     assert read("first.err").startswith("error: no space left on device (") and "Traceback" not in read("first.err")
     assert not any(n.startswith((".snapshot-", ".run.duckdb.creating")) for n in read("first.ls").split())

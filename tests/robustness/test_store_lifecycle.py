@@ -4,7 +4,7 @@ the spent / attributed accounting of a killed `testhelix run`-like writer."""
 import duckdb
 import pytest
 
-from testhelix import migrations
+from testhelix import lifecycle, migrations
 from testhelix.errors import UserError
 from testhelix.store import RunStore
 
@@ -80,6 +80,25 @@ def test_run_kinds(tmp_path):
     with pytest.raises(UserError, match="holds a `testhelix run`"):
         s.refuse_other_kinds({"search", "gate"}, "autosaddler search")
     s.close()
+
+
+def test_a_published_snapshot_says_its_step(tmp_path):
+    writer = duckdb.connect(str(tmp_path / "run.duckdb"))
+    writer.execute("CREATE TABLE t (x INTEGER)")
+    lifecycle.publish_snapshot(writer, tmp_path / "run.snapshot.duckdb", "n003")
+    writer.close()
+    conn, meta = lifecycle.open_snapshot(tmp_path / "run.snapshot.duckdb", tmp_path / "run.duckdb")
+    assert meta["step"] == "n003" and conn.execute("SELECT count(*) FROM t").fetchone() == (0,)
+    conn.close()
+
+
+def test_a_snapshot_without_its_step_row_is_refused_in_one_line(tmp_path):
+    snap = tmp_path / "run.snapshot.duckdb"  # damaged: the table is there, the row publish_snapshot writes is not
+    made = duckdb.connect(str(snap))
+    made.execute("CREATE TABLE snapshot_meta (step TEXT, published_at TIMESTAMP)")
+    made.close()
+    with pytest.raises(UserError, match=r"run\.snapshot\.duckdb: the snapshot does not say which step"):
+        lifecycle.open_snapshot(snap, tmp_path / "run.duckdb")
 
 
 def test_an_attempt_that_fails_is_not_marked_finished(tmp_path):

@@ -7,6 +7,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from wheel_maker import make_wheel
 
 from testhelix.errors import UserError
 from testhelix.execution.environments import ensure_environment, normalise
@@ -16,7 +17,6 @@ from testhelix.pack.verify import verify_pack
 from testhelix.prism.evaluation import evaluate_task
 from testhelix.tasks.swebench import import_swebench
 from testhelix.tasks.task import load_task
-from wheel_maker import make_wheel
 
 SWE = Path(__file__).resolve().parents[1] / "fixtures" / "swebench"
 PIN = "helixpin==1.2.3"
@@ -65,6 +65,32 @@ def test_environment_is_built_once_and_a_build_failure_is_a_clear_error(wheels, 
     with pytest.raises(UserError, match="installing helixpin==9.9.9 failed"):
         ensure_environment(["helixpin==9.9.9"])
     assert not list((tmp_path / "envs").glob(".build-*"))
+
+
+def test_a_backend_without_task_environments_is_refused_before_anything_is_built(tmp_path, monkeypatch):
+    from testhelix.execution import seam
+    from testhelix.pack.runner import Job
+    from testhelix.pack.verify import _run_with_executor
+
+    class NoEnvironments:  # a plug-in backend: the Executor protocol, but no for_environment
+        closed = False
+
+        def run_many(self, jobs, limits=None, coverage=False):
+            raise AssertionError("a pinned job must not run in the harness's own interpreter")
+
+        def close(self):
+            self.closed = True
+
+    backend = NoEnvironments()
+    monkeypatch.setattr(seam, "create_executor", lambda **kwargs: backend)
+    monkeypatch.setenv("TESTHELIX_ENV_CACHE", str(tmp_path / "envs"))
+    (tmp_path / "no-wheels").mkdir()
+    monkeypatch.setenv("TESTHELIX_WHEELS", str(tmp_path / "no-wheels"))  # offline either way
+    job = Job("k", tmp_path / "suite", tmp_path / "program")
+    with pytest.raises(UserError, match=r"pack verify: pins requirements, and the executor in use \(NoEnvironments\) "
+                                        "cannot run a task environment"):
+        _run_with_executor([job], 1, {"k": (PIN,)})
+    assert backend.closed and not (tmp_path / "envs").exists()
 
 
 @pytest.mark.skipif(not namespaces_available(), reason="needs the namespaced sandbox")

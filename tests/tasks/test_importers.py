@@ -190,3 +190,31 @@ def test_pack_import_command_summary_and_bad_input(tmp_path):
     assert bad.returncode == 2 and "does not exist" in bad.stderr and "Traceback" not in bad.stderr
     missing = _cli("pack", "import", "swebench", str(SWE / "records.jsonl"), "--out", str(tmp_path / "p"))
     assert missing.returncode == 2 and "--snapshots" in missing.stderr
+
+
+def test_collect_results_reports_each_import_as_it_finishes_and_always_closes_the_runner():
+    from testhelix.tasks.importers import ImportResult, collect_results
+
+    class Runner:
+        closed = 0
+
+        def close(self):
+            self.closed += 1
+
+    told, runner = [], Runner()
+
+    def imports():
+        yield ImportResult("a", "imported")
+        assert told == ["a"], "the first result is reported before the next import starts"
+        yield ImportResult("b", "refused", "why")
+
+    results = collect_results(imports(), runner, lambda r: told.append(r.task_id))
+    assert [r.task_id for r in results] == ["a", "b"] and told == ["a", "b"] and runner.closed == 1
+
+    def failing():
+        yield ImportResult("a", "imported")
+        raise OSError("disk full")
+
+    with pytest.raises(OSError, match="disk full"):
+        collect_results(failing(), runner)
+    assert runner.closed == 2

@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from testhelix.errors import UserError
 from testhelix.paths import bundled_pack
-from testhelix.tasks.model import (Environment, Metadata, TaskToml, dump_manifest, dump_task_toml, parse_task_toml,
-                                   read_manifest, read_task_toml, write_task_toml)
-
+from testhelix.tasks.model import (
+    Environment,
+    Metadata,
+    TaskToml,
+    dump_manifest,
+    dump_task_toml,
+    parse_task_toml,
+    read_manifest,
+    read_task_toml,
+    write_task_toml,
+)
 
 
 def test_bundled_pack_round_trips_byte_for_byte():

@@ -11,7 +11,6 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
 from gtdd.domains import base
@@ -78,6 +77,7 @@ class CounterDomain:
     entry_class = "Counters"
     max_ops = 8
     defects = Defects
+    _population: tuple[Trace, ...] | None = None
 
     def spec(self) -> str:
         return ("# Counters\n`INC name` -> the new value; `GET name` -> the value, 0 when unset; `RESET name` -> "
@@ -99,8 +99,13 @@ class CounterDomain:
         ops = [{"cmd": rng.choice(names), "args": [rng.choice("xy")]} for _ in range(rng.randint(2, self.max_ops))]
         return Trace.of(ops, family)
 
-    @lru_cache(maxsize=1)
     def population(self) -> tuple[Trace, ...]:
+        # built once per domain object (a cache on the instance, not on the class: nothing outlives it)
+        if self._population is None:
+            self._population = self._build_population()
+        return self._population
+
+    def _build_population(self) -> tuple[Trace, ...]:
         rng, out, seen = random.Random(7), [], set()
         while len(out) < 60:
             t = self.generate(rng, self.families[len(out) % 2])
