@@ -61,8 +61,8 @@ class Evidence:
         return confirmed
 
 
-def cross_execute(ctx: HelixContext, pairs: list[Pair], round: int) -> Evidence:
-    ev = Evidence(round=round)
+def cross_execute(ctx: HelixContext, pairs: list[Pair], round_index: int) -> Evidence:
+    ev = Evidence(round=round_index)
     for p in pairs:
         if p.qualified and p.repair_digest not in ev.witnesses:
             ev.witnesses[p.repair_digest] = p.index
@@ -76,7 +76,7 @@ def cross_execute(ctx: HelixContext, pairs: list[Pair], round: int) -> Evidence:
     for (p, digest), out in zip(cells, outcomes):
         ev.matrix[(p.index, digest)] = out.status
         ev.failing_tests[(p.index, digest)] = tuple(dict.fromkeys(_FAILED.findall(out.output)))
-    ctx.log("cross_execute", round=round, cells=len(ev.matrix),
+    ctx.log("cross_execute", round=round_index, cells=len(ev.matrix),
             passing=sum(1 for s in ev.matrix.values() if s == "pass"))
     return ev
 
@@ -101,7 +101,7 @@ def review_pairs(ctx: HelixContext, pairs: list[Pair], ev: Evidence) -> None:
         files = {f.name: f.read_text(errors="replace") for f in sorted(p.workspace.suite.glob("*.py"))}
         try:
             review = review_suite(view.model, view.budget, view.task, view.strategy, original, files,
-                                  _symptoms(p, ev), skills_text, pair=p.index, round=ev.round)
+                                  _symptoms(p, ev), skills_text, pair=p.index, round_index=ev.round)
         except (BudgetExhausted, DeadlineExceeded) as stop:   # provider failures propagate: task incomplete
             p.approved, p.suspect_tests = False, ()
             p.review_reasons = ("not reviewed: " + ("the inference budget is exhausted"

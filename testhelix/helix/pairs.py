@@ -40,15 +40,15 @@ class Pair:
                 "suspect_tests": list(self.suspect_tests)}
 
 
-def run_session(ctx: HelixContext, pair: Pair, phase: str, round: int, feedback: str = "") -> None:
+def run_session(ctx: HelixContext, pair: Pair, phase: str, round_index: int, feedback: str = "") -> None:
     """One agent session of the pair (generation or repair); budget and time end it quietly."""
     checkpoint = _checkpoint(pair)
     try:
         config = SessionConfig(
             task=ctx.task, strategy=ctx.strategy, workspace_root=ctx.work_dir / f"pair{pair.index}",
-            executor=ctx.executor, phase=phase, pair=pair.index, round=round, direction=pair.direction,
+            executor=ctx.executor, phase=phase, pair=pair.index, round=round_index, direction=pair.direction,
             feedback=feedback, checkpoint=checkpoint, library=ctx.library, deadline=ctx.deadline,
-            trajectory_path=ctx.work_dir / f"pair{pair.index}" / f"trajectory-{phase}-r{round}.json")
+            trajectory_path=ctx.work_dir / f"pair{pair.index}" / f"trajectory-{phase}-r{round_index}.json")
         result = ctx.session_class(ctx.model, ctx.budget, config).run()
         pair.workspace = result.workspace
         pair.sessions.append(result.exit)
@@ -56,7 +56,7 @@ def run_session(ctx: HelixContext, pair: Pair, phase: str, round: int, feedback:
         pair.sessions.append(type(stop).__name__)
         if pair.workspace is None:
             pair.workspace = AgentWorkspace.create(ctx.work_dir / f"pair{pair.index}", ctx.task.initial_dir)
-    ctx.log("session", pair=pair.index, phase=phase, round=round, exit=pair.sessions[-1])
+    ctx.log("session", pair=pair.index, phase=phase, round=round_index, exit=pair.sessions[-1])
 
 
 def qualify(ctx: HelixContext, pair: Pair) -> bool:
