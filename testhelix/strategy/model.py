@@ -212,8 +212,9 @@ def validate_strategy_data(data: Any, known_task_ids: Iterable[str] | None = Non
             problems.append((path, msg))
         # The cross-field rule only runs after every field is valid; report it anyway.
         ini, mx = data.get("initialCandidates", 3), data.get("maxCandidates", 3)
-        if isinstance(ini, int) and isinstance(mx, int) and mx < ini and ("maxCandidates", "must be >= initialCandidates") not in problems:
-            problems.append(("maxCandidates", "must be >= initialCandidates"))
+        order_problem = ("maxCandidates", "must be >= initialCandidates")
+        if isinstance(ini, int) and isinstance(mx, int) and mx < ini and order_problem not in problems:
+            problems.append(order_problem)
         return None, problems
 
 

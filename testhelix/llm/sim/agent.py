@@ -68,11 +68,10 @@ def _note(view: View) -> str:
 
 
 def _parse_note(text: str, view: View) -> bool:
-    m = None
-    for m in _NOTE.finditer(text or ""):
-        pass
-    if m is None:
+    notes = list(_NOTE.finditer(text or ""))
+    if not notes:
         return False
+    m = notes[-1]                      # the latest state note wins
     parts = dict(p.strip().split("=", 1) for p in m.group(1).split("|") if "=" in p)
     view.suite = [n for n in parts.get("suite", "").split(",") if n]
     view.repair = int(parts["repair"]) if parts.get("repair", "None") not in ("None", "") else None
