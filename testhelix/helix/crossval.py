@@ -71,7 +71,7 @@ def cross_execute(ctx: HelixContext, pairs: list[Pair], round_index: int) -> Evi
     cells = [(p, digest) for p in pairs if p.workspace is not None for digest in ev.witnesses_for(p)]
     owners = {q.index: q for q in pairs}
     # one batched executor call: the pool runs every cell of the matrix in parallel
-    outcomes = ctx.execute_many([(p.workspace.suite, owners[ev.witnesses[digest]].workspace.repair)
+    outcomes = ctx.execute_many([(p.require_workspace().suite, owners[ev.witnesses[digest]].require_workspace().repair)
                                  for p, digest in cells])
     for (p, digest), out in zip(cells, outcomes):
         ev.matrix[(p.index, digest)] = out.status
@@ -95,10 +95,11 @@ def review_pairs(ctx: HelixContext, pairs: list[Pair], ev: Evidence) -> None:
     skills_text = "\n\n".join(f"## Skill: {s.name}\n{s.body}" for s in skills)
 
     def review(view: HelixContext, p: Pair) -> None:
-        digest = tree_sha256(p.workspace.suite)
+        suite = p.require_workspace().suite
+        digest = tree_sha256(suite)
         if digest == p.reviewed_digest:      # an approval (or rejection) stands until its suite changes
             return
-        files = {f.name: f.read_text(errors="replace") for f in sorted(p.workspace.suite.glob("*.py"))}
+        files = {f.name: f.read_text(errors="replace") for f in sorted(suite.glob("*.py"))}
         try:
             review = review_suite(view.model, view.budget, view.task, view.strategy, original, files,
                                   _symptoms(p, ev), skills_text, pair=p.index, round_index=ev.round)

@@ -33,6 +33,13 @@ class Pair:
     suspect_tests: tuple[str, ...] = ()
     reviewed_digest: str = ""                             # the suite the current verdict is about
 
+    def require_workspace(self) -> AgentWorkspace:
+        """The workspace, for the steps that only see pairs whose session left one (every
+        qualified pair, every pair with a suite to run or review)."""
+        if self.workspace is None:
+            raise RuntimeError(f"pair {self.index} has no workspace: no session of it has run")
+        return self.workspace
+
     def summary(self) -> dict:
         return {"pair": self.index, "direction": self.direction, "sessions": self.sessions,
                 "qualified": self.qualified, "initial": list(self.initial_statuses),
@@ -88,7 +95,7 @@ def self_correction_note(pair: Pair) -> str:
 def develop(ctx: HelixContext, pair: Pair) -> None:
     """Round 0: a generation session, then one self-correction session if local checks fail."""
     run_session(ctx, pair, "generation", 0)
-    if not qualify(ctx, pair) and ctx.budget.remaining > 0 and not ctx.deadline.expired():
+    if not qualify(ctx, pair) and ctx.budget.remaining > 0 and not ctx.time_is_up():
         run_session(ctx, pair, "repair", 0, self_correction_note(pair))
         qualify(ctx, pair)
 

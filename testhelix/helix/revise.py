@@ -23,7 +23,7 @@ def revise(ctx: HelixContext, pairs: list[Pair], ev: Evidence, round_index: int,
             notes = {p.index: f"Differential challenge: {text}" for p in pairs if p.workspace is not None}
             challenges_used += 1
     def repair(view: HelixContext, p: Pair) -> None:
-        if view.budget.remaining > 0 and not view.deadline.expired():
+        if view.budget.remaining > 0 and not view.time_is_up():
             run_session(view, p, "repair", round_index, notes[p.index])
             qualify(view, p)
 
