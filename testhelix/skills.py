@@ -42,6 +42,9 @@ def parse_skill(path: Path) -> Skill:
         meta = yaml.safe_load(m.group(1)) or {}
     except yaml.YAMLError as err:
         raise UserError(f"{path}: front matter is not valid YAML: {err}") from None
+    if not isinstance(meta, dict):
+        raise UserError(f"{path}: front matter must be a mapping of fields (name, description, contexts, roles), "
+                        f"got a {type(meta).__name__}")
     problems = []
     name = meta.get("name")
     if not isinstance(name, str) or not _NAME.match(name):
@@ -64,7 +67,7 @@ def parse_skill(path: Path) -> Skill:
     n_lines = len(body.splitlines())
     if not 40 <= n_lines <= 150:
         problems.append(("body", f"must have 40-150 lines, has {n_lines}"))
-    if problems:
+    if problems or not isinstance(name, str):   # a name that is not a str is always among the problems
         raise UserError(f"{path}: invalid skill", problems)
     return Skill(name=name, description=meta["description"].strip(), contexts=tuple(contexts),
                  roles=tuple(roles), reviewer_only=bool(meta.get("reviewer_only", False)), body=body)

@@ -41,8 +41,8 @@ def parse_json_object(text: str) -> dict | None:
     return value if isinstance(value, dict) else None
 
 
-def _call(model: ChatModel, budget, messages, role: str, max_tokens: int, pair=None, round=None) -> str:
-    request = ModelRequest(tuple(messages), (), max_tokens, tags=CallTags(role=role, pair=pair, round=round))
+def _call(model: ChatModel, budget, messages, role: str, max_tokens: int, pair=None, round_index=None) -> str:
+    request = ModelRequest(tuple(messages), (), max_tokens, tags=CallTags(role=role, pair=pair, round=round_index))
     return budget.complete(model, request).text
 
 
@@ -79,10 +79,10 @@ class Review:
 
 def review_suite(model: ChatModel, budget, task: Any, strategy, original_source: str,
                  suite_files: dict[str, str], symptoms: str, reviewer_skills_text: str = "",
-                 pair: int | None = None, round: int | None = None) -> Review:
+                 pair: int | None = None, round_index: int | None = None) -> Review:
     public = PublicTask.of(task)
     msgs = prompts.review_messages(strategy, public, original_source, suite_files, symptoms, reviewer_skills_text)
-    text = _call(model, budget, msgs, "review", strategy.reviewOutputTokens, pair, round)
+    text = _call(model, budget, msgs, "review", strategy.reviewOutputTokens, pair, round_index)
     data = parse_json_object(text)
     if data is None or data.get("verdict") not in ("approve", "revise"):
         return Review("unparsed", (), (), parsed=False)
@@ -92,12 +92,12 @@ def review_suite(model: ChatModel, budget, task: Any, strategy, original_source:
 
 
 def corrective_feedback(model: ChatModel, budget, task: Any, counterexamples: list[dict],
-                        pair: int | None = None, round: int | None = None, max_tokens: int = 1024) -> str:
+                        pair: int | None = None, round_index: int | None = None, max_tokens: int = 1024) -> str:
     msgs = prompts.feedback_messages(PublicTask.of(task), counterexamples)
-    return _call(model, budget, msgs, "feedback", max_tokens, pair, round).strip()
+    return _call(model, budget, msgs, "feedback", max_tokens, pair, round_index).strip()
 
 
 def differential_challenge(model: ChatModel, budget, task: Any, suites_summary: str,
-                           round: int | None = None, max_tokens: int = 1024) -> str:
+                           round_index: int | None = None, max_tokens: int = 1024) -> str:
     msgs = prompts.challenge_messages(PublicTask.of(task), suites_summary)
-    return _call(model, budget, msgs, "challenge", max_tokens, None, round).strip()
+    return _call(model, budget, msgs, "challenge", max_tokens, None, round_index).strip()

@@ -66,7 +66,7 @@ class Trajectory:
 class _NoExecutor:
     """Replay without an executor: test runs are skipped (they do not change any file)."""
 
-    def run(self, suite_dir: Path, program_dir: Path, limits: Limits) -> Outcome:
+    def run(self, suite_dir: Path, program_dir: Path, limits: Limits) -> Outcome:  # noqa: ARG002 - SuiteRunner's signature
         raise ToolError("test runs are not re-executed during replay")
 
 

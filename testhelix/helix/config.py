@@ -7,6 +7,7 @@ total per-task budget; E is C run with a frozen, improved strategy file.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import TypedDict
 
 from testhelix.errors import UserError
 
@@ -35,10 +36,25 @@ class RunConfig:
         return replace(self, **kw)
 
 
-_PCV = dict(cross_execution=True, semantic_review=True, corrective_feedback=True, challenge_steps=1,
-            execution_positive_fallback=True, merge_suites=True, random_submission=False)
-_LOCAL = dict(cross_execution=False, semantic_review=False, corrective_feedback=False, challenge_steps=0,
-              execution_positive_fallback=False, merge_suites=False)
+class _Features(TypedDict):
+    """The RunConfig fields a preset family sets together (typed, so `**` passes each its type)."""
+
+    cross_execution: bool
+    semantic_review: bool
+    corrective_feedback: bool
+    challenge_steps: int
+    execution_positive_fallback: bool
+    merge_suites: bool
+
+
+class _PCVFeatures(_Features):
+    random_submission: bool
+
+
+_PCV = _PCVFeatures(cross_execution=True, semantic_review=True, corrective_feedback=True, challenge_steps=1,
+                    execution_positive_fallback=True, merge_suites=True, random_submission=False)
+_LOCAL = _Features(cross_execution=False, semantic_review=False, corrective_feedback=False, challenge_steps=0,
+                   execution_positive_fallback=False, merge_suites=False)
 
 CONFIGS: dict[str, RunConfig] = {
     "A": RunConfig("A", pairs=1, random_submission=False, **_LOCAL),

@@ -39,6 +39,9 @@ class HelixContext:
         if self.deadline is None:
             self.deadline = Deadline.for_agent_limit(self.config.agent_time_limit_s)
 
+    def time_is_up(self) -> bool:
+        return self.deadline is not None and self.deadline.expired()   # __post_init__ always sets one
+
     @property
     def limits(self) -> Limits:
         return Limits(wall_s=execution_time_limit_s(self.task.verifier_timeout_s))

@@ -61,8 +61,8 @@ class Evidence:
         return confirmed
 
 
-def cross_execute(ctx: HelixContext, pairs: list[Pair], round: int) -> Evidence:
-    ev = Evidence(round=round)
+def cross_execute(ctx: HelixContext, pairs: list[Pair], round_index: int) -> Evidence:
+    ev = Evidence(round=round_index)
     for p in pairs:
         if p.qualified and p.repair_digest not in ev.witnesses:
             ev.witnesses[p.repair_digest] = p.index
@@ -71,12 +71,12 @@ def cross_execute(ctx: HelixContext, pairs: list[Pair], round: int) -> Evidence:
     cells = [(p, digest) for p in pairs if p.workspace is not None for digest in ev.witnesses_for(p)]
     owners = {q.index: q for q in pairs}
     # one batched executor call: the pool runs every cell of the matrix in parallel
-    outcomes = ctx.execute_many([(p.workspace.suite, owners[ev.witnesses[digest]].workspace.repair)
+    outcomes = ctx.execute_many([(p.require_workspace().suite, owners[ev.witnesses[digest]].require_workspace().repair)
                                  for p, digest in cells])
     for (p, digest), out in zip(cells, outcomes):
         ev.matrix[(p.index, digest)] = out.status
         ev.failing_tests[(p.index, digest)] = tuple(dict.fromkeys(_FAILED.findall(out.output)))
-    ctx.log("cross_execute", round=round, cells=len(ev.matrix),
+    ctx.log("cross_execute", round=round_index, cells=len(ev.matrix),
             passing=sum(1 for s in ev.matrix.values() if s == "pass"))
     return ev
 
@@ -95,13 +95,14 @@ def review_pairs(ctx: HelixContext, pairs: list[Pair], ev: Evidence) -> None:
     skills_text = "\n\n".join(f"## Skill: {s.name}\n{s.body}" for s in skills)
 
     def review(view: HelixContext, p: Pair) -> None:
-        digest = tree_sha256(p.workspace.suite)
+        suite = p.require_workspace().suite
+        digest = tree_sha256(suite)
         if digest == p.reviewed_digest:      # an approval (or rejection) stands until its suite changes
             return
-        files = {f.name: f.read_text(errors="replace") for f in sorted(p.workspace.suite.glob("*.py"))}
+        files = {f.name: f.read_text(errors="replace") for f in sorted(suite.glob("*.py"))}
         try:
             review = review_suite(view.model, view.budget, view.task, view.strategy, original, files,
-                                  _symptoms(p, ev), skills_text, pair=p.index, round=ev.round)
+                                  _symptoms(p, ev), skills_text, pair=p.index, round_index=ev.round)
         except (BudgetExhausted, DeadlineExceeded) as stop:   # provider failures propagate: task incomplete
             p.approved, p.suspect_tests = False, ()
             p.review_reasons = ("not reviewed: " + ("the inference budget is exhausted"

@@ -33,6 +33,13 @@ class Pair:
     suspect_tests: tuple[str, ...] = ()
     reviewed_digest: str = ""                             # the suite the current verdict is about
 
+    def require_workspace(self) -> AgentWorkspace:
+        """The workspace, for the steps that only see pairs whose session left one (every
+        qualified pair, every pair with a suite to run or review)."""
+        if self.workspace is None:
+            raise RuntimeError(f"pair {self.index} has no workspace: no session of it has run")
+        return self.workspace
+
     def summary(self) -> dict:
         return {"pair": self.index, "direction": self.direction, "sessions": self.sessions,
                 "qualified": self.qualified, "initial": list(self.initial_statuses),
@@ -40,15 +47,15 @@ class Pair:
                 "suspect_tests": list(self.suspect_tests)}
 
 
-def run_session(ctx: HelixContext, pair: Pair, phase: str, round: int, feedback: str = "") -> None:
+def run_session(ctx: HelixContext, pair: Pair, phase: str, round_index: int, feedback: str = "") -> None:
     """One agent session of the pair (generation or repair); budget and time end it quietly."""
     checkpoint = _checkpoint(pair)
     try:
         config = SessionConfig(
             task=ctx.task, strategy=ctx.strategy, workspace_root=ctx.work_dir / f"pair{pair.index}",
-            executor=ctx.executor, phase=phase, pair=pair.index, round=round, direction=pair.direction,
+            executor=ctx.executor, phase=phase, pair=pair.index, round=round_index, direction=pair.direction,
             feedback=feedback, checkpoint=checkpoint, library=ctx.library, deadline=ctx.deadline,
-            trajectory_path=ctx.work_dir / f"pair{pair.index}" / f"trajectory-{phase}-r{round}.json")
+            trajectory_path=ctx.work_dir / f"pair{pair.index}" / f"trajectory-{phase}-r{round_index}.json")
         result = ctx.session_class(ctx.model, ctx.budget, config).run()
         pair.workspace = result.workspace
         pair.sessions.append(result.exit)
@@ -56,7 +63,7 @@ def run_session(ctx: HelixContext, pair: Pair, phase: str, round: int, feedback:
         pair.sessions.append(type(stop).__name__)
         if pair.workspace is None:
             pair.workspace = AgentWorkspace.create(ctx.work_dir / f"pair{pair.index}", ctx.task.initial_dir)
-    ctx.log("session", pair=pair.index, phase=phase, round=round, exit=pair.sessions[-1])
+    ctx.log("session", pair=pair.index, phase=phase, round=round_index, exit=pair.sessions[-1])
 
 
 def qualify(ctx: HelixContext, pair: Pair) -> bool:
@@ -88,7 +95,7 @@ def self_correction_note(pair: Pair) -> str:
 def develop(ctx: HelixContext, pair: Pair) -> None:
     """Round 0: a generation session, then one self-correction session if local checks fail."""
     run_session(ctx, pair, "generation", 0)
-    if not qualify(ctx, pair) and ctx.budget.remaining > 0 and not ctx.deadline.expired():
+    if not qualify(ctx, pair) and ctx.budget.remaining > 0 and not ctx.time_is_up():
         run_session(ctx, pair, "repair", 0, self_correction_note(pair))
         qualify(ctx, pair)
 

@@ -32,12 +32,12 @@ def run_task(ctx: HelixContext) -> TaskRun:
     evidence: Evidence | None = None
     if ctx.config.peer_cross_validation and not ctx.config.random_submission:
         challenges = 0
-        for round in range(1, ctx.strategy.rounds + 1):
-            evidence = cross_execute(ctx, pairs, round)
+        for round_index in range(1, ctx.strategy.rounds + 1):
+            evidence = cross_execute(ctx, pairs, round_index)
             review_pairs(ctx, pairs, evidence)
-            if round == ctx.strategy.rounds:
+            if round_index == ctx.strategy.rounds:
                 break
-            revised, challenges = revise(ctx, pairs, evidence, round, challenges)
+            revised, challenges = revise(ctx, pairs, evidence, round_index, challenges)
             if not revised:
                 break
     submission = select(ctx, pairs, evidence)

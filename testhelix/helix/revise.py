@@ -14,24 +14,24 @@ from testhelix.helix.crossval import Evidence
 from testhelix.helix.pairs import Pair, for_each_pair, qualify, run_session
 
 
-def revise(ctx: HelixContext, pairs: list[Pair], ev: Evidence, round: int, challenges_used: int) -> tuple[bool, int]:
+def revise(ctx: HelixContext, pairs: list[Pair], ev: Evidence, round_index: int, challenges_used: int) -> tuple[bool, int]:
     """Revise what the evidence asks for; returns (anything revised, challenges used so far)."""
-    notes = _feedback_notes(ctx, pairs, ev, round) if ctx.config.corrective_feedback else {}
+    notes = _feedback_notes(ctx, pairs, ev, round_index) if ctx.config.corrective_feedback else {}
     if not notes and _challenge_due(ctx, pairs, ev, challenges_used):
-        text = _challenge(ctx, pairs, round)
+        text = _challenge(ctx, pairs, round_index)
         if text:
             notes = {p.index: f"Differential challenge: {text}" for p in pairs if p.workspace is not None}
             challenges_used += 1
     def repair(view: HelixContext, p: Pair) -> None:
-        if view.budget.remaining > 0 and not view.deadline.expired():
-            run_session(view, p, "repair", round, notes[p.index])
+        if view.budget.remaining > 0 and not view.time_is_up():
+            run_session(view, p, "repair", round_index, notes[p.index])
             qualify(view, p)
 
     for_each_pair(ctx, [p for p in pairs if p.index in notes], repair)   # concurrent, equal budget shares
     return bool(notes), challenges_used
 
 
-def _feedback_notes(ctx: HelixContext, pairs: list[Pair], ev: Evidence, round: int) -> dict[int, str]:
+def _feedback_notes(ctx: HelixContext, pairs: list[Pair], ev: Evidence, round_index: int) -> dict[int, str]:
     notes = {}
     for p in pairs:
         if p.workspace is None:
@@ -47,10 +47,10 @@ def _feedback_notes(ctx: HelixContext, pairs: list[Pair], ev: Evidence, round: i
             continue
         try:
             notes[p.index] = corrective_feedback(ctx.model, ctx.budget, ctx.task, counterexamples,
-                                                 pair=p.index, round=round)
+                                                 pair=p.index, round_index=round_index)
         except (BudgetExhausted, DeadlineExceeded):   # provider failures propagate: task incomplete
             break
-    ctx.log("feedback", round=round, pairs=sorted(notes))
+    ctx.log("feedback", round=round_index, pairs=sorted(notes))
     return notes
 
 
@@ -64,12 +64,12 @@ def _challenge_due(ctx: HelixContext, pairs: list[Pair], ev: Evidence, used: int
     return bool(suites) and all_pass and approved
 
 
-def _challenge(ctx: HelixContext, pairs: list[Pair], round: int) -> str:
+def _challenge(ctx: HelixContext, pairs: list[Pair], round_index: int) -> str:
     summary = "\n".join(f"suite {p.index + 1}: tests " + ", ".join(
         sorted(f.stem for f in p.workspace.suite.glob("test_*.py"))) for p in pairs if p.workspace is not None)
     try:
-        text = differential_challenge(ctx.model, ctx.budget, ctx.task, summary, round=round)
+        text = differential_challenge(ctx.model, ctx.budget, ctx.task, summary, round_index=round_index)
     except (BudgetExhausted, DeadlineExceeded):
         return ""
-    ctx.log("challenge", round=round)
+    ctx.log("challenge", round=round_index)
     return text

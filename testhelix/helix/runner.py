@@ -130,7 +130,8 @@ class HelixRunner:
         work = self.work_root / _safe(label) / task.id
         ctx = HelixContext(task=task, strategy=strategy, config=config,
                            model=self.model_factory(model_name, task, config.seed), budget=budget,
-                           executor=executor_for(self.executor, task), work_dir=work, library=self.library, concurrent=self.jobs > 1)
+                           executor=executor_for(self.executor, task), work_dir=work, library=self.library,
+                           concurrent=self.jobs > 1)
         budget.deadline = ctx.deadline
         try:
             result = run_task(ctx)

@@ -34,9 +34,9 @@ def select(ctx: HelixContext, pairs: list[Pair], ev: Evidence | None) -> Submiss
         if not qualified:
             return Submission(None, None, "none")
         chosen = random.Random(f"{ctx.config.seed}:{ctx.task.id}").choice(qualified)
-        return Submission(chosen.workspace.suite, chosen.index, "random")
+        return Submission(chosen.require_workspace().suite, chosen.index, "random")
     if ev is None or not ctx.config.peer_cross_validation:
-        return Submission(qualified[0].workspace.suite, qualified[0].index, "only-qualified") if qualified \
+        return Submission(qualified[0].require_workspace().suite, qualified[0].index, "only-qualified") if qualified \
             else Submission(None, None, "none")
     eligible = [p for p in qualified if not ctx.config.semantic_review or p.approved]
     if not eligible:
@@ -44,13 +44,13 @@ def select(ctx: HelixContext, pairs: list[Pair], ev: Evidence | None) -> Submiss
     best = max(eligible, key=lambda p: (ev.support(p), -p.index))
     if ev.support(best) == 0:
         if ctx.config.execution_positive_fallback:
-            return Submission(best.workspace.suite, best.index, "fallback")
+            return Submission(best.require_workspace().suite, best.index, "fallback")
         return Submission(None, None, "none")
     if ctx.config.merge_suites:
         merged = _try_merge(ctx, best, eligible, ev, {p.index: p for p in pairs})
         if merged is not None:
             return merged
-    return Submission(best.workspace.suite, best.index, "witness-support", ev.support(best))
+    return Submission(best.require_workspace().suite, best.index, "witness-support", ev.support(best))
 
 
 def _try_merge(ctx: HelixContext, best: Pair, eligible: list[Pair], ev: Evidence,
@@ -66,14 +66,14 @@ def _try_merge(ctx: HelixContext, best: Pair, eligible: list[Pair], ev: Evidence
         shutil.rmtree(merged)
     merged.mkdir(parents=True)
     for p in [best, *partners]:
-        for f in sorted(p.workspace.suite.glob("*.py")):
+        for f in sorted(p.require_workspace().suite.glob("*.py")):
             name = f.name if f.name == "conftest.py" and p is best else f"{f.stem}_p{p.index}{f.suffix}"
             if f.name == "conftest.py" and p is not best:
                 continue  # one conftest only: the best suite's
             shutil.copy2(f, merged / name)
-    holds = all(ctx.execute(merged, best.workspace.program, i).status == "fail"
+    holds = all(ctx.execute(merged, best.require_workspace().program, i).status == "fail"
                 for i in range(max(1, ctx.config.repetitions)))
-    holds = holds and all(ctx.execute(merged, by_index[ev.witnesses[d]].workspace.repair).status == "pass"
+    holds = holds and all(ctx.execute(merged, by_index[ev.witnesses[d]].require_workspace().repair).status == "pass"
                           for d in sorted(shared))
     ctx.log("merge", pairs=[best.index, *(p.index for p in partners)], holds=holds)
     if not holds:

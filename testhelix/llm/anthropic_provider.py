@@ -27,25 +27,24 @@ from testhelix.llm.base import (
     Message,
     ModelAuthError,
     ModelError,
-    ModelOutputError,
     ModelRequest,
-    ModelUnavailable,
+    StopReason,
     ToolCall,
     Usage,
 )
-from testhelix.llm.callwatch import CallWatch
-from testhelix.llm.ratelimit import limiter_for
-from testhelix.llm.registry import ModelInfo, price_usage
+from testhelix.llm.registry import price_usage
 from testhelix.llm.sdk_errors import map_sdk_error
+from testhelix.llm.sdk_model import SdkChatModel
 
 _EPHEMERAL = {"type": "ephemeral"}
-_STOP = {"end_turn": "end_turn", "stop_sequence": "end_turn", "tool_use": "tool_use",
-         "max_tokens": "max_tokens", "model_context_window_exceeded": "max_tokens", "refusal": "refusal"}
+_STOP: dict[str, StopReason] = {
+    "end_turn": "end_turn", "stop_sequence": "end_turn", "tool_use": "tool_use", "max_tokens": "max_tokens",
+    "model_context_window_exceeded": "max_tokens", "refusal": "refusal"}
 
 
 def to_anthropic(messages: tuple[Message, ...]) -> tuple[list[dict], list[dict]]:
     """Neutral messages -> (system blocks, message params)."""
-    system = [{"type": "text", "text": m.content} for m in messages if m.role == "system"]
+    system: list[dict] = [{"type": "text", "text": m.content} for m in messages if m.role == "system"]
     turns: list[dict] = []
     for m in messages:
         if m.role == "system":
@@ -88,26 +87,23 @@ def map_error(err: Exception) -> ModelError:
             status == 400 and ("too long" in lowered or "context" in lowered)))
 
 
-class AnthropicModel:
+class AnthropicModel(SdkChatModel[anthropic.Anthropic]):
     """ChatModel over the Anthropic Messages API."""
 
-    def __init__(self, info: ModelInfo, *, api_key: str | None = None, http_client: Any = None,
-                 max_retries: int = 2, timeout_s: float | None = None, max_retry_wait_s: float = 30.0):
-        self.info = info
-        self.name = info.name
-        self.context_window = info.context_window
-        self.timeout_s = timeout_s
-        key = api_key or os.environ.get("ANTHROPIC_API_KEY")
+    sdk = anthropic
+    sdk_error = anthropic.AnthropicError
+
+    def _api_key(self, given: str | None) -> str:
+        key = given or os.environ.get("ANTHROPIC_API_KEY")
         if not key:
-            raise ModelAuthError("ANTHROPIC_API_KEY is not set: export it to use " + info.name)
-        self.rate_limiter = limiter_for(info.name, info.requests_per_minute, info.tokens_per_minute)
-        self.watch = CallWatch(lambda request: anthropic.APITimeoutError(request=request),
-                               max_retry_wait_s=max_retry_wait_s, limiter=self.rate_limiter)
-        client = self.watch.install(http_client if http_client is not None else anthropic.DefaultHttpxClient())
-        kwargs: dict[str, Any] = {"api_key": key, "max_retries": max_retries, "http_client": client}
-        if timeout_s is not None:
-            kwargs["timeout"] = timeout_s
-        self._client = anthropic.Anthropic(**kwargs)
+            raise ModelAuthError("ANTHROPIC_API_KEY is not set: export it to use " + self.name)
+        return key
+
+    def _connect(self, client_kwargs: dict[str, Any]) -> anthropic.Anthropic:
+        return anthropic.Anthropic(**client_kwargs)
+
+    def _map_error(self, err: Exception) -> ModelError:
+        return map_error(err)
 
     def complete(self, request: ModelRequest) -> Completion:
         system, turns = to_anthropic(request.messages)
@@ -123,23 +119,11 @@ class AnthropicModel:
         timeout = request.timeout_s or self.timeout_s
         if timeout:
             params["timeout"] = timeout
-        with self.watch.call(timeout) as rec:
-            try:
-                reply = self._client.messages.create(**params)
-            except anthropic.AnthropicError as err:
-                failure = map_error(err)
-                failure.retries = rec.summary()
-                if rec.stopped_by_deadline and isinstance(failure, ModelUnavailable):
-                    failure.cause = "deadline"
-                raise failure from err
-            except ValueError as err:       # a 200 whose body is not valid JSON
-                raise ModelOutputError(f"{self.name} returned a body that is not valid JSON: {err}",
-                                       billed=None) from err
+        reply, retries = self._watched(timeout, lambda: self._client.messages.create(**params))
         if not hasattr(reply, "content") or not isinstance(reply.content, list):
-            raise ModelOutputError(f"{self.name} returned something that is not a Messages response: "
-                                   f"{str(reply)[:120]!r}", billed=None)
+            raise self._not_a_response(reply, "Messages")
         answer = self._parse(reply)
-        answer.metadata["retries"] = rec.summary()
+        answer.metadata["retries"] = retries
         return answer
 
     def _parse(self, reply: Any) -> Completion:

@@ -67,18 +67,18 @@ class ToolCall:
                    raw_arguments=d.get("raw_arguments", ""), error=d.get("error"))
 
     @classmethod
-    def from_json_text(cls, id: str, name: str, text: str | None) -> ToolCall:
+    def from_json_text(cls, call_id: str, name: str, text: str | None) -> ToolCall:
         """Parse arguments sent as a JSON string (OpenAI style); keep failures as data, not raises."""
         raw = text or ""
         try:
             value = json.loads(raw) if raw.strip() else {}
         except json.JSONDecodeError as err:
-            return cls(id=id, name=name, arguments=None, raw_arguments=raw,
+            return cls(id=call_id, name=name, arguments=None, raw_arguments=raw,
                        error=f"arguments are not valid JSON: {err.msg} at position {err.pos}")
         if not isinstance(value, dict):
-            return cls(id=id, name=name, arguments=None, raw_arguments=raw,
+            return cls(id=call_id, name=name, arguments=None, raw_arguments=raw,
                        error=f"arguments must be a JSON object, got {type(value).__name__}")
-        return cls(id=id, name=name, arguments=value, raw_arguments=raw)
+        return cls(id=call_id, name=name, arguments=value, raw_arguments=raw)
 
 
 @dataclass(frozen=True)

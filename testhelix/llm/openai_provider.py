@@ -31,17 +31,16 @@ from testhelix.llm.base import (
     ModelError,
     ModelOutputError,
     ModelRequest,
-    ModelUnavailable,
+    StopReason,
     ToolCall,
     Usage,
 )
-from testhelix.llm.callwatch import CallWatch
-from testhelix.llm.ratelimit import limiter_for
-from testhelix.llm.registry import ModelInfo, price_usage
+from testhelix.llm.registry import price_usage
 from testhelix.llm.sdk_errors import map_sdk_error
+from testhelix.llm.sdk_model import SdkChatModel
 
-_CHAT_STOP = {"stop": "end_turn", "tool_calls": "tool_use", "function_call": "tool_use",
-              "length": "max_tokens", "content_filter": "refusal"}
+_CHAT_STOP: dict[str, StopReason] = {"stop": "end_turn", "tool_calls": "tool_use", "function_call": "tool_use",
+                                     "length": "max_tokens", "content_filter": "refusal"}
 
 
 def _arguments_text(call: ToolCall) -> str:
@@ -95,58 +94,49 @@ def map_error(err: Exception, who: str, key_var: str = "OPENAI_API_KEY") -> Mode
             status == 400 and ("context length" in lowered or "context window" in lowered)))
 
 
-class OpenAIModel:
+class OpenAIModel(SdkChatModel[openai.OpenAI]):
     """ChatModel over OpenAI (Chat Completions or Responses) or an OpenAI-compatible server."""
 
-    def __init__(self, info: ModelInfo, *, api_key: str | None = None, http_client: Any = None,
-                 max_retries: int = 2, timeout_s: float | None = None, max_retry_wait_s: float = 30.0):
-        self.info = info
-        self.name = info.name
-        self.context_window = info.context_window
-        self.timeout_s = timeout_s
-        self._compatible = info.provider == "openai-compatible"
-        self._key_var = "OPENAI_COMPATIBLE_API_KEY" if self._compatible else "OPENAI_API_KEY"
+    sdk = openai
+    sdk_error = openai.OpenAIError
+
+    @property
+    def _compatible(self) -> bool:
+        return self.info.provider == "openai-compatible"
+
+    @property
+    def _key_var(self) -> str:
+        return "OPENAI_COMPATIBLE_API_KEY" if self._compatible else "OPENAI_API_KEY"
+
+    def _api_key(self, given: str | None) -> str:
         if self._compatible:
             # Local servers usually accept any key; the SDK insists on a non-empty one.
-            key = api_key or os.environ.get("OPENAI_COMPATIBLE_API_KEY") or "no-key"
-        else:
-            key = api_key or os.environ.get("OPENAI_API_KEY")
-            if not key:
-                raise ModelAuthError("OPENAI_API_KEY is not set: export it to use " + info.name)
-        self.rate_limiter = limiter_for(info.name, info.requests_per_minute, info.tokens_per_minute)
-        self.watch = CallWatch(lambda request: openai.APITimeoutError(request=request),
-                               max_retry_wait_s=max_retry_wait_s, limiter=self.rate_limiter)
-        client = self.watch.install(http_client if http_client is not None else openai.DefaultHttpxClient())
-        kwargs: dict[str, Any] = {"api_key": key, "max_retries": max_retries, "http_client": client}
-        if info.base_url:
-            kwargs["base_url"] = info.base_url
-        if timeout_s is not None:
-            kwargs["timeout"] = timeout_s
-        self._client = openai.OpenAI(**kwargs)
+            return given or os.environ.get("OPENAI_COMPATIBLE_API_KEY") or "no-key"
+        key = given or os.environ.get("OPENAI_API_KEY")
+        if not key:
+            raise ModelAuthError("OPENAI_API_KEY is not set: export it to use " + self.name)
+        return key
+
+    def _connect(self, client_kwargs: dict[str, Any]) -> openai.OpenAI:
+        if self.info.base_url:
+            client_kwargs["base_url"] = self.info.base_url
+        return openai.OpenAI(**client_kwargs)
+
+    def _map_error(self, err: Exception) -> ModelError:
+        return map_error(err, self.name, self._key_var)
 
     def complete(self, request: ModelRequest) -> Completion:
         max_out = min(request.max_output_tokens, self.info.max_output_tokens)
         timeout = request.timeout_s or self.timeout_s
-        with self.watch.call(timeout) as rec:
-            try:
-                answer = (self._responses if self.info.api == "responses" else self._chat)(request, max_out, timeout)
-            except openai.OpenAIError as err:
-                failure = map_error(err, self.name, self._key_var)
-                failure.retries = rec.summary()
-                if rec.stopped_by_deadline and isinstance(failure, ModelUnavailable):
-                    failure.cause = "deadline"
-                raise failure from err
-            except ValueError as err:       # a 200 whose body is not valid JSON
-                raise ModelOutputError(f"{self.name} returned a body that is not valid JSON: {err}",
-                                       billed=None) from err
-        answer.metadata["retries"] = rec.summary()
+        protocol = self._responses if self.info.api == "responses" else self._chat
+        answer, retries = self._watched(timeout, lambda: protocol(request, max_out, timeout))
+        answer.metadata["retries"] = retries
         return answer
 
     def _expect(self, reply: Any, attribute: str, what: str) -> None:
         """An HTML page or other text answered with HTTP 200 reaches us as a str, not a response."""
         if isinstance(reply, (str, bytes)) or not hasattr(reply, attribute):
-            raise ModelOutputError(f"{self.name} returned something that is not a {what} response: "
-                                   f"{str(reply)[:120]!r}", billed=None)
+            raise self._not_a_response(reply, what)
 
     # --- Chat Completions --------------------------------------------------------------------
     def _chat(self, request: ModelRequest, max_out: int, timeout: float | None) -> Completion:
@@ -198,8 +188,9 @@ class OpenAIModel:
             elif item.type == "function_call":
                 calls.append(ToolCall.from_json_text(item.call_id, item.name, item.arguments))
         incomplete = getattr(reply.incomplete_details, "reason", None)
-        stop = ("max_tokens" if incomplete == "max_output_tokens" else "refusal" if incomplete == "content_filter"
-                else "tool_use" if calls else "end_turn" if reply.status in (None, "completed") else "other")
+        stop: StopReason = (
+            "max_tokens" if incomplete == "max_output_tokens" else "refusal" if incomplete == "content_filter"
+            else "tool_use" if calls else "end_turn" if reply.status in (None, "completed") else "other")
         u = reply.usage
         usage = (self._usage(u.input_tokens, u.output_tokens, u.input_tokens_details)
                  if u is not None and u.input_tokens is not None else Usage(reported=False))

@@ -14,6 +14,7 @@ from typing import Any, Protocol
 from testhelix.errors import UserError
 from testhelix.llm.base import ChatModel
 from testhelix.llm.registry import COMPATIBLE_NAME, REGISTRY_FILE, ModelInfo, listed_model
+from testhelix.llm.sdk_model import SdkChatModel
 
 
 class ModelProvider(Protocol):
@@ -26,30 +27,41 @@ class ModelProvider(Protocol):
                timeout_s: float | None, max_retry_wait_s: float) -> ChatModel: ...
 
 
-class AnthropicProvider:
+class _SdkProvider:
+    """A vendor's models, listed in models.toml and served through its SDK (sdk_model.py)."""
+
+    name: str
+    credential_env_vars: tuple[str, ...]
+
+    def resolve(self, name: str, model: str) -> ModelInfo:  # noqa: ARG002 - ModelProvider's signature
+        return listed_model(name)
+
+    def create(self, name: str, info: ModelInfo, *, task: Any, seed: int,  # noqa: ARG002 - ModelProvider's signature
+               http_client: Any, max_retries: int, timeout_s: float | None, max_retry_wait_s: float) -> ChatModel:
+        return self._model_class()(info, http_client=http_client, max_retries=max_retries, timeout_s=timeout_s,
+                                   max_retry_wait_s=max_retry_wait_s)
+
+    def _model_class(self) -> type[SdkChatModel]:
+        """Imported on first use: a run without this vendor's models never loads its SDK."""
+        raise NotImplementedError
+
+
+class AnthropicProvider(_SdkProvider):
     name = "anthropic"
     credential_env_vars = ("ANTHROPIC_API_KEY",)
 
-    def resolve(self, name: str, model: str) -> ModelInfo:
-        return listed_model(name)
-
-    def create(self, name, info, *, task, seed, http_client, max_retries, timeout_s, max_retry_wait_s):
+    def _model_class(self) -> type[SdkChatModel]:
         from testhelix.llm.anthropic_provider import AnthropicModel
-        return AnthropicModel(info, http_client=http_client, max_retries=max_retries, timeout_s=timeout_s,
-                              max_retry_wait_s=max_retry_wait_s)
+        return AnthropicModel
 
 
-class OpenAIProvider:
+class OpenAIProvider(_SdkProvider):
     name = "openai"
     credential_env_vars = ("OPENAI_API_KEY",)
 
-    def resolve(self, name: str, model: str) -> ModelInfo:
-        return listed_model(name)
-
-    def create(self, name, info, *, task, seed, http_client, max_retries, timeout_s, max_retry_wait_s):
+    def _model_class(self) -> type[SdkChatModel]:
         from testhelix.llm.openai_provider import OpenAIModel
-        return OpenAIModel(info, http_client=http_client, max_retries=max_retries, timeout_s=timeout_s,
-                           max_retry_wait_s=max_retry_wait_s)
+        return OpenAIModel
 
 
 class OpenAICompatibleProvider(OpenAIProvider):
@@ -58,7 +70,7 @@ class OpenAICompatibleProvider(OpenAIProvider):
     name = "openai-compatible"
     credential_env_vars = ("OPENAI_COMPATIBLE_API_KEY",)
 
-    def resolve(self, name: str, model: str) -> ModelInfo:
+    def resolve(self, name: str, model: str) -> ModelInfo:  # noqa: ARG002 - ModelProvider's signature
         from testhelix.llm.registry import _registry
         m = COMPATIBLE_NAME.match(name)
         if not m:
@@ -76,7 +88,7 @@ class SimulatedProvider:
     name = "sim"
     credential_env_vars: tuple[str, ...] = ()
 
-    def resolve(self, name: str, model: str) -> ModelInfo:
+    def resolve(self, name: str, model: str) -> ModelInfo:  # noqa: ARG002 - ModelProvider's signature
         from testhelix.llm.sim.latency import split_sim_options
         from testhelix.llm.sim.profiles import get_profile
         name = split_sim_options(name)[0]          # `?latency=SECONDS` changes timing only (see create)
@@ -85,7 +97,9 @@ class SimulatedProvider:
                          context_window=profile.context_window, max_output_tokens=profile.max_output_tokens,
                          prices=None)
 
-    def create(self, name, info, *, task, seed, http_client, max_retries, timeout_s, max_retry_wait_s):
+    def create(self, name: str, info: ModelInfo, *, task: Any, seed: int,
+               http_client: Any, max_retries: int, timeout_s: float | None,  # noqa: ARG002 - ModelProvider's signature
+               max_retry_wait_s: float) -> ChatModel:  # noqa: ARG002 - ModelProvider's signature
         from testhelix.llm.sim.latency import LatencyModel, split_sim_options
         from testhelix.llm.sim.model import SimulatedModel
         if task is None:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator
+from pydantic.json_schema import JsonDict
 
 from testhelix.digest import canonical_json
 from testhelix.errors import UserError
@@ -137,17 +138,21 @@ class Strategy(BaseModel):
         return hashlib.sha256(self.canonical_json().encode()).hexdigest()
 
 
-MUTABLE_FIELDS: tuple[str, ...] = tuple(
-    name for name, f in Strategy.model_fields.items() if (f.json_schema_extra or {}).get("x-mutable")
-)
+def _schema_extra(name: str) -> JsonDict:
+    """A field's json_schema_extra; the fields here give a dict or nothing (never a function)."""
+    extra = Strategy.model_fields[name].json_schema_extra
+    return extra if isinstance(extra, dict) else {}
+
+
+MUTABLE_FIELDS: tuple[str, ...] = tuple(name for name in Strategy.model_fields if _schema_extra(name).get("x-mutable"))
 FIXED_FIELDS: tuple[str, ...] = tuple(name for name in Strategy.model_fields if name not in MUTABLE_FIELDS)
 
 
 # The search space is narrower than the schema where a run configuration needs it: a search never
 # proposes fewer than two rounds, so the differential challenge of configurations C/D/E survives.
 SEARCH_MINIMUM: dict[str, int] = {
-    name: f.json_schema_extra["x-search-minimum"] for name, f in Strategy.model_fields.items()
-    if isinstance(f.json_schema_extra, dict) and "x-search-minimum" in f.json_schema_extra
+    name: minimum for name in Strategy.model_fields
+    if isinstance(minimum := _schema_extra(name).get("x-search-minimum"), int)
 }
 ROUNDS_RULE = ("differential challenges need at least two rounds: the challenge is issued after round 1 and "
                "the suites it revises are executed and reviewed again in round 2; with one round a run "
@@ -207,13 +212,14 @@ def validate_strategy_data(data: Any, known_task_ids: Iterable[str] | None = Non
             msg = e["msg"].removeprefix("Value error, ")
             path = _json_path(e["loc"]) if e["loc"] else "maxCandidates"  # the one model-level rule
             if path == "skillRoutes" and ": " in msg:  # route rules name their context first
-                context, msg = msg.split(": ", 1)
-                path = f"skillRoutes.{context}"
+                route_context, msg = msg.split(": ", 1)
+                path = f"skillRoutes.{route_context}"
             problems.append((path, msg))
         # The cross-field rule only runs after every field is valid; report it anyway.
         ini, mx = data.get("initialCandidates", 3), data.get("maxCandidates", 3)
-        if isinstance(ini, int) and isinstance(mx, int) and mx < ini and ("maxCandidates", "must be >= initialCandidates") not in problems:
-            problems.append(("maxCandidates", "must be >= initialCandidates"))
+        order_problem = ("maxCandidates", "must be >= initialCandidates")
+        if isinstance(ini, int) and isinstance(mx, int) and mx < ini and order_problem not in problems:
+            problems.append(order_problem)
         return None, problems
 
 

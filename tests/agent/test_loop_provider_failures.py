@@ -59,8 +59,10 @@ def test_an_unavailable_model_ends_the_session_without_a_loop_retry(tmp_path, si
 def test_every_role_marks_the_task_incomplete_never_a_traceback(config, call, tmp_path, sim_task, executor):
     """Call 1 of C is planning; later calls are generation, self-correction, review, feedback."""
     store = RunStore(tmp_path / "run")
-    factory = lambda name, task, seed: failing_on(create_model(name, task=task, seed=seed),
-                                                {call: ModelUnavailable("HTTP 529", status=529, cause="overloaded")})
+    def factory(name, task, seed):
+        return failing_on(create_model(name, task=task, seed=seed),
+                          {call: ModelUnavailable("HTTP 529", status=529, cause="overloaded")})
+
     runner = HelixRunner(store, executor, tmp_path / "work", model_factory=factory, coverage=False)
     cfg = get_config(config, token_cap=400_000)
     with pytest.raises(EvaluationIncomplete, match="incomplete \\(overloaded\\)"):
@@ -75,8 +77,9 @@ def test_every_role_marks_the_task_incomplete_never_a_traceback(config, call, tm
 
 def test_an_auth_error_in_any_role_stops_the_job(tmp_path, sim_task, executor):
     store = RunStore(tmp_path / "run")
-    factory = lambda name, task, seed: failing_on(create_model(name, task=task, seed=seed),
-                                                {1: ModelAuthError("check ANTHROPIC_API_KEY")})
+    def factory(name, task, seed):
+        return failing_on(create_model(name, task=task, seed=seed), {1: ModelAuthError("check ANTHROPIC_API_KEY")})
+
     runner = HelixRunner(store, executor, tmp_path / "work", model_factory=factory, coverage=False)
     with pytest.raises(ModelAuthError):
         runner.run_one(sim_task, initial_strategy(), get_config("C"), "sim:strong", "sim:strong/C")

@@ -17,9 +17,9 @@ from testhelix.strategy.model import Strategy, initial_strategy
 GUIDANCE = "Reproduce the exact scenario of the bug report before anything else."
 
 
-def lesson(id: str, components: list[str]) -> dict:
-    return {"id": id, "triggers": ["chunk"], "components": components,
-            "text": f"Applicability: lesson {id}.\nAction: check the boundary the report names.\n"
+def lesson(lesson_id: str, components: list[str]) -> dict:
+    return {"id": lesson_id, "triggers": ["chunk"], "components": components,
+            "text": f"Applicability: lesson {lesson_id}.\nAction: check the boundary the report names.\n"
                     "Verification: the suite fails on the initial program."}
 
 

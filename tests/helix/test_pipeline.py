@@ -66,7 +66,9 @@ def test_budget_shared_across_pairs_never_exceeded_k5(tmp_path, executor, task):
 def test_same_seed_same_results(tmp_path, executor, task):
     a = runner(tmp_path / "a", executor).run_one(task, Strategy(), get_config("C"), "sim:strong", "x/C")
     b = runner(tmp_path / "b", executor).run_one(task, Strategy(), get_config("C"), "sim:strong", "x/C")
-    strip = lambda r: {k: getattr(r, k) for k in ("F", "A", "R", "S", "rule")} | {"pairs": r.detail["pairs"]}
+    def strip(r):
+        return {k: getattr(r, k) for k in ("F", "A", "R", "S", "rule")} | {"pairs": r.detail["pairs"]}
+
     assert strip(a) == strip(b)
 
 
@@ -139,7 +141,9 @@ def test_agents_never_see_hidden_material(tmp_path, executor, task):
     (copy / "panel" / "manifest.json").write_text(json.dumps(manifest))
     planted = load_task(copy)
     seen: list[str] = []
-    factory = lambda name, t, seed: recording_model(default_model_factory(name, t, seed), seen)
+    def factory(name, t, seed):
+        return recording_model(default_model_factory(name, t, seed), seen)
+
     r = runner(tmp_path, executor, factory)
     for name in ("C", "D"):
         r.run_one(planted, Strategy(), get_config(name), "sim:strong", f"sim:strong/{name}")

@@ -72,9 +72,9 @@ def make_pair(tmp_path, index, tests=("test_a", "test_b")):
                 repair_statuses=("pass", "pass"), repair_digest=f"repair{index}")
 
 
-def evidence(round, failing):
+def evidence(round_index, failing):
     """Pair 0's suite fails pair 1's repair with `failing` tests; pair 1's suite passes pair 0's."""
-    ev = Evidence(round=round, witnesses={"repair0": 0, "repair1": 1})
+    ev = Evidence(round=round_index, witnesses={"repair0": 0, "repair1": 1})
     ev.matrix = {(0, "repair1"): "fail", (1, "repair0"): "pass"}
     ev.failing_tests = {(0, "repair1"): tuple(failing)}
     return ev

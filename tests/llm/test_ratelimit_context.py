@@ -85,8 +85,9 @@ def test_serve_command_prints_where_it_listens_and_answers(tmp_path):
     import openai
 
     fixture = Path(__file__).resolve().parents[1] / "fixtures" / "sim_task"
-    proc = subprocess.Popen([sys.executable, "-u", "-c", "from testhelix.cli import main; main()", "serve", "--model", "sim:weak", "--pack",
-                             str(fixture), "--fault", "429:retry_after=0.01"], stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen([sys.executable, "-u", "-c", "from testhelix.cli import main; main()",
+                             "serve", "--model", "sim:weak", "--pack", str(fixture), "--fault", "429:retry_after=0.01"],
+                            stdout=subprocess.PIPE, text=True)
     try:
         first = proc.stdout.readline()
         assert first.startswith("serving sim:weak on http://127.0.0.1:")

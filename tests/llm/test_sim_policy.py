@@ -88,7 +88,9 @@ def test_reproduce_cue_raises_reproducing_first_picks(task):
 
 
 def test_broaden_and_narrow_cues_change_suite_size(task):
-    sizes = lambda s: {len(x) for x in _first_suites(task, s, n=40)}
+    def sizes(s):
+        return {len(x) for x in _first_suites(task, s, n=40)}
+
     assert sizes(initial_strategy()) == {3}
     assert sizes(_strategy(guidance="Add a regression test next to the fix.")) == {4}
     assert sizes(_strategy(guidance="Keep the suite minimal.")) == {2}

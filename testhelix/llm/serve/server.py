@@ -173,7 +173,8 @@ def _early_fault(protocol: str, fault: Fault | None):
 def _late_fault(fault: Fault | None, c: Completion) -> tuple[Completion, dict | None]:
     """Faults that distort a real answer; returns it with the usage to report (None: none)."""
     u = c.usage
-    usage = {"input": u.input_tokens, "output": u.output_tokens, "cache_read": u.cache_read_tokens}
+    usage: dict[str, int] | None = {"input": u.input_tokens, "output": u.output_tokens,
+                                     "cache_read": u.cache_read_tokens}
     if not u.reported:
         usage = None
     if fault is None:

@@ -14,7 +14,7 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
-from testhelix.llm.base import Completion, Message, ModelRequest, ToolCall, ToolSpec
+from testhelix.llm.base import Completion, Message, ModelRequest, Role, ToolCall, ToolSpec
 
 PROTOCOLS = ("chat", "responses", "messages")
 DEFAULT_MAX_TOKENS = 4096
@@ -103,6 +103,10 @@ def render_chat(c: Completion, model: str, usage: dict | None, *, empty_choices:
 
 # --- OpenAI Responses --------------------------------------------------------------------------
 
+# Responses API message roles -> neutral roles (a "developer" message is a system message)
+_INPUT_ROLES: dict[str, Role] = {"developer": "system", "system": "system", "user": "user", "assistant": "assistant"}
+
+
 def parse_responses(body: dict) -> Parsed:
     out: list[Message] = []
     if body.get("instructions"):
@@ -126,10 +130,10 @@ def parse_responses(body: dict) -> Parsed:
         elif kind == "function_call_output":
             out.append(Message("tool", _text(item.get("output")), tool_call_id=item.get("call_id")))
         elif kind == "message":
-            role = item.get("role")
-            role = "system" if role == "developer" else role
-            if role not in ("system", "user", "assistant"):
-                raise WireError(f"unknown input item role {role!r}")
+            given = item.get("role")
+            role = _INPUT_ROLES.get(given) if isinstance(given, str) else None
+            if role is None:
+                raise WireError(f"unknown input item role {given!r}")
             out.append(Message(role, _text(item.get("content"))))
         else:
             raise WireError(f"unknown input item type {kind!r}")

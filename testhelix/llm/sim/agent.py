@@ -26,6 +26,7 @@ from __future__ import annotations
 import json
 import random
 import re
+from collections.abc import Set
 from dataclasses import dataclass, field
 
 from testhelix.agent.prompts import FEEDBACK_HEADER
@@ -61,6 +62,12 @@ class View:
     feedback_done: bool = False
     looked: int = 0
 
+    def known_suite(self) -> list[str]:
+        """The suite, for the decisions made once it is known (the first step reads it back)."""
+        if self.suite is None:
+            raise RuntimeError("simulated agent: a decision on the suite before it was read back")
+        return self.suite
+
 
 def _note(view: View) -> str:
     return (f"state: suite={','.join(view.suite or [])} | repair={view.repair} | "
@@ -68,11 +75,10 @@ def _note(view: View) -> str:
 
 
 def _parse_note(text: str, view: View) -> bool:
-    m = None
-    for m in _NOTE.finditer(text or ""):
-        pass
-    if m is None:
+    notes = list(_NOTE.finditer(text or ""))
+    if not notes:
         return False
+    m = notes[-1]                      # the latest state note wins
     parts = dict(p.strip().split("=", 1) for p in m.group(1).split("|") if "=" in p)
     view.suite = [n for n in parts.get("suite", "").split(",") if n]
     view.repair = int(parts["repair"]) if parts.get("repair", "None") not in ("None", "") else None
@@ -173,7 +179,7 @@ class SimAgentPolicy:
             suite += self._pick(view, rng, "guard", exclude=set(suite))
         return suite
 
-    def _pick(self, view: View, rng: random.Random, want: str, exclude: set[str] = frozenset()) -> list[str]:
+    def _pick(self, view: View, rng: random.Random, want: str, exclude: Set[str] = frozenset()) -> list[str]:
         """One test of role `want` with probability p_good, else any other free test."""
         taken = set(view.suite or ()) | set(exclude) | view.dropped
         free = [t for t in self.bank.tests if t.name not in taken]
@@ -200,7 +206,8 @@ class SimAgentPolicy:
     def _blame(self, view: View, own: Run, call, rng: random.Random, direction: str):
         """The suite fails on the own repair: the runs point at the repair when it is not a
         preferred one and the failing tests pass on a preferred repair; else at the tests."""
-        failing = [n for n in own.failing if n in view.suite]
+        suite = view.known_suite()
+        failing = [n for n in own.failing if n in suite]
         mine_preferred = view.repair in self.bank.preferred
         tests_look_right = bool(failing) and all(self.bank.role(n) != "suspect" for n in failing)
         repair_at_fault = (not mine_preferred and tests_look_right) or (own.status == "error" and not failing)
@@ -209,9 +216,9 @@ class SimAgentPolicy:
         if repair_at_fault and len(self.bank.repairs) > 1:
             view.repair = self._choose_repair(view.repair, rng)
             return self._write_repair(view, call, direction, "My repair looks wrong; trying another fix.")
-        failing = failing or [rng.choice(view.suite)]
+        failing = failing or [rng.choice(suite)]
         view.dropped |= set(failing)
-        view.suite = [n for n in view.suite if n not in failing]
+        view.suite = [n for n in suite if n not in failing]
         if not any(self.bank.role(n) == "reproduces" for n in view.suite):
             view.suite += self._pick(view, rng, "reproduces")
         return self._write_suite(view, call, f"Dropping {', '.join(failing)}: it fails on my repair.")
@@ -219,7 +226,8 @@ class SimAgentPolicy:
     def _apply_feedback(self, request: ModelRequest, view: View, call, rng: random.Random):
         text = next((m.content for m in request.messages if m.role == "user" and m.content.startswith(FEEDBACK_HEADER)), "")
         view.feedback_done = True
-        suspects = [n for n in dict.fromkeys(re.findall(r"test_\w+", text)) if n in (view.suite or [])]
+        suite = view.known_suite()
+        suspects = [n for n in dict.fromkeys(re.findall(r"test_\w+", text)) if n in suite]
         drop = []
         for name in suspects:
             test = self.bank.test(name)
@@ -229,7 +237,7 @@ class SimAgentPolicy:
             if (rng.random() < self.diagnosis) != sound:
                 drop.append(name)
         view.dropped |= set(drop)
-        view.suite = [n for n in view.suite if n not in drop]
+        view.suite = [n for n in suite if n not in drop]
         added = []
         if not any(self.bank.role(n) == "reproduces" for n in view.suite):
             added += self._pick(view, rng, "reproduces")
@@ -249,7 +257,7 @@ class SimAgentPolicy:
         return [rng.choice(pool).name] if pool and rng.random() < self.p_good else self._pick(view, rng, "guard", exclude)
 
     def _write_suite(self, view: View, call, why: str):
-        return f"{why}\n{_note(view)}", [call("write_file", path=SUITE_FILE, content=self.bank.suite_text(view.suite))]
+        return f"{why}\n{_note(view)}", [call("write_file", path=SUITE_FILE, content=self.bank.suite_text(view.known_suite()))]
 
     def _write_repair(self, view: View, call, direction: str, why: str = "Writing my repair."):
         option = next(o for o in self.bank.repairs if o.number == view.repair)

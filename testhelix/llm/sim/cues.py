@@ -1,18 +1,23 @@
 """The small vocabulary through which strategy text reaches a simulated model.
 
 A simulated model reads strategy content only from the prompt: the guidance message, the `Do:`
-and `Verify:` lines of each rendered lesson (one source per lesson), and the heading (name and first title line) of each
-routed skill whose contexts include the task's context (a skill routed to a context it does not
-list is read as noise and changes nothing). Each of these *sources* can carry cues, matched as
-case-insensitive phrases:
+and `Verify:` lines of each rendered lesson (one source per lesson), and the heading (name and
+first title line) of each routed skill whose contexts include the task's context (a skill routed to
+a context it does not list is read as noise and changes nothing). Each of these *sources* can carry
+cues, matched as case-insensitive phrases (`CUES` below). Each cue, its phrases and its effect (per
+source; at most two sources count):
 
-| cue        | phrases                                                            | effect (per source, at most two sources count) |
-|------------|--------------------------------------------------------------------|-------------------------------------------------|
-| reproduce  | reproduce, bug report, exact scenario, expected value              | +0.12 chance that a test pick is a reproducing test |
-| check      | verify, run the suite, both programs, passes on the repair, fails on the initial | +0.12 diagnosis (blaming the right thing) and +0.06 chance of a preferred repair |
-| broaden    | boundary, edge case, neighbour, regression                         | one more guard test in each suite (any source)  |
-| narrow     | minimal, specification fixes, spec over, only what                 | one guard test fewer (any source); guards whose text looks incidental are avoided; a reviewer prompt with this cue reviews with +0.10 accuracy |
-| messages   | error message, exact text, exact message                           | guards whose text looks incidental are preferred (any source) |
+- reproduce (reproduce, bug report, exact scenario, expected value): +0.12 chance that a test
+  pick is a reproducing test.
+- check (verify, run the suite, both programs, passes on the repair, fails on the initial): +0.12
+  diagnosis (blaming the right thing) and +0.06 chance of a preferred repair.
+- broaden (boundary, edge case, neighbour, regression): one more guard test in each suite (any
+  source).
+- narrow (minimal, specification fixes, spec over, only what): one guard test fewer (any source);
+  guards whose text looks incidental are avoided; a reviewer prompt with this cue reviews with
+  +0.10 accuracy.
+- messages (error message, exact text, exact message): guards whose text looks incidental are
+  preferred (any source).
 
 Nothing else in the strategy text matters to a simulated model, and numbers matter only through
 the loop (agentSteps, repairSteps, contextTokens, toolOutputChars, rounds).
