@@ -47,7 +47,8 @@ class HelixStrategyEvaluator:
         """The named step for an evaluation the provider prevented: stored (as `search:<hash>`, so
         `testhelix report` and the DAG count it until the evaluation finishes), never scored."""
         if self.scope == "search":
-            self.runner.store.record_incomplete(f"search:{strategy.content_hash()}", task_id, inc.cause, inc.detail, 0, 0)
+            label = f"search:{strategy.content_hash()}"
+            self.runner.require_store().record_incomplete(label, task_id, inc.cause, inc.detail, 0, 0)
 
 
 def public_trace(task: Task, result: dict) -> dict:

@@ -82,7 +82,7 @@ class TaskEvaluation:
 
 @dataclass
 class HelixRunner:
-    store: RunStore
+    store: RunStore | None  # None on a Ray worker: results go back to the driver, which alone writes
     executor: Executor
     work_root: Path
     model_factory: ModelFactory = default_model_factory
@@ -99,11 +99,16 @@ class HelixRunner:
         self.tasks: dict[str, Task] = {}
         self._digests: dict[str, str] = {}
 
+    def require_store(self) -> RunStore:
+        if self.store is None:
+            raise RuntimeError("this HelixRunner has no store (a worker's runner); it only evaluates jobs")
+        return self.store
+
     def run_label(self, model: str, config: RunConfig) -> str:
         return f"{model_label(model)}/{config.name}"
 
     def done(self, label: str, task_id: str) -> bool:
-        _, rows = self.store.query("SELECT 1 FROM task_results WHERE run_label = ? AND task_id = ?", [label, task_id])
+        _, rows = self.require_store().query("SELECT 1 FROM task_results WHERE run_label = ? AND task_id = ?", [label, task_id])
         return bool(rows)
 
     def run_one(self, task: Task, strategy: Strategy, config: RunConfig, model_name: str, label: str,
@@ -125,7 +130,7 @@ class HelixRunner:
         check_run_compatibility(strategy, config.challenge_steps)
         started = time.monotonic()
         budget = Budget(config.token_cap, run_label=label, task_id=task.id,
-                        sink=_Tee(sink or self.store, self.progress.call if self.progress else None),
+                        sink=_Tee(sink or self.require_store(), self.progress.call if self.progress else None),
                         call_timeout_s=self.call_timeout_s)
         work = self.work_root / _safe(label) / task.id
         ctx = HelixContext(task=task, strategy=strategy, config=config,
@@ -161,20 +166,22 @@ class HelixRunner:
 
     def record(self, task: Task, label: str, result: dict) -> None:
         """Store one finished task (driver thread): its outcomes, then its result row, in one transaction."""
-        with self.store.transaction():
+        store = self.require_store()
+        with store.transaction():
             self.absorb(result)
-            self.store.record_task(task.id, task.source, task.context, task.difficulty, task.reference.sha256)
-            self.store.record_task_outcomes(label, task.id, result["outcome_rows"])
-            self.store.record_task_result(result["row"])
+            store.record_task(task.id, task.source, task.context, task.difficulty, task.reference.sha256)
+            store.record_task_outcomes(label, task.id, result["outcome_rows"])
+            store.record_task_result(result["row"])
 
     def absorb(self, result: dict) -> None:
         """Store what a remote worker could not: its model-call ledger rows and fresh executions."""
+        store = self.require_store()
         for row in result.pop("ledger", ()):
-            self.store.record_model_call(row)
+            store.record_model_call(row)
             if self.progress is not None:
                 self.progress.call(row)
         for key, row in result.pop("executions", ()):
-            self.store.put_execution(key, row)
+            store.put_execution(key, row)
 
     # --- many tasks -------------------------------------------------------------------------
     def job(self, task: Task, strategy: Strategy, config: RunConfig, model_name: str, label: str) -> TaskJob:
@@ -211,7 +218,7 @@ class HelixRunner:
     def record_incomplete(self, label: str, marker: dict) -> None:
         """The named step for "evaluation incomplete": store the cause (no metric row, no outcomes)."""
         self.absorb(marker)                     # a remote worker's ledger rows: the calls were made
-        self.store.record_incomplete(label, marker["task"], marker["incomplete"], marker["error"],
+        self.require_store().record_incomplete(label, marker["task"], marker["incomplete"], marker["error"],
                                      marker["tokens"], marker["calls"])
 
     def run(self, tasks: Sequence[Task], plans: Sequence[tuple[str, RunConfig, Strategy]],
@@ -219,7 +226,7 @@ class HelixRunner:
         jobs = []
         for model_name, config, strategy in plans:
             label = self.run_label(model_name, config)
-            self.store.record_run(label, "helix", {"model": model_name, "config": config.name, "tasks": len(tasks),
+            self.require_store().record_run(label, "helix", {"model": model_name, "config": config.name, "tasks": len(tasks),
                                                    "strategy_hash": strategy.content_hash(),
                                                    "pairs": config.pairs, "token_cap": config.token_cap})
             for task in tasks:
