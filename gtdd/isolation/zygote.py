@@ -78,6 +78,9 @@ def _on_cpu_limit(signum, frame):  # noqa: ARG001 - the signature signal.signal 
     raise CpuLimit()
 
 
+# The same check as gtdd.domains.base.is_json_value, kept apart on purpose: the zygote must not
+# import gtdd, or a candidate would find the package in its inherited sys.modules
+# (tests/gtdd/test_isolation.py::test_project_files_and_packages_are_out_of_reach).
 def json_value(value):
     if value is None or isinstance(value, (bool, int, str)):
         return True
