@@ -256,6 +256,21 @@ class _StoredState(BaseModel):
     rng: list
 
 
+def _check_order(order: Sequence[str], proposal_ids: Sequence[str], config: SearchConfig, row: str) -> None:
+    """`order` has the shape _epoch_order gives: per epoch, distinct proposal tasks cut to whole
+    minibatches (so an epoch may leave out up to minibatch size - 1 of them)."""
+    known, size = set(proposal_ids), config.train_minibatch_size
+    per_epoch = len(known) - len(known) % size
+    if len(order) != per_epoch * config.train_epochs:
+        raise UserError(f"{row}: 'order' holds {len(order)} tasks; {config.train_epochs} epoch(s) of "
+                        f"{per_epoch} proposal tasks (whole minibatches of {size}) hold {per_epoch * config.train_epochs}")
+    for epoch in range(config.train_epochs):
+        part = order[epoch * per_epoch:(epoch + 1) * per_epoch]
+        if len(set(part)) != len(part) or not set(part) <= known:
+            raise UserError(f"{row}: epoch {epoch + 1} of 'order' repeats a task or names one outside the "
+                            f"proposal split's {len(known)} tasks")
+
+
 def _validated_state(saved: object, dag: EvolutionDAG, proposal_ids: Sequence[str], config: SearchConfig,
                      where: str) -> SearchState:
     """The stored search state, checked against its schema and against the DAG it belongs to."""
@@ -265,9 +280,8 @@ def _validated_state(saved: object, dag: EvolutionDAG, proposal_ids: Sequence[st
     except ValidationError as err:
         problems = [(".".join(str(p) for p in e["loc"]) or "$", e["msg"]) for e in err.errors()]
         raise UserError(f"{row} does not match its schema", problems) from None
-    if sorted(state.order) != sorted(proposal_ids):
-        raise UserError(f"{row}: 'order' is not a permutation of the proposal split's {len(proposal_ids)} tasks")
-    limit = len(state.order) * config.train_epochs
+    _check_order(state.order, proposal_ids, config, row)
+    limit = len(state.order)
     if state.cursor > limit:
         raise UserError(f"{row}: cursor {state.cursor} is out of range (0..{limit})")
     rng = state.rng

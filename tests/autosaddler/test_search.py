@@ -63,6 +63,38 @@ def test_resume_after_crash_gives_same_dag(tmp_path):
         assert _without_timing(resumed) == _without_timing(full)
 
 
+def test_resume_when_epochs_leave_tasks_out_gives_same_dag(tmp_path):
+    """63 proposal tasks in minibatches of 10 over two epochs: each epoch drops 3 tasks, so the
+    stored order is no permutation of the split, and resuming must still accept it."""
+    proposal = [f"p{i:03d}" for i in range(63)]
+
+    def uneven(name, evaluator):
+        cfg = load_config("demo", overrides={"train_minibatch_size": 10, "train_epochs": 2,
+                                             "completed_train_iterations": 4, "max_candidate_proposals": 8,
+                                             "development_limit": None})
+        return Search(cfg, RunStore(tmp_path / name), evaluator, ScriptedOptimizer(SCRIPT), proposal, DEV)
+
+    full = uneven("full", CountingEvaluator()).run(Strategy())
+    with pytest.raises(KeyboardInterrupt):
+        uneven("crashed", CountingEvaluator(crash_after=37)).run(Strategy())
+    resumed = uneven("crashed", CountingEvaluator()).run(Strategy())
+    assert _without_timing(resumed) == _without_timing(full)
+
+
+def test_a_stored_order_that_repeats_a_task_within_an_epoch_is_refused(tmp_path):
+    from testhelix.errors import UserError
+
+    with pytest.raises(KeyboardInterrupt):
+        make_search(tmp_path, CountingEvaluator(crash_after=37), "bad").run(Strategy())
+    store = RunStore(tmp_path / "bad")
+    state = store.get_state("search")
+    state["order"][1] = state["order"][0]
+    store.put_state("search", state)
+    store.close()
+    with pytest.raises(UserError, match="epoch 1 of 'order' repeats a task"):
+        make_search(tmp_path, CountingEvaluator(), "bad").run(Strategy())
+
+
 def test_edits_one_at_a_time():
     s = Strategy()
     child = apply_edit(s, LessonEdit(op="add", lesson={"id": "a", "triggers": ["x"], "text": "t"}))
