@@ -46,6 +46,17 @@ class WorkerSettings:
     call_timeout_s: float | None = None
     context_windows: tuple[tuple[str, int], ...] = ()                     # (model name, tokens)
     rate_limits: tuple[tuple[str, float | None, float | None], ...] = ()  # (model name, rpm, tpm)
+    # the driver's --executor / --sandbox choice (None: the worker's default); a worker on another
+    # machine does not inherit the driver's environment, where the command line put the choice
+    executor: str | None = None
+    sandbox: str | None = None
+
+    def with_execution_choice(self) -> WorkerSettings:
+        """These settings with the executor and sandbox this (driver) process chose filled in."""
+        from testhelix.execution.seam import EXECUTOR_ENV, SANDBOX_ENV
+
+        return replace(self, executor=self.executor or os.environ.get(EXECUTOR_ENV) or None,
+                       sandbox=self.sandbox or os.environ.get(SANDBOX_ENV) or None)
 
     def for_workers(self, count: int) -> WorkerSettings:
         """The settings of one of `count` workers: each worker has its own limiter, so each gets

@@ -76,7 +76,8 @@ class TaskWorker:
         settings.apply_model_settings()       # the driver's --context-window, --rpm/--tpm, in this process
         self.settings = settings
         self.cache = RecordingCache()
-        self.executor = create_executor(workers=settings.executor_workers, cache=self.cache)
+        self.executor = create_executor(settings.executor, workers=settings.executor_workers, cache=self.cache,
+                                        sandbox=settings.sandbox)
         self.runner = HelixRunner(None, self.executor, Path(settings.work_root), coverage=settings.coverage,
                                   panel=settings.panel, jobs=2 if settings.concurrent_pairs else 1,
                                   call_timeout_s=settings.call_timeout_s)
@@ -91,6 +92,11 @@ class TaskWorker:
 
     def ping(self) -> str:
         return os.uname().nodename
+
+    def execution(self) -> dict:
+        """The executor this worker built (for checks and diagnostics)."""
+        return {"executor": self.settings.executor, "sandbox": self.settings.sandbox,
+                "runner_version": self.executor.runner_version}
 
     def model_settings(self, model: str) -> dict:
         """What this worker's clients for `model` would use (for checks and diagnostics)."""
@@ -125,6 +131,7 @@ class RayBackend:
         count = max(1, min(self.jobs, cpus))
         per_actor = math.ceil(self.jobs / count)
         actor = ray.remote(num_cpus=1, max_concurrency=per_actor)(TaskWorker)
+        settings = settings.with_execution_choice()
         self.actors = [actor.remote(settings.for_workers(count)) for _ in range(count)]
         ray.get([a.ping.remote() for a in self.actors])          # fail here, clearly, if a worker cannot start
         self.on_start = lambda job: None

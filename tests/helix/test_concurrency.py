@@ -182,3 +182,24 @@ def test_ray_workers_receive_the_drivers_model_settings(tmp_path, ray_cluster):
         backend.close()
     assert count == 2
     assert seen == [{"call_timeout_s": 42.0, "context_window": 65_536, "rpm": 60.0, "tpm": 45_000.0}] * 2
+
+
+def test_ray_workers_use_the_drivers_executor_and_sandbox_choice(tmp_path, ray_cluster, monkeypatch):
+    """--sandbox / --executor set the driver's environment, which workers started earlier (or on other
+    machines) never see: the choice travels in the worker settings instead."""
+    from testhelix.execution.seam import EXECUTOR_ENV, SANDBOX_ENV
+    from testhelix.parallel import WorkerSettings
+    from testhelix.parallel.ray_backend import RayBackend
+
+    monkeypatch.setenv(SANDBOX_ENV, "plain")             # what `--sandbox plain` does in the driver
+    monkeypatch.setenv(EXECUTOR_ENV, "forkserver")
+    settings = WorkerSettings(executor_workers=1, coverage=False, panel=False, work_root=str(tmp_path),
+                              concurrent_pairs=False)
+    backend = RayBackend(settings, jobs=1)
+    try:
+        [seen] = ray_cluster.get([a.execution.remote() for a in backend.actors])
+    finally:
+        backend.close()
+    assert seen["executor"] == "forkserver" and seen["sandbox"] == "plain"
+    assert seen["runner_version"].endswith("/plain")
+
