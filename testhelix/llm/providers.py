@@ -26,6 +26,11 @@ class ModelProvider(Protocol):
     def create(self, name: str, info: ModelInfo, *, task: Any, seed: int, http_client: Any, max_retries: int,
                timeout_s: float | None, max_retry_wait_s: float) -> ChatModel: ...
 
+    # Optional: `concurrent_tasks(self, name: str, cores: int) -> int`, how many tasks `--jobs`
+    # runs at once by default for this provider's models (registry.concurrent_tasks; without it, 8).
+    # Optional: `create_optimizer(self, name, info, *, seed) -> ChatModel`, a different model for
+    # AutoSaddler's optimizer sessions (registry.create_optimizer_model; without it, `create`).
+
 
 class _SdkProvider:
     """A vendor's models, listed in models.toml and served through its SDK (sdk_model.py)."""
@@ -40,6 +45,9 @@ class _SdkProvider:
                http_client: Any, max_retries: int, timeout_s: float | None, max_retry_wait_s: float) -> ChatModel:
         return self._model_class()(info, http_client=http_client, max_retries=max_retries, timeout_s=timeout_s,
                                    max_retry_wait_s=max_retry_wait_s)
+
+    def concurrent_tasks(self, name: str, cores: int) -> int:  # noqa: ARG002 - the optional hook's signature
+        return 8  # a hosted API: the time goes to waiting on the network, not to this machine
 
     def _model_class(self) -> type[SdkChatModel]:
         """Imported on first use: a run without this vendor's models never loads its SDK."""
@@ -70,6 +78,9 @@ class OpenAICompatibleProvider(OpenAIProvider):
     name = "openai-compatible"
     credential_env_vars = ("OPENAI_COMPATIBLE_API_KEY",)
 
+    def concurrent_tasks(self, name: str, cores: int) -> int:  # noqa: ARG002 - the optional hook's signature
+        return 4  # such a server often runs on this machine or a small one: it shares its hardware
+
     def resolve(self, name: str, model: str) -> ModelInfo:  # noqa: ARG002 - ModelProvider's signature
         from testhelix.llm.registry import _registry
         m = COMPATIBLE_NAME.match(name)
@@ -87,6 +98,17 @@ class SimulatedProvider:
 
     name = "sim"
     credential_env_vars: tuple[str, ...] = ()
+
+    def concurrent_tasks(self, name: str, cores: int) -> int:
+        """Without latency a simulated model is CPU-bound (one task per core); with `?latency=` it
+        stands in for a hosted API that mostly waits (8)."""
+        from testhelix.llm.sim.latency import split_sim_options
+        return 8 if split_sim_options(name)[1] > 0 else cores
+
+    def create_optimizer(self, name: str, info: ModelInfo, *, seed: int) -> ChatModel:  # noqa: ARG002 - the hook's signature
+        """AutoSaddler's optimizer double (it plays no task, so `create` cannot serve it)."""
+        from testhelix.llm.sim.optimizer import SimulatedOptimizer
+        return SimulatedOptimizer(info, seed=seed)
 
     def resolve(self, name: str, model: str) -> ModelInfo:  # noqa: ARG002 - ModelProvider's signature
         from testhelix.llm.sim.latency import split_sim_options

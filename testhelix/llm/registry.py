@@ -149,6 +149,19 @@ def credential_env_vars() -> tuple[str, ...]:
     return tuple(names)
 
 
+# What a provider without its own `concurrent_tasks` gets: a hosted API mostly waits on the network.
+HOSTED_API_TASKS = 8
+
+
+def concurrent_tasks(name: str, cores: int) -> int:
+    """Tasks to run at once for this model when --jobs is not given, as its provider suggests
+    (an optional `concurrent_tasks(name, cores)` method); HOSTED_API_TASKS when it has none."""
+    name = _registry().get("aliases", {}).get(name, name)
+    provider, _ = _provider(name)
+    suggest = getattr(provider, "concurrent_tasks", None)
+    return int(suggest(name, cores)) if suggest is not None else HOSTED_API_TASKS
+
+
 def model_label(name: str) -> str:
     """The name a run label uses: a compatible server without its URL (the port may change)."""
     m = _COMPATIBLE.match(name)
@@ -200,9 +213,12 @@ def set_context_window(name: str, tokens: int) -> None:
 
 
 def create_optimizer_model(name: str, *, seed: int = 0, timeout_s: float | None = None) -> ChatModel:
-    """The model for AutoSaddler's optimizer sessions (a simulated one needs no task)."""
-    info = resolve(name)
-    if info.provider == "sim":
-        from testhelix.llm.sim.optimizer import SimulatedOptimizer
-        return SimulatedOptimizer(info, seed=seed)
+    """The model for AutoSaddler's optimizer sessions: the provider's optional
+    `create_optimizer(name, info, seed=...)` when it has one (the simulated provider: an optimizer
+    double that needs no task), otherwise its ordinary model."""
+    name = _registry().get("aliases", {}).get(name, name)
+    provider, model = _provider(name)
+    make = getattr(provider, "create_optimizer", None)
+    if make is not None:
+        return make(name, provider.resolve(name, model), seed=seed)
     return create_model(name, timeout_s=timeout_s)

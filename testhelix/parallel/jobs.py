@@ -87,18 +87,12 @@ class Backend(Protocol):
 
 
 def default_jobs(models: Sequence[str]) -> int:
-    """Tasks at once when --jobs is not given: a simulated model without latency is CPU-bound (one task
-    per core); a server on this machine shares its hardware (4); a hosted API mostly waits (8)."""
+    """Tasks at once when --jobs is not given: the smallest number any of the models' providers
+    suggests (registry.concurrent_tasks), so one slow local server sets the pace for all."""
+    from testhelix.llm.registry import concurrent_tasks
+
     cores = os.cpu_count() or 1
-    picks = []
-    for name in models:
-        if name.startswith("sim:"):
-            picks.append(8 if "latency=" in name else cores)
-        elif name.startswith("openai-compatible:"):
-            picks.append(4)
-        else:
-            picks.append(8)
-    return max(1, min(picks or [cores]))
+    return max(1, min([concurrent_tasks(name, cores) for name in models] or [cores]))
 
 
 # Fork servers per CPU-bound execution slot when many callers share the executor. An execution is far

@@ -1,5 +1,6 @@
 """The local backend: at most `jobs` at once, every result to the calling thread, failures raised."""
 
+import os
 import threading
 import time
 
@@ -50,6 +51,7 @@ def test_defaults_and_bad_choices():
     assert default_jobs(["anthropic:claude-opus-4-6"]) == 8
     assert default_jobs(["openai-compatible:m@http://127.0.0.1:1/v1", "anthropic:x"]) == 4
     assert default_jobs(["sim:weak?latency=1"]) == 8
+    assert default_jobs(["sim:weak"]) == (os.cpu_count() or 1)  # CPU-bound: one task per core
     with pytest.raises(UserError, match="--ray-address needs --backend ray"):
         make_backend("local", 2, lambda j: j, None, "127.0.0.1:6379")
     with pytest.raises(UserError, match="unknown backend"):

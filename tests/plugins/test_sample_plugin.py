@@ -151,6 +151,19 @@ def test_a_provider_plugin_serves_a_run_and_reads_its_own_credential(sample_plug
     assert len(calls) == 1 and calls[0][0] == "sample:strong" and calls[0][1] > 0
 
 
+def test_a_provider_plugin_sets_the_default_jobs_through_its_optional_hook(sample_plugin, monkeypatch):
+    import sample_plugin.provider
+
+    from testhelix.parallel import default_jobs
+
+    # without the hook, a provider is taken for a hosted API (8 tasks at once)
+    assert default_jobs(["sample:strong"]) == 8
+    assert default_jobs(["sample_plugin.provider:PROVIDER/strong"]) == 8
+    monkeypatch.setattr(sample_plugin.provider.PROVIDER, "concurrent_tasks", lambda name, cores: 3, raising=False)
+    assert default_jobs(["sample:strong"]) == 3
+    assert default_jobs(["sample:strong", "anthropic:claude-opus-4-6"]) == 3  # the slowest pace wins
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("domain,sandbox", [("counter", "sample"),
                                             ("sample_plugin.counter:DOMAIN", "sample_plugin.sandbox:MarkedPlainSandbox")])
