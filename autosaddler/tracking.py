@@ -12,6 +12,7 @@ from pathlib import Path
 
 from autosaddler.dag import read_search_run
 from autosaddler.gate import GateResult
+from testhelix.llm.registry import is_simulated
 from testhelix.tracking import mlflow_run
 
 
@@ -23,7 +24,7 @@ def track_search(run_dir: Path, uri: str | None) -> str | None:
 
     run_dir = Path(run_dir)
     dag, meta = read_search_run(run_dir)
-    simulated = any(str(meta.get(k, "")).startswith("sim:") for k in ("model", "optimizer_model"))
+    simulated = any(is_simulated(str(meta.get(k, ""))) for k in ("model", "optimizer_model"))
     tags = {"kind": "search", "simulated": str(simulated).lower(), "run_dir": str(run_dir.resolve())}
     with mlflow_run(uri, "autosaddler-search", run_dir.name, tags) as tracker:
         params = {k: meta.get(k) for k in ("pack", "model", "optimizer_model", "preset")}
@@ -62,7 +63,7 @@ def track_search(run_dir: Path, uri: str | None) -> str | None:
 
 def track_gate(uri: str, result: GateResult, params: dict, run_dir: Path | None, files: list[Path]) -> str:
     """Log a gate decision; with a run directory also its report files and the HTML report."""
-    simulated = str(params.get("model") or "").startswith("sim:")
+    simulated = is_simulated(str(params.get("model") or ""))
     tags = {"kind": "gate", "simulated": str(simulated).lower()}
     with mlflow_run(uri, "autosaddler-gate", Path(run_dir).name if run_dir else "gate", tags) as tracker:
         tracker.params({k: v for k, v in params.items() if v is not None})

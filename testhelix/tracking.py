@@ -18,6 +18,7 @@ from typing import Any
 import click
 
 from testhelix.errors import UserError
+from testhelix.llm.registry import is_simulated
 
 
 def _remember_uri(ctx: click.Context, _param: click.Parameter, value: str | None) -> None:
@@ -138,7 +139,7 @@ def track_helix_run(run_dir: Path, uri: str | None) -> str | None:
     run_dir = Path(run_dir)
     with open_run(run_dir) as opened:
         data = collect_helix(opened.store)
-    simulated = any(str(c.get("model", "")).startswith("sim:") for c in data["configs"].values())
+    simulated = any(is_simulated(str(c.get("model", ""))) for c in data["configs"].values())
     with mlflow_run(uri, "testhelix-run", run_dir.name, {"kind": "helix", "simulated": str(simulated).lower(),
                                                          "run_dir": str(run_dir.resolve())}) as tracker:
         tracker.params({"run": {label: cfg for label, cfg in data["configs"].items()}})

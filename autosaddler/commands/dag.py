@@ -14,6 +14,7 @@ from autosaddler.edits import describe
 from testhelix import atomic
 from testhelix.cliutil import json_option, print_json
 from testhelix.inputs import OutputFile, RunDir
+from testhelix.llm.registry import is_simulated
 
 
 @click.command("dag")
@@ -46,7 +47,7 @@ def command(run_dir: Path, as_json: bool, json_out: Path | None, graphml: Path |
         click.echo(f"incomplete: {len(pending)} evaluation(s) prevented by the provider ({', '.join(causes)}), not "
                    f"in the DAG and never ranked; `autosaddler resume {run_dir}` retries them")
     models = [meta.get("model", ""), meta.get("optimizer_model", "")]
-    if any(m.startswith("sim:") for m in models):
+    if any(is_simulated(m) for m in models):
         click.echo(f"models: {models[0]} (execution), {models[1]} (optimizer): simulated test doubles")
     if meta.get("_snapshot"):
         click.echo(f"live run: this is the snapshot after step {meta['_snapshot']['step']} "

@@ -20,7 +20,7 @@ from testhelix.agent.budget import Budget
 from testhelix.cliutil import execution_options, json_option, print_json
 from testhelix.errors import UserError
 from testhelix.inputs import InputFile, NewRunDir, PackDir, RunDir
-from testhelix.llm.registry import create_optimizer_model, resolve
+from testhelix.llm.registry import create_optimizer_model, is_simulated, resolve
 from testhelix.parallel.options import concurrency_options
 from testhelix.parallel.progress import TaskProgress
 from testhelix.store import RunStore
@@ -67,7 +67,7 @@ def _run(run_dir: Path, meta: dict, cfg: SearchConfig, as_json: bool, jobs: int 
     finally:
         store.close()
     summary.update(run=str(run_dir), wall_s=round(time.monotonic() - started, 1),
-                   simulated=meta["model"].startswith("sim:") or meta["optimizer_model"].startswith("sim:"))
+                   simulated=is_simulated(meta["model"]) or is_simulated(meta["optimizer_model"]))
     if as_json:
         print_json(summary)
         return
@@ -76,7 +76,7 @@ def _run(run_dir: Path, meta: dict, cfg: SearchConfig, as_json: bool, jobs: int 
     if summary["best"]:
         console.print(f"best: {summary['best']['node']} with development {100 * summary['best']['dev_score']:.1f}%")
     if summary["simulated"]:
-        console.print("note: sim:* models are simulated test doubles; these scores measure the simulation")
+        console.print("note: this search used simulated test doubles; these scores measure the simulation")
     console.print(f"next: autosaddler dag {run_dir}; autosaddler freeze {run_dir} --out strategies/frozen/NAME.json")
 
 

@@ -25,4 +25,4 @@ def command(run_dir: Path, out: Path | None, as_json: bool) -> None:
     click.echo(f"wrote {result['out']} ({result['bytes']:,} bytes): {result['nodes']} nodes, {result['edges']} edges"
                + (" (snapshot of a run in progress)" if result["in_progress"] else ""))
     if result["simulated"]:
-        click.echo("note: sim:* models are simulated test doubles; the page says so")
+        click.echo("note: simulated test doubles took part; the page says so")

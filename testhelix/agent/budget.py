@@ -54,6 +54,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from testhelix.llm.base import ChatModel, Completion, ModelError, ModelRequest, ModelUnavailable, ToolCall, Usage
+from testhelix.llm.registry import is_simulated
 
 PER_MESSAGE_OVERHEAD = 16       # role markers and separators a chat template adds, generously
 REQUEST_OVERHEAD = 64
@@ -235,7 +236,7 @@ class Budget:
         tags = request.tags
         retries = retries or {}
         served = str((answer.metadata.get("served_model") if answer is not None else "") or "")
-        simulated = model.name.startswith("sim:") or served.startswith("sim:")
+        simulated = is_simulated(model.name) or is_simulated(served)
         self.sink.record_model_call({
             "run_label": self.run_label, "task_id": self.task_id, "role": tags.role, "pair": tags.pair,
             "round": tags.round, "model": model.name,

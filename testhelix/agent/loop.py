@@ -52,6 +52,7 @@ from testhelix.llm.base import (
     ModelRequest,
     ToolCall,
 )
+from testhelix.llm.registry import is_simulated
 
 if TYPE_CHECKING:
     from testhelix.skills import Skill
@@ -192,7 +193,7 @@ class AgentSession:
                                          library=config.library)
         self.n_prefix = len(self.messages)          # the opening messages trimming always keeps
         # The trajectory shares the message list: it always holds the full history.
-        self.trajectory = Trajectory(meta={"model": model.name, "simulated": model.name.startswith("sim:"),
+        self.trajectory = Trajectory(meta={"model": model.name, "simulated": is_simulated(model.name),
                                            "task_id": self.public.id, "phase": config.phase, "pair": config.pair,
                                            "round": config.round, "writable": list(config.writable),
                                            "strategy_hash": strategy.content_hash()}, messages=self.messages)

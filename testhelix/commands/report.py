@@ -24,6 +24,7 @@ from testhelix import atomic
 from testhelix.cliutil import json_option, print_json
 from testhelix.errors import UserError
 from testhelix.inputs import OutputFile, PackDir, RunDir
+from testhelix.llm.registry import is_simulated
 from testhelix.prism import metrics as M
 from testhelix.prism import panel as P
 from testhelix.store import RunStore
@@ -294,8 +295,10 @@ def render_markdown(data: dict[str, Any]) -> str:
             f"| {'—' if r['tokens'] is None else r['tokens']} | {'—' if r['calls'] is None else r['calls']} |")
     lines += ["", "Rates are task means; VAR and IRR average the defined task rates; H uses both rounded to "
               "two decimals of a percent. Missing coverage is shown as missing, never as 0.", ""]
-    if any(r["run_label"].startswith("sim:") for r in data["runs"]):
-        lines += ["Runs labelled `sim:*` used simulated models: deterministic test doubles, not real models. "
+    simulated_runs = [r["run_label"] for r in data["runs"] if is_simulated(r["run_label"].split("/")[0])]
+    if simulated_runs:
+        lines += [f"Runs {', '.join(f'`{label}`' for label in simulated_runs)} used simulated models: "
+                  "deterministic test doubles, not real models. "
                   "Their numbers measure the simulation and the harness, not any model's ability.", ""]
     lines += render_incomplete(data.get("incomplete") or {"evaluations": [], "calls": []})
     div = data.get("panel_diversity")

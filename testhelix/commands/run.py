@@ -13,7 +13,7 @@ from testhelix.errors import UserError
 from testhelix.helix.config import get_config
 from testhelix.helix.runner import HelixRunner
 from testhelix.inputs import FiniteFloat, InputFile, NewRunDir, PackDir
-from testhelix.llm.registry import resolve
+from testhelix.llm.registry import is_simulated, resolve
 from testhelix.parallel import WorkerSettings, default_jobs, execution_servers, make_backend
 from testhelix.parallel.options import concurrency_options
 from testhelix.parallel.progress import TaskProgress
@@ -126,7 +126,7 @@ def command(pack_dir, split, split_file, configs, models, strategy_file, run_dir
                "jobs": jobs, "backend": backend,
                "new_results": len(finished), "incomplete": len(incomplete),
                "incomplete_causes": _causes(incomplete), "wall_s": round(time.monotonic() - started, 1),
-               "simulated": any(m.startswith("sim:") for m in models)}
+               "simulated": any(is_simulated(m) for m in models)}
     track_helix_run(run_dir, requested_mlflow_uri())  # no-op without --mlflow-uri
     if as_json:
         print_json(summary)
@@ -139,7 +139,7 @@ def command(pack_dir, split, split_file, configs, models, strategy_file, run_dir
                    f"not scored; run the same command again to retry them", err=True)
         return 3
     if summary["simulated"]:
-        click.echo("note: sim:* models are simulated test doubles, not real models")
+        click.echo("note: this run used simulated test doubles, not real models")
     click.echo(f"next: testhelix report {run_dir}")
     return 0
 

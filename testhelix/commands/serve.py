@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from testhelix.inputs import PackDir
-from testhelix.llm.registry import resolve
+from testhelix.llm.registry import is_simulated, resolve
 from testhelix.paths import bundled_pack
 
 
@@ -35,8 +35,8 @@ def command(model_name, port, pack_dir, seed, faults, api_key) -> None:
     click.echo(f"  OpenAI-compatible: --model openai-compatible:{info.model}@{server.url}/v1")
     click.echo(f"  Anthropic SDK:     ANTHROPIC_BASE_URL={server.url}")
     click.echo(f"  OpenAI SDK:        OPENAI_BASE_URL={server.url}/v1")
-    if info.provider == "sim":
-        click.echo("note: sim:* models are simulated test doubles, not real models")
+    if is_simulated(info.name):
+        click.echo(f"note: {info.name} is a simulated test double, not a real model")
     try:
         server.serve_forever()
     except KeyboardInterrupt:

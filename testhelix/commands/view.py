@@ -24,4 +24,4 @@ def command(run_dir: Path, out: Path | None, as_json: bool) -> None:
         return
     click.echo(f"wrote {result['out']} ({result['bytes']:,} bytes) and {result['trajectory_pages']} trajectory page(s)")
     if result["simulated"]:
-        click.echo("note: sim:* models are simulated test doubles; the page says so")
+        click.echo("note: simulated test doubles took part; the page says so")

@@ -36,7 +36,7 @@ from testhelix.helix.config import RunConfig
 from testhelix.helix.context import HelixContext
 from testhelix.helix.pipeline import run_task
 from testhelix.llm.base import ChatModel, ModelError
-from testhelix.llm.registry import create_model, model_label
+from testhelix.llm.registry import create_model, is_simulated, model_label
 from testhelix.parallel.jobs import TaskJob
 from testhelix.prism.coverage import MISSING, CoverageMeter
 from testhelix.prism.evaluation import evaluate_task, no_submission, reference_only
@@ -155,7 +155,7 @@ class HelixRunner:
         detail = {"submission": result.submission.rule, "pair": result.submission.pair,
                   "support": result.submission.support, "pairs": list(result.pairs), "events": list(result.events),
                   "budget": {"cap": budget.cap_tokens, "used": budget.used, "refused": budget.refused},
-                  "elided": _elided(work), "simulated": model_name.startswith("sim:")}
+                  "elided": _elided(work), "simulated": is_simulated(model_name)}
         row = {"run_label": label, "task_id": task.id, "submitted": suite is not None,
                "suite_digest": tree_sha256(suite) if suite is not None else None, **scores,
                "delta_c": cov.delta_c, "entry_coverage": cov.entry, "coverage_status": cov.status,

@@ -26,6 +26,8 @@ class ModelProvider(Protocol):
     def create(self, name: str, info: ModelInfo, *, task: Any, seed: int, http_client: Any, max_retries: int,
                timeout_s: float | None, max_retry_wait_s: float) -> ChatModel: ...
 
+    # Optional: `simulated = True` for a provider whose models are test doubles: every output they
+    # produce is labelled simulated (registry.is_simulated).
     # Optional: `concurrent_tasks(self, name: str, cores: int) -> int`, how many tasks `--jobs`
     # runs at once by default for this provider's models (registry.concurrent_tasks; without it, 8).
     # Optional: `create_optimizer(self, name, info, *, seed) -> ChatModel`, a different model for
@@ -98,6 +100,7 @@ class SimulatedProvider:
 
     name = "sim"
     credential_env_vars: tuple[str, ...] = ()
+    simulated = True
 
     def concurrent_tasks(self, name: str, cores: int) -> int:
         """Without latency a simulated model is CPU-bound (one task per core); with `?latency=` it

@@ -149,6 +149,19 @@ def credential_env_vars() -> tuple[str, ...]:
     return tuple(names)
 
 
+def is_simulated(name: str) -> bool:
+    """Whether a model name (or a run label starting with one) names a test double rather than a real
+    model: its provider declares `simulated = True` (the built-in `sim:` models, or a plug-in that
+    serves its own doubles). Reports call this on stored names, so a name that no longer resolves (a
+    plug-in not installed here) counts as real."""
+    name = str(name or "")
+    try:
+        provider, _ = _provider(_registry().get("aliases", {}).get(name, name))
+    except UserError:
+        return False
+    return bool(getattr(provider, "simulated", False))
+
+
 # What a provider without its own `concurrent_tasks` gets: a hosted API mostly waits on the network.
 HOSTED_API_TASKS = 8
 

@@ -16,6 +16,8 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from testhelix.llm.registry import is_simulated
+
 
 class Markup(str):
     """HTML that was built from escaped parts; inserted as is."""
@@ -231,7 +233,7 @@ def page(title: str, body: Sequence[Any], *, simulated: str | None, live: str | 
 
 
 def simulated_sentence(models: Iterable[str]) -> str | None:
-    sims = sorted({m for m in models if m and str(m).startswith("sim:")})
+    sims = sorted({str(m) for m in models if m and is_simulated(str(m))})
     if not sims:
         return None
     return (f"{', '.join(sims)} {'is a simulated model' if len(sims) == 1 else 'are simulated models'}: "

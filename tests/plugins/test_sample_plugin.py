@@ -142,13 +142,18 @@ def test_a_provider_plugin_serves_a_run_and_reads_its_own_credential(sample_plug
     monkeypatch.setenv("SAMPLE_PLUGIN_API_KEY", "secret-sample")
     code, out, err = cli(helix_main, args[:-1] + [tmp_path / "run2"], capsys)
     assert code == 0, err
-    assert json.loads(out)["runs"] == ["sample:strong/A"]
+    summary = json.loads(out)
+    assert summary["runs"] == ["sample:strong/A"]
+    assert summary["simulated"] is True  # the provider declares its models test doubles
     store = RunStore(tmp_path / "run2", read_only=True)
     try:
-        calls = store.query("SELECT model, count(*) FROM model_calls GROUP BY 1")[1]
+        calls = store.query("SELECT model, count(*), bool_and(simulated) FROM model_calls GROUP BY 1")[1]
     finally:
         store.close()
-    assert len(calls) == 1 and calls[0][0] == "sample:strong" and calls[0][1] > 0
+    assert len(calls) == 1 and calls[0][0] == "sample:strong" and calls[0][1] > 0 and calls[0][2] is True
+    code, out, err = cli(helix_main, ["report", tmp_path / "run2"], capsys)
+    assert code == 0, err
+    assert "`sample:strong/A` used simulated models" in out
 
 
 def test_a_provider_plugin_sets_the_default_jobs_through_its_optional_hook(sample_plugin, monkeypatch):

@@ -3,7 +3,8 @@
 
 It serves the project's simulated models under its own name, and behaves like a hosted provider
 in the one way that matters for the seam: it needs a credential, read from the variable it
-declares (SAMPLE_PLUGIN_API_KEY), which executed code must never see.
+declares (SAMPLE_PLUGIN_API_KEY), which executed code must never see. Its models are test doubles,
+and it says so (`simulated = True`), so every output they produce is labelled simulated.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ KEY_VAR = "SAMPLE_PLUGIN_API_KEY"
 class SampleProvider:
     name = "sample"
     credential_env_vars = (KEY_VAR,)
+    simulated = True  # it serves test doubles: every output says so (testhelix.llm.registry.is_simulated)
 
     def resolve(self, name: str, model: str) -> ModelInfo:
         if not model:
