@@ -48,8 +48,7 @@ class _SdkProvider:
         return self._model_class()(info, http_client=http_client, max_retries=max_retries, timeout_s=timeout_s,
                                    max_retry_wait_s=max_retry_wait_s)
 
-    def concurrent_tasks(self, name: str, cores: int) -> int:  # noqa: ARG002 - the optional hook's signature
-        return 8  # a hosted API: the time goes to waiting on the network, not to this machine
+    # No `concurrent_tasks`: a hosted API gets registry.HOSTED_API_TASKS, the default for any provider.
 
     def _model_class(self) -> type[SdkChatModel]:
         """Imported on first use: a run without this vendor's models never loads its SDK."""

@@ -115,8 +115,13 @@ def _provider(name: str) -> tuple[Any, str]:
     return provider, model
 
 
+def _canonical(name: str) -> str:
+    """The name with an alias from models.toml's [aliases] expanded."""
+    return _registry().get("aliases", {}).get(name, name)
+
+
 def resolve(name: str) -> ModelInfo:
-    name = _registry().get("aliases", {}).get(name, name)
+    name = _canonical(name)
     provider, model = _provider(name)
     return provider.resolve(name, model)
 
@@ -156,7 +161,7 @@ def is_simulated(name: str) -> bool:
     plug-in not installed here) counts as real."""
     name = str(name or "")
     try:
-        provider, _ = _provider(_registry().get("aliases", {}).get(name, name))
+        provider, _ = _provider(_canonical(name))
     except UserError:
         return False
     return bool(getattr(provider, "simulated", False))
@@ -169,7 +174,7 @@ HOSTED_API_TASKS = 8
 def concurrent_tasks(name: str, cores: int) -> int:
     """Tasks to run at once for this model when --jobs is not given, as its provider suggests
     (an optional `concurrent_tasks(name, cores)` method); HOSTED_API_TASKS when it has none."""
-    name = _registry().get("aliases", {}).get(name, name)
+    name = _canonical(name)
     provider, _ = _provider(name)
     suggest = getattr(provider, "concurrent_tasks", None)
     return int(suggest(name, cores)) if suggest is not None else HOSTED_API_TASKS
@@ -205,7 +210,7 @@ def create_model(name: str, *, task: Any = None, seed: int = 0, http_client: Any
     is the single place where transient failures are retried.
     """
     context_window = context_window or _CONTEXT_OVERRIDES.get(name)
-    name = _registry().get("aliases", {}).get(name, name)
+    name = _canonical(name)
     provider, model = _provider(name)
     info = provider.resolve(name, model)
     if context_window is not None:
@@ -229,7 +234,7 @@ def create_optimizer_model(name: str, *, seed: int = 0, timeout_s: float | None 
     """The model for AutoSaddler's optimizer sessions: the provider's optional
     `create_optimizer(name, info, seed=...)` when it has one (the simulated provider: an optimizer
     double that needs no task), otherwise its ordinary model."""
-    name = _registry().get("aliases", {}).get(name, name)
+    name = _canonical(name)
     provider, model = _provider(name)
     make = getattr(provider, "create_optimizer", None)
     if make is not None:
