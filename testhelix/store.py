@@ -249,6 +249,14 @@ class RunStore:
         where, params = ("WHERE run_label = ?", [run_label]) if run_label else ("", [])
         return self._dicts(f"SELECT * FROM model_calls {where} ORDER BY id", params)
 
+    def served_by_simulation(self) -> dict[str, str]:
+        """{run label: model name} of calls a simulated model answered although the model's name is a
+        real provider's (a run through `testhelix serve`); the ledger's `simulated` column says so."""
+        from testhelix.llm.registry import is_simulated
+
+        _, rows = self.query("SELECT DISTINCT run_label, model FROM model_calls WHERE simulated ORDER BY 1, 2")
+        return {str(label): str(model) for label, model in rows if not is_simulated(str(model))}
+
     # --- evaluation ---------------------------------------------------------------------------
     def record_run(self, run_label: str, kind: str, config: dict) -> None:
         self.upsert("runs", {"run_label": run_label, "kind": kind, "config": config})

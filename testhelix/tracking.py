@@ -139,7 +139,8 @@ def track_helix_run(run_dir: Path, uri: str | None) -> str | None:
     run_dir = Path(run_dir)
     with open_run(run_dir) as opened:
         data = collect_helix(opened.store)
-    simulated = any(is_simulated(str(c.get("model", ""))) for c in data["configs"].values())
+        served = opened.store.served_by_simulation()
+    simulated = bool(served) or any(is_simulated(str(c.get("model", ""))) for c in data["configs"].values())
     with mlflow_run(uri, "testhelix-run", run_dir.name, {"kind": "helix", "simulated": str(simulated).lower(),
                                                          "run_dir": str(run_dir.resolve())}) as tracker:
         tracker.params({"run": {label: cfg for label, cfg in data["configs"].items()}})

@@ -116,6 +116,7 @@ class Budget:
     refused: int = 0
     overruns: int = 0
     anomalies: int = 0
+    simulated_calls: int = 0               # calls a simulated model answered (served ones too)
     deadline: Any = None                  # a Deadline: calls get a client timeout from what is left of it
     call_timeout_s: float | None = None   # an upper bound on any one call's timeout (the --call-timeout option)
     statuses: Counter = field(default_factory=Counter)
@@ -155,6 +156,7 @@ class Budget:
                         self.refused += part.refused
                         self.overruns += part.overruns
                         self.anomalies += part.anomalies
+                        self.simulated_calls += part.simulated_calls
                         self.statuses.update(part.statuses)
 
     def _reserve(self, request: ModelRequest) -> tuple[ModelRequest, int]:
@@ -228,15 +230,16 @@ class Budget:
         """One ledger row. Token columns hold what was CHARGED: the provider's usage (clamped to what
         the request allowed) or, when the provider reported none, the kept reservation -- so sums
         over model_calls equal the budget's `used`; `usage_reported` tells them apart."""
+        # a provider marks a reply that a served simulated model gave (sdk_model.served_metadata)
+        simulated = is_simulated(model.name) or (answer is not None and answer.simulated)
         with self._lock:
             self.statuses[status] += 1
+            self.simulated_calls += simulated
         if self.sink is None:
             return
         u = answer.usage if answer is not None and answer.usage.reported else None
         tags = request.tags
         retries = retries or {}
-        served = str((answer.metadata.get("served_model") if answer is not None else "") or "")
-        simulated = is_simulated(model.name) or is_simulated(served)
         self.sink.record_model_call({
             "run_label": self.run_label, "task_id": self.task_id, "role": tags.role, "pair": tags.pair,
             "round": tags.round, "model": model.name,

@@ -134,6 +134,7 @@ def collect(store: RunStore) -> dict[str, Any]:
         "paired": _paired(per_task),
         "correlations": _correlations(runs),
         "curves": _curves(records),
+        "served_by_simulation": store.served_by_simulation(),
     }
 
 
@@ -295,7 +296,9 @@ def render_markdown(data: dict[str, Any]) -> str:
             f"| {'—' if r['tokens'] is None else r['tokens']} | {'—' if r['calls'] is None else r['calls']} |")
     lines += ["", "Rates are task means; VAR and IRR average the defined task rates; H uses both rounded to "
               "two decimals of a percent. Missing coverage is shown as missing, never as 0.", ""]
-    simulated_runs = [r["run_label"] for r in data["runs"] if is_simulated(r["run_label"].split("/")[0])]
+    served = data.get("served_by_simulation") or {}
+    simulated_runs = [r["run_label"] for r in data["runs"]
+                      if is_simulated(r["run_label"].split("/")[0]) or r["run_label"] in served]
     if simulated_runs:
         lines += [f"Runs {', '.join(f'`{label}`' for label in simulated_runs)} used simulated models: "
                   "deterministic test doubles, not real models. "

@@ -155,7 +155,7 @@ class HelixRunner:
         detail = {"submission": result.submission.rule, "pair": result.submission.pair,
                   "support": result.submission.support, "pairs": list(result.pairs), "events": list(result.events),
                   "budget": {"cap": budget.cap_tokens, "used": budget.used, "refused": budget.refused},
-                  "elided": _elided(work), "simulated": is_simulated(model_name)}
+                  "elided": _elided(work), "simulated": is_simulated(model_name) or budget.simulated_calls > 0}
         row = {"run_label": label, "task_id": task.id, "submitted": suite is not None,
                "suite_digest": tree_sha256(suite) if suite is not None else None, **scores,
                "delta_c": cov.delta_c, "entry_coverage": cov.entry, "coverage_status": cov.status,

@@ -34,7 +34,7 @@ from testhelix.llm.base import (
 )
 from testhelix.llm.registry import price_usage
 from testhelix.llm.sdk_errors import map_sdk_error
-from testhelix.llm.sdk_model import SdkChatModel
+from testhelix.llm.sdk_model import SdkChatModel, served_metadata
 
 _EPHEMERAL = {"type": "ephemeral"}
 _STOP: dict[str, StopReason] = {
@@ -151,4 +151,4 @@ class AnthropicModel(SdkChatModel[anthropic.Anthropic]):
         return Completion(text="".join(texts), tool_calls=tuple(calls),
                           stop_reason=_STOP.get(reply.stop_reason or "", "other"), usage=usage, model=self.name,
                           metadata={"provider_stop_reason": reply.stop_reason, "response_id": reply.id,
-                                    "served_model": getattr(reply, "model", None)})
+                                    **served_metadata(getattr(reply, "model", None))})

@@ -37,7 +37,7 @@ from testhelix.llm.base import (
 )
 from testhelix.llm.registry import price_usage
 from testhelix.llm.sdk_errors import map_sdk_error
-from testhelix.llm.sdk_model import SdkChatModel
+from testhelix.llm.sdk_model import SdkChatModel, served_metadata
 
 _CHAT_STOP: dict[str, StopReason] = {"stop": "end_turn", "tool_calls": "tool_use", "function_call": "tool_use",
                                      "length": "max_tokens", "content_filter": "refusal"}
@@ -162,7 +162,7 @@ class OpenAIModel(SdkChatModel[openai.OpenAI]):
         return Completion(text=choice.message.content or "", tool_calls=calls,
                           stop_reason=_CHAT_STOP.get(choice.finish_reason or "", "other"), usage=usage,
                           model=self.name, metadata={"provider_stop_reason": choice.finish_reason,
-                                                     "response_id": reply.id, "served_model": reply.model})
+                                                     "response_id": reply.id, **served_metadata(reply.model)})
 
     # --- Responses API -------------------------------------------------------------------------
     def _responses(self, request: ModelRequest, max_out: int, timeout: float | None) -> Completion:
@@ -195,7 +195,7 @@ class OpenAIModel(SdkChatModel[openai.OpenAI]):
         usage = (self._usage(u.input_tokens, u.output_tokens, u.input_tokens_details)
                  if u is not None and u.input_tokens is not None else Usage(reported=False))
         meta = {"provider_stop_reason": reply.status or incomplete, "response_id": reply.id,
-                "served_model": reply.model}
+                **served_metadata(reply.model)}
         if reasoning:
             meta["reasoning_items"] = reasoning
         return Completion(text="".join(texts), tool_calls=tuple(calls), stop_reason=stop, usage=usage,

@@ -16,10 +16,20 @@ from typing import Any, ClassVar, Generic, TypeVar
 from testhelix.llm.base import Completion, ModelError, ModelOutputError, ModelRequest, ModelUnavailable
 from testhelix.llm.callwatch import CallWatch
 from testhelix.llm.ratelimit import limiter_for
-from testhelix.llm.registry import ModelInfo
+from testhelix.llm.registry import ModelInfo, is_simulated
 
 T = TypeVar("T")
 ClientT = TypeVar("ClientT")
+
+
+def served_metadata(served_model: object) -> dict[str, Any]:
+    """Completion metadata naming the model that actually answered. A reply whose model id names a
+    simulated model (`testhelix serve` answers with `sim:...`) is marked `simulated`, so a run through
+    a served test double is labelled simulated in the ledger, the report and the HTML page."""
+    meta: dict[str, Any] = {"served_model": served_model}
+    if served_model and is_simulated(str(served_model)):
+        meta["simulated"] = True
+    return meta
 
 
 class SdkChatModel(Generic[ClientT]):

@@ -47,8 +47,9 @@ def render_run_report(run_dir: Path, out: Path) -> dict:
             body.append(gate_section(store, run_dir))
             nav.append(("gate", "release gate"))
             models += [g["model"] for g in gate_rows(store)]
-        text = page(f"TestHelix run: {run_dir.name}", body, simulated=simulated_sentence(models), live=opened.live,
+        sentence = simulated_sentence(models, store.served_by_simulation().values())
+        text = page(f"TestHelix run: {run_dir.name}", body, simulated=sentence, live=opened.live,
                     subtitle=f"run directory {run_dir}", nav=nav)
     write_page(out, text)
     return {"out": str(out), "bytes": out.stat().st_size, "trajectory_pages": pages.written,
-            "simulated": bool(simulated_sentence(models)), "in_progress": opened.live is not None}
+            "simulated": bool(sentence), "in_progress": opened.live is not None}

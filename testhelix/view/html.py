@@ -232,10 +232,18 @@ def page(title: str, body: Sequence[Any], *, simulated: str | None, live: str | 
     return "\n".join(doc)
 
 
-def simulated_sentence(models: Iterable[str]) -> str | None:
+def simulated_sentence(models: Iterable[str], served: Iterable[str] = ()) -> str | None:
+    """`served`: real-looking model names whose replies a simulated model gave (`testhelix serve`)."""
     sims = sorted({str(m) for m in models if m and is_simulated(str(m))})
-    if not sims:
+    fronted = sorted({str(m) for m in served if m} - set(sims))
+    if not sims and not fronted:
         return None
-    return (f"{', '.join(sims)} {'is a simulated model' if len(sims) == 1 else 'are simulated models'}: "
-            "deterministic test doubles at the provider boundary, not real models. Every number on this page "
-            "that involves them measures the simulation and the harness, never a real model's ability.")
+    parts = []
+    if sims:
+        parts.append(f"{', '.join(sims)} {'is a simulated model' if len(sims) == 1 else 'are simulated models'}")
+    if fronted:
+        parts.append(f"{', '.join(fronted)} {'was' if len(fronted) == 1 else 'were'} answered by a simulated model "
+                     "served behind the provider's protocol (testhelix serve)")
+    return (f"{'; '.join(parts)}: deterministic test doubles at the provider boundary, not real models. Every "
+            "number on this page that involves them measures the simulation and the harness, never a real "
+            "model's ability.")

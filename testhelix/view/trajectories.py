@@ -48,7 +48,7 @@ class TrajectoryPages:
 
 
 def render_task_page(label: str, task_id: str, files: list[Path], back: str) -> str:
-    body, models = [tag("p", tag("a", "← back to the report", href=back))], []
+    body, models, served = [tag("p", tag("a", "← back to the report", href=back))], [], []
     for path in files:
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
@@ -58,8 +58,10 @@ def render_task_page(label: str, task_id: str, files: list[Path], back: str) -> 
             continue
         meta = data.get("meta") or {}
         models.append(str(meta.get("model", "")))
+        if any(isinstance(st, dict) and st.get("simulated") for st in data.get("steps") or ()):
+            served.append(str(meta.get("model", "")))
         body.append(render_trajectory(f"{path.parent.name} · {path.stem.removeprefix('trajectory-')}", data))
-    return page(f"Trajectories: {task_id} ({label})", body, simulated=simulated_sentence(models + [label.split("/")[0]]),
+    return page(f"Trajectories: {task_id} ({label})", body, simulated=simulated_sentence(models + [label.split("/")[0]], served),
                 subtitle=f"{len(files)} session(s); tool calls and observations as recorded", script=False)
 
 

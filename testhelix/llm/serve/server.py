@@ -6,7 +6,9 @@
         # Anthropic SDK: base_url=server.url           (messages)
         server.faults.replace([Fault("status", code=529, times=3)])
 
-Routes: POST /v1/chat/completions, /v1/responses, /v1/messages; GET /_testhelix/stats (requests per
+Routes: POST /v1/chat/completions, /v1/responses, /v1/messages (each with `"stream": true` too:
+server-sent events, stream.py), /v1/messages/count_tokens (an estimate); GET /v1/models (OpenAI or
+Anthropic shape, by the `anthropic-version` header); GET /_testhelix/stats (requests per
 protocol, faults served, reasoning items carried back); POST /_testhelix/faults (replace the fault
 script with a JSON list). It binds 127.0.0.1 only, whatever it is asked.
 """
@@ -26,8 +28,14 @@ from testhelix.llm.base import ChatModel, Completion, ModelError, ToolCall, Usag
 from testhelix.llm.serve import wire
 from testhelix.llm.serve.faults import Fault, FaultScript, fault_from_dict
 from testhelix.llm.serve.roles import TaskIndex, infer_tags
+from testhelix.llm.serve.stream import stream_body
+from testhelix.llm.sim.model import estimated_input_tokens
 
 HOST = "127.0.0.1"
+# Every reply of a simulated model carries this header, and its model id names the simulated model
+# (`sim:...`): the project's providers read the id (sdk_model.served_metadata), other clients can
+# read either.
+SIMULATED_HEADER = "x-testhelix-simulated"
 _ROUTES = {"/chat/completions": "chat", "/responses": "responses", "/messages": "messages"}
 HTML_PAGE = "<html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad Gateway</h1></body></html>"
 
@@ -109,7 +117,9 @@ class ModelServer:
                                                              (headers.get("authorization") or "")[7:]):
             return _json(401, wire.render_error(protocol, 401, "invalid API key"))
         try:
-            parsed = wire.PARSERS[protocol](json.loads(raw or b"{}"))
+            body_in = json.loads(raw or b"{}")
+            parsed = wire.PARSERS[protocol](body_in)
+            streaming = body_in.get("stream") is True
         except (ValueError, KeyError, TypeError, AttributeError) as err:
             with self._lock:
                 self.stats["bad_requests"] += 1
@@ -142,10 +152,43 @@ class ModelServer:
                 body["content"] = []
             if usage is None:
                 del body["usage"]
-        data = json.dumps(body).encode()
+        headers = {"content-type": "application/json"}
+        if completion.simulated:
+            headers[SIMULATED_HEADER] = "true"
+        if streaming:
+            include_usage = bool((body_in.get("stream_options") or {}).get("include_usage"))
+            data = stream_body(protocol, body, include_usage=include_usage)
+            headers["content-type"] = "text/event-stream"
+        else:
+            data = json.dumps(body).encode()
         if fault is not None and fault.kind == "malformed":
             data = data[: max(1, len(data) // 2)]
-        return 200, {"content-type": "application/json"}, data
+        return 200, headers, data
+
+    def count_tokens(self, raw: bytes) -> tuple[int, dict[str, str], bytes]:
+        """Anthropic `count_tokens`: an ESTIMATE (characters / 4 + 1, the rule the simulated models
+        charge by), not a real tokenizer's count; the reply says so in `estimate`."""
+        try:
+            request = wire.parse_messages({"max_tokens": 1, **json.loads(raw or b"{}")}).request
+        except (ValueError, KeyError, TypeError, AttributeError) as err:
+            return _json(400, wire.render_error("messages", 400, f"bad request: {err}"))
+        return _json(200, {"input_tokens": estimated_input_tokens(request),
+                           "estimate": "characters / 4 + 1; not a tokenizer count"})
+
+    def models(self, anthropic_style: bool, path: str) -> tuple[int, dict[str, str], bytes]:
+        """`GET /v1/models` (and `/v1/models/ID`) in the caller's dialect: the served model only."""
+        name = self.model_name
+        if anthropic_style:
+            entry: dict[str, Any] = {"type": "model", "id": name, "display_name": name,
+                                     "created_at": "1970-01-01T00:00:00Z"}
+            listing: dict[str, Any] = {"data": [entry], "has_more": False, "first_id": name, "last_id": name}
+        else:
+            entry = {"id": name, "object": "model", "created": 0, "owned_by": "testhelix"}
+            listing = {"object": "list", "data": [entry]}
+        wanted = path.split("/models", 1)[1].strip("/")
+        if not wanted:
+            return _json(200, listing)
+        return _json(200, entry) if wanted == name else _json(404, {"error": {"message": f"no model {wanted!r}"}})
 
 
 def _json(status: int, body: dict, headers: dict[str, str] | None = None) -> tuple[int, dict[str, str], bytes]:
@@ -216,8 +259,11 @@ def _handler(server: ModelServer):
                 pass                                # the client gave up (timeout): nothing to do
 
         def do_GET(self) -> None:
-            if self.path.rstrip("/") == "/_testhelix/stats":
+            path = self.path.split("?", 1)[0].rstrip("/")
+            if path == "/_testhelix/stats":
                 self._send(*_json(200, server.snapshot()))
+            elif "/models" in path:
+                self._send(*server.models(self.headers.get("anthropic-version") is not None, path))
             else:
                 self._send(*_json(404, {"error": {"message": f"no route {self.path}"}}))
 
@@ -231,6 +277,9 @@ def _handler(server: ModelServer):
                     self._send(*_json(400, {"error": {"message": str(err)}}))
                     return
                 self._send(*_json(200, server.faults.snapshot()))
+                return
+            if path.endswith("/messages/count_tokens"):
+                self._send(*server.count_tokens(raw))
                 return
             protocol = next((p for suffix, p in _ROUTES.items() if path.endswith(suffix)), None)
             if protocol is None:

@@ -64,6 +64,13 @@ def request_seed(seed: int, messages: tuple[Message, ...]) -> int:
     return _seed(seed, own)
 
 
+def estimated_input_tokens(request: ModelRequest) -> int:
+    """Input tokens by the simulation's rule (characters / 4 + 1 over messages, tool calls and tool
+    specs); `testhelix serve` answers Anthropic count_tokens with the same estimate."""
+    chars = sum(len(m.content) + sum(len(c.raw_arguments) for c in m.tool_calls) for m in request.messages)
+    return (chars + sum(len(json.dumps(t.to_dict())) for t in request.tools)) // 4 + 1
+
+
 class SimulatedModel:
     def __init__(self, info: ModelInfo, *, task, seed: int = 0):
         self.info = info
@@ -96,11 +103,9 @@ class SimulatedModel:
         else:
             text = ("Pin down the behaviour of the reported case at its boundary: one more input just past it, "
                     "with the value the specification requires.")
-        request_chars = sum(len(m.content) + sum(len(c.raw_arguments) for c in m.tool_calls)
-                            for m in request.messages) + sum(len(json.dumps(t.to_dict())) for t in request.tools)
         reply_chars = len(text) + sum(len(c.raw_arguments) for c in calls)
         out_tokens = min(request.max_output_tokens, reply_chars // 4 + 1)
-        usage = Usage(input_tokens=request_chars // 4 + 1, output_tokens=out_tokens, cost_usd=None)
+        usage = Usage(input_tokens=estimated_input_tokens(request), output_tokens=out_tokens, cost_usd=None)
         return Completion(text=text, tool_calls=tuple(calls), stop_reason="tool_use" if calls else "end_turn",
                           usage=usage, model=self.name,
                           metadata={"simulated": True, "profile": self.profile.name, "seed": self.seed})
