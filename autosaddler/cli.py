@@ -6,23 +6,19 @@ import click
 
 from testhelix import __version__
 from testhelix.cliutil import entry_point
+from testhelix.lazycli import LazyGroup
+
+# Subcommands live under autosaddler/commands/, imported when they run.
+COMMANDS = {"search": "autosaddler.commands.search:search", "resume": "autosaddler.commands.search:resume",
+            "dag": "autosaddler.commands.dag:command", "freeze": "autosaddler.commands.freeze:freeze",
+            "export": "autosaddler.commands.freeze:export", "gate": "autosaddler.commands.gate:command",
+            "view": "autosaddler.commands.view:command"}
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=LazyGroup, lazy=COMMANDS, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="autosaddler")
 def cli() -> None:
     """Search, freeze, export and gate TestHelix strategies."""
 
 
-def _register() -> None:
-    from autosaddler.commands import dag, freeze, gate, search
-
-    for command in (search.search, search.resume, dag.command, freeze.freeze, freeze.export, gate.command):
-        cli.add_command(command)
-    from autosaddler.commands import view  # the HTML report
-
-    cli.add_command(view.command)
-
-
-_register()
 main = entry_point(cli)

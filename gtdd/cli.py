@@ -6,21 +6,25 @@ import click
 
 from testhelix import __version__
 from testhelix.cliutil import entry_point
+from testhelix.lazycli import LazyGroup
+
+# Subcommands live under gtdd/commands/ (the audit statistics commands share one module), imported
+# when they run.
+COMMANDS = {"audit-size": "gtdd.commands.stats:audit_size_command",
+            "accept-prob": "gtdd.commands.stats:accept_prob_command",
+            "history-bound": "gtdd.commands.stats:history_bound_command",
+            "probe": "gtdd.commands.stats:probe_command",
+            "tables": "gtdd.commands.stats:tables_command",
+            "recorded-audit": "gtdd.commands.stats:recorded_audit_command",
+            "experiment": "gtdd.commands.loop:experiment_command",
+            "run": "gtdd.commands.loop:run_command",
+            "report": "gtdd.commands.loop:report_command"}
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=LazyGroup, lazy=COMMANDS, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="gtdd")
 def cli() -> None:
     """Generative test-driven development: exact audit statistics, the GTDD loop and experiments."""
 
 
-def _register() -> None:
-    # Subcommands live under gtdd/commands/; the audit statistics commands share one module.
-    from gtdd.commands import loop, stats
-
-    for command in [*stats.COMMANDS, *loop.COMMANDS]:
-        cli.add_command(command)
-
-
-_register()
 main = entry_point(cli)
