@@ -15,6 +15,7 @@ type existed (every key present with nulls, `{"unparsed": TEXT}`, `{"raw": REPR}
 
 from __future__ import annotations
 
+import json
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
@@ -128,6 +129,32 @@ def describe(edit: Edit | None, width: int = 40) -> str:
     if isinstance(edit, LessonEdit):
         return f"{edit.op} lesson {edit.lesson_id or (edit.lesson or {}).get('id')}"
     return "unparsed proposal"
+
+
+def _clip(value: Any, width: int) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1].rsplit(" ", 1)[0].rstrip(",;:") + "…"
+
+
+def in_words(edit: Edit | None, before: dict | None = None, width: int = 60) -> str:
+    """An edit as a person reads it in a progress line: `agentSteps 12 → 16`, `lesson added: ...`,
+    `lesson l3 removed`, `not an edit: ...` -- never raw JSON. `before`: the parent strategy (as
+    JSON values), for a field's old value. Display only; `describe` is what the optimizer is shown."""
+    if edit is None:
+        return "initial strategy"
+    if isinstance(edit, FieldEdit):
+        old = f"{_clip(before[edit.field], width // 2)} → " if before and edit.field in before else "→ "
+        return f"{edit.field} {old}{_clip(edit.value, width // 2)}"
+    if isinstance(edit, LessonEdit):
+        lesson = edit.lesson or {}
+        text = _clip(lesson.get("text") or "", width)
+        if edit.op == "add":
+            return f"lesson added: {text}"
+        if edit.op == "remove":
+            return f"lesson {edit.lesson_id} removed"
+        return f"lesson {edit.lesson_id} replaced: {text}"
+    return f"not an edit: {_clip(edit.problem, width)}"
 
 
 def apply_edit(parent: Strategy, edit: Edit, known_task_ids=None) -> Strategy:

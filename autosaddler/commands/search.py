@@ -11,6 +11,7 @@ from rich.console import Console
 
 from autosaddler.config import PRESETS, SearchConfig, config_from_data, load_config
 from autosaddler.dag import Node
+from autosaddler.edits import in_words
 from autosaddler.ledger import ReleaseLedger, refuse_spent_release
 from autosaddler.optimizer import ModelOptimizer
 from autosaddler.search import Search
@@ -52,9 +53,10 @@ def _run(run_dir: Path, meta: dict, cfg: SearchConfig, as_json: bool, jobs: int 
             dev = "" if node.dev_score is None else f" dev {100 * node.dev_score:.1f}%"
             mb = (f" minibatch {sum(node.parent_outcomes.values())}->{sum(node.child_outcomes.values())}"
                   if node.child_outcomes else "")
-            edit = "" if node.edit is None else f" {json.dumps(node.to_json()['edit'])[:80]}"
-            console.print(f"[{time.monotonic() - started:6.1f}s] {node.node_id} {node.status}{mb}{dev}{edit}"
-                          + (f" ({node.reason[:60]})" if node.reason else ""))
+            edit = "" if node.edit is None else f": {in_words(node.edit, _parent_strategy(store, node.node_id))}"
+            reason = "" if not node.reason else f" ({' '.join(node.reason.split())[:80]})"
+            console.print(f"[{time.monotonic() - started:6.1f}s] {node.node_id} {node.status}{mb}{dev}{edit}{reason}",
+                          markup=False, highlight=False)
 
         with helix_evaluator(store, run_dir, splits.tasks, meta["model"], cfg, "search", jobs, backend,
                              ray_address) as evaluator, \
@@ -78,6 +80,16 @@ def _run(run_dir: Path, meta: dict, cfg: SearchConfig, as_json: bool, jobs: int 
     if summary["simulated"]:
         console.print("note: this search used simulated test doubles; these scores measure the simulation")
     console.print(f"next: autosaddler dag {run_dir}; autosaddler freeze {run_dir} --out strategies/frozen/NAME.json")
+
+
+def _parent_strategy(store: RunStore, node_id: str) -> dict | None:
+    """The strategy of a node's parent (for the old value in a node line), or None."""
+    _, rows = store.query("SELECT n.strategy FROM dag_edges e JOIN dag_nodes n ON n.node_id = e.parent_id "
+                          "WHERE e.child_id = ?", [node_id])
+    if not rows:
+        return None
+    value = rows[0][0]
+    return json.loads(value) if isinstance(value, str) else value
 
 
 @click.command("search")

@@ -1,40 +1,79 @@
-"""A live progress display for long commands: tasks done / running / incomplete, model calls,
-tokens and cost so far, elapsed time and an ETA. Off when the output is not a terminal (or --json).
+"""Progress of a long phase (a search's evaluations, a run, a gate): tasks done of the total, rate,
+ETA, cost, tasks running and incomplete, model calls, tokens, elapsed time.
 
-Every update comes from the driver thread or, for model calls, through `call(row)` which is safe
-from any thread; the display redraws itself a few times a second.
+- On a terminal: one live line that fits the terminal's width. Fields are added in order of
+  importance -- count, ETA, rate, cost, incomplete, elapsed, running, calls, tokens, the phase's
+  name, a bar -- each in its long form, else its short form, else left out; the count is always
+  there. So at 80 columns the line still reads `12/40 · ETA 3:20 · 2.1/min · cost unknown`.
+- Not on a terminal (CI, logs): a plain line when the phase starts and then every `interval`
+  seconds (10 by default) while it runs, and one when it ends; never more often.
+- Cost: the sum of priced calls; as soon as one call is unpriced the cost is shown as unknown,
+  never as `$0.00` (with no call yet it is `—`).
+
+Off entirely with `enabled=False` (--json). Every update comes from the driver thread or, for model
+calls, through `call(row)`, which is safe from any thread.
 """
 
 from __future__ import annotations
 
 import threading
+import time
 
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.live import Live
+from rich.text import Text
+
+SEP = " · "
+
+
+def clock(seconds: float) -> str:
+    seconds = int(max(0, seconds))
+    h, rest = divmod(seconds, 3600)
+    return f"{h}:{rest // 60:02d}:{rest % 60:02d}" if h else f"{rest // 60}:{rest % 60:02d}"
 
 
 class TaskProgress:
     def __init__(self, description: str, total: int | None = None, enabled: bool = True,
-                 console: Console | None = None):
+                 console: Console | None = None, interval: float = 10.0):
+        self.description = description
         self.console = console or Console(stderr=True)
-        self.enabled = enabled and self.console.is_terminal
+        self.live = enabled and self.console.is_terminal
+        self.plain = enabled and not self.console.is_terminal
+        self.enabled = self.live
+        self.interval = interval
         self._lock = threading.Lock()
-        self.done = self.running = self.incomplete = self.calls = self.tokens = self.queued = 0
+        self.done = self.running = self.incomplete = self.calls = self.tokens = self.queued = self.skips = 0
+        self.total = total
         self.cost = 0.0
         self.unpriced = 0
-        self._progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                                  TextColumn("{task.fields[stats]}"), TimeElapsedColumn(), TextColumn("ETA"),
-                                  TimeRemainingColumn(), console=self.console, disable=not self.enabled,
-                                  transient=False)
-        self._job = self._progress.add_task(description, total=total, stats="")
+        self.started_at = time.monotonic()
+        self._stop = threading.Event()
+        self._ticker: threading.Thread | None = None
+        self._live = Live(_Line(self), console=self.console, refresh_per_second=4, transient=False) if self.live else None
 
     def __enter__(self) -> TaskProgress:
-        self._progress.start()
+        if self._live is not None:
+            self._live.start()
+        elif self.plain:
+            self._print_plain()
+            self._ticker = threading.Thread(target=self._tick, name="progress-lines", daemon=True)
+            self._ticker.start()
         return self
 
     def __exit__(self, *exc) -> None:
-        self._refresh()
-        self._progress.stop()
+        self._stop.set()
+        if self._live is not None:
+            self._live.stop()
+        elif self._ticker is not None:
+            self._ticker.join()
+            self._print_plain()
+
+    def _tick(self) -> None:
+        while not self._stop.wait(self.interval):
+            self._print_plain()
+
+    def _print_plain(self) -> None:
+        self.console.print(self.plain_line(), markup=False, highlight=False, soft_wrap=True)
 
     # --- events ---------------------------------------------------------------------------
     def add_total(self, n: int) -> None:
@@ -42,17 +81,17 @@ class TaskProgress:
         passes `total` instead, so this adds only what is beyond it)."""
         with self._lock:
             self.queued += n
-            task = self._progress.tasks[0]
-            if task.total is None or self.queued + task.completed > task.total:
-                self._progress.update(self._job, total=self.queued + task.completed)
+            completed = self.done + self.skips
+            if self.total is None or self.queued + completed > self.total:
+                self.total = self.queued + completed
 
     def skipped(self, n: int = 1) -> None:
-        self._progress.advance(self._job, n)
+        with self._lock:
+            self.skips += n
 
     def started(self, *_ignored) -> None:
         with self._lock:
             self.running += 1
-        self._refresh()
 
     def finished(self, result: dict | None = None) -> None:
         with self._lock:
@@ -61,8 +100,6 @@ class TaskProgress:
             self.done += 1
             if result and result.get("incomplete"):
                 self.incomplete += 1
-        self._progress.advance(self._job, 1)
-        self._refresh()
 
     def call(self, row: dict) -> None:
         """One model-call ledger row (thread-safe)."""
@@ -73,15 +110,76 @@ class TaskProgress:
                 self.unpriced += 1
             else:
                 self.cost += float(row["cost_usd"])
-        self._refresh()
+
+    # --- text -----------------------------------------------------------------------------
+    def cost_text(self, short: bool = False) -> str:
+        if self.unpriced:
+            if short:
+                return "cost ?"
+            priced = f"; ${self.cost:.2f} priced" if self.calls > self.unpriced else ""
+            return f"cost unknown ({self.unpriced} calls unpriced{priced})"
+        return "cost —" if not self.calls else f"${self.cost:.2f}" if short else f"cost ${self.cost:.2f}"
+
+    def fields(self, now: float | None = None) -> list[tuple[str, str, str]]:
+        """(name, long form, short form) of every field, most important first."""
+        with self._lock:
+            elapsed = (now if now is not None else time.monotonic()) - self.started_at
+            count = self.done + self.skips
+            per_min = 60 * self.done / elapsed if self.done and elapsed > 0 else None
+            left = None if self.total is None else max(0, self.total - count)
+            eta = (None if left is None or not self.done else clock(left * elapsed / self.done))
+            total = "?" if self.total is None else str(self.total)
+            out = [("count", f"{count}/{total} tasks", f"{count}/{total}"),
+                   ("eta", f"ETA {eta or '?'}", f"ETA {eta or '?'}"),
+                   ("rate", f"{per_min:.1f} tasks/min" if per_min is not None else "rate ?",
+                    f"{per_min:.1f}/min" if per_min is not None else ""),
+                   ("cost", self.cost_text(), self.cost_text(short=True))]
+            if self.incomplete:
+                out.append(("incomplete", f"incomplete {self.incomplete}", f"inc {self.incomplete}"))
+            out += [("elapsed", f"elapsed {clock(elapsed)}", clock(elapsed)),
+                    ("running", f"running {self.running}", f"run {self.running}"),
+                    ("calls", f"calls {self.calls:,}", f"{self.calls:,} calls"),
+                    ("tokens", f"tokens {self.tokens:,}", f"{self.tokens:,} tok"),
+                    ("description", self.description, self.description[:12])]
+            return out
+
+    def line(self, width: int, now: float | None = None) -> str:
+        """The live line for a terminal `width` columns wide (see the module docstring)."""
+        chosen: dict[str, str] = {}
+        fields = self.fields(now)
+        order = [name for name, _, _ in fields]
+        for name, long, short in fields:
+            for form in (long, short):
+                if not form:
+                    continue
+                trial = {**chosen, name: form}
+                if len(SEP.join(trial[n] for n in order if n in trial)) <= width or name == "count":
+                    chosen = trial
+                    break
+        display = ["description", "count", "running", "incomplete", "calls", "tokens", "cost", "rate", "elapsed", "eta"]
+        text = SEP.join(chosen[n] for n in display if n in chosen)
+        room = width - len(text) - 1
+        if room >= 12 and self.total:
+            size = min(30, room)
+            filled = round(size * min(1.0, (self.done + self.skips) / self.total))
+            text = f"{'━' * filled}{'╺' * (size > filled)}{'─' * max(0, size - filled - 1)} {text}"
+        return text
+
+    def plain_line(self) -> str:
+        """The line printed without a terminal: every field, long forms."""
+        parts = {name: long for name, long, _ in self.fields() if long}
+        return f"{parts.pop('description')}: " + SEP.join(parts.values())
 
     def stats(self) -> str:
-        cost = f"${self.cost:.2f}" + (f" (+{self.unpriced} calls unpriced)" if self.unpriced else "")
-        return (f"running {self.running} · incomplete {self.incomplete} · calls {self.calls} · "
-                f"tokens {self.tokens:,} · cost {cost}")
+        """Every field but the name, long forms (what a test or a log reads)."""
+        return SEP.join(long for name, long, _ in self.fields() if name != "description")
 
-    def _refresh(self) -> None:
-        if self.enabled:
-            with self._lock:
-                text = self.stats()
-            self._progress.update(self._job, stats=text)
+
+class _Line:
+    """The live display's renderable: redrawn by rich a few times a second at the current width."""
+
+    def __init__(self, progress: TaskProgress):
+        self.progress = progress
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        yield Text(self.progress.line(options.max_width), no_wrap=True, overflow="ellipsis")

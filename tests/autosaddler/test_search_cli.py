@@ -73,6 +73,20 @@ def test_uninterrupted_then_killed_and_resumed_match(setup):
         assert dag(run) == reference
 
 
+def test_a_search_without_a_terminal_says_it_started_within_15_s(setup):
+    root, split, config = setup
+    started = time.monotonic()
+    proc = subprocess.Popen(search_cmd(root / "first-line", split, config), stdout=subprocess.PIPE, text=True)
+    try:
+        first = proc.stdout.readline()
+        waited = time.monotonic() - started
+    finally:
+        proc.kill()
+        proc.wait()
+    assert first.startswith("task evaluations: 0/") and "ETA" in first and "$0.00" not in first
+    assert waited < 15, f"first line after {waited:.1f} s"
+
+
 def test_freeze_and_gate_spend_the_release_split(setup):
     root, split, config = setup
     run = root / "full"

@@ -1,16 +1,20 @@
-"""The live progress display: counts from the driver and from worker threads; off without a terminal."""
+"""The progress display: counts from the driver and from worker threads; a line that fits 80 and
+120 columns on a terminal; plain lines at a bounded rate without one."""
 
 import io
+import re
 import threading
+import time
 
+import pytest
 from rich.console import Console
 
 from testhelix.parallel.progress import TaskProgress
 
 
-def test_counts_and_no_output_without_a_terminal():
+def test_counts_and_plain_lines_without_a_terminal():
     out = io.StringIO()
-    with TaskProgress("x", total=4, console=Console(file=out, force_terminal=False)) as p:
+    with TaskProgress("x", total=4, console=Console(file=out, force_terminal=False), interval=3600) as p:
         assert not p.enabled
         p.skipped()
         for _ in range(3):
@@ -23,8 +27,47 @@ def test_counts_and_no_output_without_a_terminal():
         p.finished({"incomplete": True})
         p.finished({})
     assert (p.done, p.running, p.incomplete, p.calls, p.tokens, p.unpriced) == (2, 1, 1, 100, 850, 50)
-    assert abs(p.cost - 25.0) < 1e-9 and "incomplete 1" in p.stats() and "+50 calls unpriced" in p.stats()
-    assert out.getvalue() == ""
+    assert abs(p.cost - 25.0) < 1e-9 and "incomplete 1" in p.stats() and "50 calls unpriced" in p.stats()
+    assert "$0.00" not in p.stats() and "cost unknown" in p.stats()
+    lines = out.getvalue().splitlines()
+    assert len(lines) == 2                                  # one when the phase starts, one when it ends
+    assert lines[0].startswith("x: 0/4 tasks") and "elapsed 0:00" in lines[0] and "3/4 tasks" in lines[1]
+    assert "\x1b" not in out.getvalue()                     # plain text, no terminal codes
+
+
+def test_plain_lines_come_at_most_every_interval():
+    out = io.StringIO()
+    with TaskProgress("search", console=Console(file=out, force_terminal=False), interval=0.2):
+        time.sleep(0.5)
+    n = len(out.getvalue().splitlines())
+    assert 3 <= n <= 5     # start, about two ticks, end
+
+
+def _busy(width: int, unpriced: bool) -> tuple[TaskProgress, io.StringIO]:
+    out = io.StringIO()
+    p = TaskProgress("task evaluations", total=40, console=Console(file=out, force_terminal=True, width=width))
+    p.started_at -= 300
+    for _ in range(12):
+        p.finished({})
+    p.running = 3
+    for _ in range(25):
+        p.call({"input_tokens": 2000, "output_tokens": 100, "cost_usd": None if unpriced else 0.01})
+    return p, out
+
+
+@pytest.mark.parametrize("width", [80, 120])
+@pytest.mark.parametrize("unpriced", [True, False])
+def test_the_live_line_keeps_count_eta_rate_and_cost_at_80_and_120_columns(width, unpriced):
+    p, out = _busy(width, unpriced)
+    with p:
+        pass                                             # start and stop: rich renders the line once more
+    rendered = [ln for ln in re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", out.getvalue()).splitlines() if ln.strip()][-1]
+    assert len(rendered.rstrip()) <= width and "…" not in rendered
+    assert "12/40" in rendered and "ETA 11:40" in rendered and "2.4" in rendered
+    if unpriced:
+        assert "$" not in rendered and ("cost unknown" in rendered or "cost ?" in rendered)
+    else:
+        assert "$0.25" in rendered
 
 
 def test_live_display_on_a_terminal():
@@ -36,3 +79,4 @@ def test_live_display_on_a_terminal():
         p.finished({})
     text = out.getvalue()
     assert "tasks" in text and "calls 1" in text and "tokens 7" in text and "$0.25" in text
+    assert "1/2 tasks" in text
