@@ -49,6 +49,7 @@ class ModelOptimizer:
         self.history_limit = history_limit
         self.timeouts = {s: float((timeouts or {}).get(s, DEFAULT_TIMEOUT_S)) for s in SESSIONS}
         self._usage = {s: _fresh_line(self.timeouts[s]) for s in SESSIONS}
+        self._exchanges: list[dict] = []
         self._pool = ThreadPoolExecutor(max_workers=len(SESSIONS), thread_name_prefix="optimizer-session")
         self.skills_index = library_index(load_library())
 
@@ -97,6 +98,12 @@ class ModelOptimizer:
         self._usage = {s: _fresh_line(self.timeouts[s]) for s in SESSIONS}
         return out
 
+    def exchanges(self) -> list[dict]:
+        """Every call since the previous `exchanges()`: session, the prompt as sent (role and content
+        per message) and the reply text, or the failure (the search page shows them per node)."""
+        out, self._exchanges = self._exchanges, []
+        return out
+
     def restore_usage(self, recorded: list[dict]) -> None:
         """Continue a resumed search's optimizer budget from what the recorded nodes used. Each node
         records what its own step used (`usage()` starts afresh per step), so the per-session lines
@@ -109,6 +116,9 @@ class ModelOptimizer:
         """One call of `session` within its own deadline; None when it fails or runs out of time."""
         request = ModelRequest(tuple(messages), (), max_tokens, tags=CallTags(role=role or session))
         line = self._usage[session]
+        exchange: dict = {"session": session, "prompt": [{"role": m.role, "content": m.content} for m in messages],
+                          "reply": None, "failure": None}
+        self._exchanges.append(exchange)
         started = time.monotonic()
         future = self._pool.submit(self.budget.complete, self.models[session], request)
         try:
@@ -116,12 +126,15 @@ class ModelOptimizer:
         except FutureTimeout:
             line["timeouts"] += 1
             line["failures"] += 1
+            exchange["failure"] = f"no answer within {self.timeouts[session]:g} s"
             return None
         except BudgetExhausted:
             line["failures"] += 1
+            exchange["failure"] = "the optimizer's token budget is spent"
             return None
         except ModelError as err:
             line["failures"] += 1
+            exchange["failure"] = str(err)[:500]
             # A revoked key or unknown model stops the search (exit 2). Otherwise parent selection
             # degrades to the best development score; diagnosis and reflection cannot, and an
             # outage must never become a rejected proposal in the DAG, so the search stops the round.
@@ -131,6 +144,7 @@ class ModelOptimizer:
         finally:
             line["elapsed_s"] += time.monotonic() - started
         usage = answer.usage
+        exchange["reply"] = answer.text
         line["calls"] += 1
         line["input_tokens"] += usage.input_tokens
         line["output_tokens"] += usage.output_tokens

@@ -168,8 +168,18 @@ class Search:
                     generator_usage=_usage_total(parent_out, child_out), elapsed_s=round(time.monotonic() - started, 3))
         state.next_node += 1
         state.rng = _rng_to_json(rng.getstate())
-        dag.record(self.store, node, parent_id, {"search": state.to_json()})
+        state_rows: dict = {"search": state.to_json()}
+        # an optimizer without `exchanges()` (a plug-in, a test double) records no transcript
+        exchanges: list = getattr(self.optimizer, "exchanges", lambda: [])()
+        if exchanges:
+            state_rows[exchanges_key(node.node_id)] = exchanges
+        dag.record(self.store, node, parent_id, state_rows)
         self.on_step(node)
+
+
+def exchanges_key(node_id: str) -> str:
+    """The search_state key of a node's optimizer prompts and replies."""
+    return f"optimizer-exchanges/{node_id}"
 
 
 def _epoch_order(task_ids: Sequence[str], epochs: int, size: int, rng: random.Random) -> list[str]:

@@ -1,7 +1,9 @@
 """The search report (`autosaddler view`): the evolution DAG as a clickable SVG graph, each node's
 edit as a diff against its parent, the optimizer's rationale, minibatch outcomes per task with
 regressions highlighted, usage per optimizer session, the development score over iterations,
-proposals by field or lesson and their fate, and the release gates of the run directory.
+proposals by field or lesson and their fate, and the release gates of the run directory. Each node's
+panel (view_node.py) shows the usage of its own step, the optimizer's prompts and replies, and links
+to the agent trajectories behind its minibatch and development scores; a search box finds nodes.
 
 The page is built from testhelix.view's escaped building blocks; node positions come from
 networkx's multipartite layout (one column per depth), drawn by hand as SVG.
@@ -17,6 +19,7 @@ import networkx as nx
 
 from autosaddler.dag import EvolutionDAG, Node
 from autosaddler.edits import FieldEdit, LessonEdit, describe
+from autosaddler.view_node import development_evidence, minibatch_links, node_exchanges, node_usage
 from testhelix.errors import UserError
 from testhelix.store import RunStore
 from testhelix.view import write_page
@@ -38,6 +41,7 @@ from testhelix.view.html import (
     tag,
 )
 from testhelix.view.source import has_rows, open_run
+from testhelix.view.trajectories import TrajectoryPages
 
 COLOURS = {"root": "#4c72b0", "rejected": "#c44e52", "screened_out": "#aaaaaa", "developed": "#55a868"}
 SESSIONS = {"selection": "selection", "optimizer": "diagnosis", "reflection": "reflection"}  # ledger role -> session
@@ -59,8 +63,10 @@ def render_search_report(run_dir: Path, out: Path) -> dict:
         gates = has_rows(store, "gate_results")
         models = [meta.get("model", ""), meta.get("optimizer_model", "")] + ([g["model"] for g in gate_rows(store)]
                                                                             if gates else [])
-        body = [_summary(dag, meta), _dag_section(dag), _dev_chart(dag), _proposals(dag), _usage(dag, sessions)]
-        nav = [("summary", "summary"), ("dag", "evolution DAG"), ("dev", "development score"),
+        pages = TrajectoryPages(out, run_dir)
+        body = [_summary(dag, meta), _dag_section(dag, store, pages), _learning_curve(dag), _proposals(dag),
+                _usage(dag, sessions)]
+        nav = [("summary", "summary"), ("dag", "evolution DAG"), ("dev", "learning curve"),
                ("proposals", "proposals"), ("usage", "optimizer usage")]
         if gates:
             body.append(gate_section(store, run_dir))
@@ -70,7 +76,8 @@ def render_search_report(run_dir: Path, out: Path) -> dict:
     write_page(out, text)
     s = dag.summary()
     return {"out": str(out), "bytes": out.stat().st_size, "nodes": s["nodes"], "edges": s["edges"],
-            "best": s["best"], "simulated": bool(simulated_sentence(models)), "in_progress": opened.live is not None}
+            "best": s["best"], "simulated": bool(simulated_sentence(models)), "in_progress": opened.live is not None,
+            "trajectory_pages": pages.written}
 
 
 # --- sections ------------------------------------------------------------------------------------
@@ -122,7 +129,7 @@ def _radius(node: Node) -> float:
     return 10 + 16 * node.dev_score if node.dev_score is not None else 9
 
 
-def _dag_section(dag: EvolutionDAG) -> Markup:
+def _dag_section(dag: EvolutionDAG, store: RunStore, pages: TrajectoryPages | None) -> Markup:
     pos = layout(dag)
     width = max(x for x, _ in pos.values()) + 110
     height = max(y for _, y in pos.values()) + 60
@@ -148,18 +155,22 @@ def _dag_section(dag: EvolutionDAG) -> Markup:
                          tag("text", label, x=f"{x:.1f}", y=f"{y + _radius(n) + 12:.1f}", text_anchor="middle"),
                          class_="node" + (" selected" if n.node_id == best else ""), data_node=n.node_id,
                          data_status=n.status, data_dev="" if n.dev_score is None else f"{n.dev_score:.6g}",
+                         data_text=f"{n.node_id} {n.status} {describe(n.edit)} {n.reason}".lower(),
                          tabindex=0))
     svg = tag("svg", *parts, viewBox=f"0 0 {width:.0f} {height:.0f}", width=f"{width:.0f}", height=f"{height:.0f}",
               class_="dag", id="dag-svg", role="img")
     legend = tag("div", *(tag("span", tag("span", "", class_="swatch", style=f"background:{c}"), s.replace("_", " "))
                           for s, c in COLOURS.items()),
                  " · size and label: development score · ★ best · click a node", class_="legend")
-    details = tag("div", *(_detail(dag, n, hidden=n.node_id != (best or dag.nodes()[0].node_id)) for n in dag.nodes()),
-                  class_="details")
-    return section("dag", "Evolution DAG", legend, tag("div", svg, details, class_="dagwrap"))
+    details = tag("div", *(_detail(dag, n, store, pages, hidden=n.node_id != (best or dag.nodes()[0].node_id))
+                           for n in dag.nodes()), class_="details")
+    search = tag("p", tag("label", "Find a node (id, status or edit): ", tag(
+        "input", type="search", id="node-search", placeholder="e.g. n012, rejected, agentSteps, lesson",
+        size=40)), tag("span", "", id="node-search-count", class_="muted"))
+    return section("dag", "Evolution DAG", legend, search, tag("div", svg, details, class_="dagwrap"))
 
 
-def _detail(dag: EvolutionDAG, n: Node, hidden: bool) -> Markup:
+def _detail(dag: EvolutionDAG, n: Node, store: RunStore, pages: TrajectoryPages | None, hidden: bool) -> Markup:
     parent_id = dag.parent(n.node_id)
     parent = dag.node(parent_id) if parent_id else None
     facts: list[list[object]] = [
@@ -178,12 +189,13 @@ def _detail(dag: EvolutionDAG, n: Node, hidden: bool) -> Markup:
         else:
             parts += [tag("h3", "The proposed edit (not applied)"),
                       pre(pretty_json(n.edit.model_dump(mode="json", exclude_none=True, exclude={"rationale"})))]
-    parts += [_minibatch(n, parent_id), _node_usage(dag, n),
-              tag("details", tag("summary", "whole strategy"), pre(pretty_json(n.strategy)))]
+    parts += [_minibatch(n, parent, pages), development_evidence(store, pages, n), node_usage(dag, n),
+              node_exchanges(store, n), tag("details", tag("summary", "whole strategy"), pre(pretty_json(n.strategy)))]
     return tag("div", *parts, class_="detail", data_node=n.node_id, id=f"detail-{n.node_id}", hidden=hidden)
 
 
-def _minibatch(n: Node, parent_id: str | None) -> Markup:
+def _minibatch(n: Node, parent: Node | None, pages: TrajectoryPages | None) -> Markup:
+    parent_id = parent.node_id if parent is not None else None
     tasks = sorted(n.parent_outcomes.keys() | n.child_outcomes.keys())
     if not tasks:
         return tag("p", "No minibatch for this node.", class_="muted")
@@ -194,52 +206,53 @@ def _minibatch(n: Node, parent_id: str | None) -> Markup:
         if p is not None and c is not None and p != c:
             change, cls = ("regression", "regression") if p > c else ("new success", "gain")
             regressions += p > c
-        rows.append([t, ("—" if p is None else p, "num"), ("—" if c is None else c, "num"), (change, cls)])
+        rows.append([t, ("—" if p is None else p, "num"), ("—" if c is None else c, "num"), (change, cls),
+                     *minibatch_links(pages, parent, n, t)])
     ps, cs = sum(n.parent_outcomes.values()), sum(n.child_outcomes.values())
     head = (f"Minibatch: parent {parent_id} {ps} → child {cs} successes on {len(tasks)} tasks, {regressions} "
             f"regression(s). The screen passes a child only with strictly more successes and no regression.")
     return join([tag("h3", "Minibatch outcomes per task"), tag("p", head),
-                 table(["task", f"parent {parent_id}", f"child {n.node_id}", "change"], rows,
+                 table(["task", f"parent {parent_id}", f"child {n.node_id}", "change", "parent's agent runs",
+                        "child's agent runs"], rows,
                        class_="minibatch", id=f"minibatch-{n.node_id}")])
 
 
-def _node_usage(dag: EvolutionDAG, n: Node) -> Markup:
-    before = _previous_usage(dag, n)
-    rows = []
-    for session, now in sorted((n.optimizer_usage or {}).items()):
-        prev = before.get(session, {})
-        delta = {k: now.get(k, 0) - prev.get(k, 0) for k in ("calls", "tokens", "failures")}
-        if any(v < 0 for v in delta.values()):
-            delta = dict(now)  # the counters restart with a resumed search
-        rows.append([session, (delta["calls"], "num"), (number(delta["tokens"]), "num"), (delta["failures"], "num"),
-                     (number(now.get("tokens", 0)), "num")])
-    gen = n.generator_usage or {}
-    return join([tag("h3", "Usage for this proposal"),
-                 table(["optimizer session", "calls", "tokens", "failures", "tokens so far"], rows) if rows else
-                 tag("p", "No optimizer session (the initial strategy).", class_="muted"),
-                 tag("p", f"Execution model on the minibatch: {number(gen.get('tokens'))} tokens in "
-                          f"{number(gen.get('calls'))} calls.", class_="muted")])
-
-
-def _previous_usage(dag: EvolutionDAG, n: Node) -> dict:
-    earlier = [m for m in dag.nodes() if (m.iteration, m.node_id) < (n.iteration, n.node_id)]
-    return earlier[-1].optimizer_usage if earlier else {}
-
-
-def _dev_chart(dag: EvolutionDAG) -> Markup:
-    developed = sorted(dag.scored(), key=lambda ns: (ns[0].iteration, ns[0].node_id))
-    if not developed:
-        return section("dev", "Development score over iterations", tag("p", "No development score yet."))
+def _learning_curve(dag: EvolutionDAG) -> Markup:
+    """Every evaluated node in node order: its minibatch success rate (every child that was
+    evaluated, screened out or not), its development score (children that passed the screen), and the
+    best development score so far. A rejected proposal was never evaluated; it is drawn at 0 in its
+    own series so that the curve shows every proposal."""
+    order = sorted(dag.nodes(), key=lambda m: (m.iteration, m.node_id))
+    minibatch: list[tuple[float, float]] = []
+    developed: list[tuple[float, float]] = []
+    rejected: list[tuple[float, float]] = []
     best: list[tuple[float, float]] = []
-    running = -1.0
-    for n, score in developed:
-        running = max(running, score)
-        best.append((n.iteration, running))
-    chart = line_chart({"developed node": [(n.iteration, score) for n, score in developed], "best so far": best},
-                       "iteration", "development Reference Acceptance", chart_id="dev-chart")
-    rows = [[n.node_id, (n.iteration, "num"), (pct(score), "num"), describe(n.edit)] for n, score in developed]
-    return section("dev", "Development score over iterations", chart,
-                   table(["node", "iteration", "development score", "edit"], rows, id="dev-table"))
+    running = None
+    rows = []
+    for i, n in enumerate(order):
+        mb = (sum(n.child_outcomes.values()) / len(n.child_outcomes)) if n.child_outcomes else None
+        if mb is not None:
+            minibatch.append((i, mb))
+        if n.dev_score is not None:
+            developed.append((i, n.dev_score))
+            running = n.dev_score if running is None else max(running, n.dev_score)
+        if n.status == "rejected":
+            rejected.append((i, 0.0))
+        if running is not None:
+            best.append((i, running))
+        rows.append([n.node_id, (i, "num"), n.status, (pct(mb) if mb is not None else "—", "num"),
+                     (pct(n.dev_score) if n.dev_score is not None else "—", "num"), describe(n.edit)])
+    title = "Learning curve: every node, in order"
+    if not minibatch and not developed:
+        return section("dev", title, tag("p", "No node evaluated yet."))
+    chart = line_chart({"minibatch success (every evaluated child)": minibatch, "development score": developed,
+                        "best development so far": best, "rejected (not evaluated; drawn at 0)": rejected},
+                       "node (in order)", "success rate", chart_id="dev-chart")
+    return section("dev", title, chart,
+                   tag("p", "The minibatch rate is on the parent's few tasks (the screen); the development score "
+                            "on the development split, for children that passed the screen.", class_="muted"),
+                   table(["node", "order", "status", "minibatch success", "development score", "edit"], rows,
+                         id="dev-table"))
 
 
 def proposal_kind(n: Node) -> str:

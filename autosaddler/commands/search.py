@@ -56,7 +56,7 @@ def _run(run_dir: Path, meta: dict, cfg: SearchConfig, as_json: bool, jobs: int 
             edit = "" if node.edit is None else f": {in_words(node.edit, _parent_strategy(store, node.node_id))}"
             reason = "" if not node.reason else f" ({' '.join(node.reason.split())[:80]})"
             console.print(f"[{time.monotonic() - started:6.1f}s] {node.node_id} {node.status}{mb}{dev}{edit}{reason}",
-                          markup=False, highlight=False)
+                          markup=False, highlight=False, soft_wrap=True)
 
         with helix_evaluator(store, run_dir, splits.tasks, meta["model"], cfg, "search", jobs, backend,
                              ray_address) as evaluator, \

@@ -12,13 +12,13 @@ from testhelix.cliutil import json_option, print_json
 @click.command("view")
 @click.argument("run_dir", type=click.Path(path_type=Path))
 @click.option("--out", type=click.Path(path_type=Path), default=None,
-              help="HTML file to write (default: RUN_DIR/report.html).")
+              help="HTML file to write (default: RUN_DIR/search-report.html).")
 @json_option
 def command(run_dir: Path, out: Path | None, as_json: bool) -> None:
     """Write one HTML file (no network needed): the evolution DAG, edits, minibatches, scores and gates."""
     from autosaddler.view import render_search_report
 
-    result = render_search_report(run_dir, out or Path(run_dir) / "report.html")
+    result = render_search_report(run_dir, out or Path(run_dir) / "search-report.html")
     if as_json:
         print_json(result)
         return

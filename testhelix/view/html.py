@@ -166,7 +166,7 @@ pre.diff span.hunk{color:#6b4fa0;display:block}pre.diff span{display:block}
 svg.dag{border:1px solid var(--line);background:#fcfcfd}
 svg .edge{stroke:#8a94a3;stroke-width:1.5;fill:none}
 svg .node{cursor:pointer}svg .node circle{stroke:#1d2430;stroke-width:1}
-svg .node.selected circle{stroke:#000;stroke-width:3}
+svg .node.selected circle{stroke:#000;stroke-width:3}svg .node.dim{opacity:.18}
 svg .node text{font-size:11px;pointer-events:none}
 svg .axis{stroke:#444}svg .grid{stroke:#eee}svg .tick{font-size:10px;fill:#555}svg .label{font-size:11px;fill:#333}
 .legend span{margin-right:14px}.swatch{display:inline-block;width:11px;height:11px;border-radius:50%;
@@ -180,7 +180,8 @@ svg .axis{stroke:#444}svg .grid{stroke:#eee}svg .tick{font-size:10px;fill:#555}s
 .decision.yes{background:#dff3e4}.decision.no{background:#fbe0e0}
 """
 
-# The page's only script: node selection in the DAG (click, or #node=ID in the address).
+# The page's only script: node selection in the DAG (click, or #node=ID in the address), and the
+# search box that dims the nodes not matching and selects the first that does.
 SCRIPT = """
 (function(){
   function select(id){
@@ -198,6 +199,17 @@ SCRIPT = """
       if(history.replaceState){history.replaceState(null,'','#node='+id);}
     });
   }
+  var box=document.getElementById('node-search');
+  if(box){box.addEventListener('input',function(){
+    var q=box.value.trim().toLowerCase(),hits=0,first=null;
+    for(var i=0;i<nodes.length;i++){
+      var hit=!q||(nodes[i].getAttribute('data-text')||'').indexOf(q)>=0;
+      nodes[i].classList.toggle('dim',!hit);
+      if(hit&&q){hits++;if(first===null){first=nodes[i].getAttribute('data-node');}}}
+    var count=document.getElementById('node-search-count');
+    if(count){count.textContent=q?(' '+hits+' matching node(s)'):'';}
+    if(first!==null){select(first);}
+  });}
   var m=/^#node=([A-Za-z0-9_-]+)$/.exec(location.hash);
   if(m){var el=document.querySelector('svg .node[data-node="'+m[1]+'"]');
     if(el){el.dispatchEvent(new MouseEvent('click',{bubbles:true}));}}

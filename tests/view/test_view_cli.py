@@ -29,9 +29,13 @@ def test_commands_write_reports(search_run, helix_run, tmp_path, capsys):
     code, out, _ = _exit(helix_cli, ["view", str(helix_run), "--out", str(tmp_path / "r.html")], capsys)
     assert code == 0 and "4 trajectory page(s)" in out
     assert (tmp_path / "r_trajectories" / "sim_strong_A" / "task-a.html").is_file()
-    # the default output is RUN_DIR/report.html; a gate stored in a search run also renders under testhelix
+    # the default outputs differ per command (RUN_DIR/search-report.html, RUN_DIR/run-report.html), so
+    # neither overwrites the other; a gate stored in a search run also renders under testhelix
     code, _, _ = _exit(helix_cli, ["view", str(search_run)], capsys)
-    assert code == 0 and "Release gate" in (search_run / "report.html").read_text()
+    assert code == 0 and "Release gate" in (search_run / "run-report.html").read_text()
+    code, _, _ = _exit(saddler_cli, ["view", str(search_run)], capsys)
+    assert code == 0 and "Evolution DAG" in (search_run / "search-report.html").read_text()
+    assert "Evolution DAG" not in (search_run / "run-report.html").read_text()
 
 
 def test_bad_input_is_a_clear_error(search_run, helix_run, tmp_path, capsys):
