@@ -76,6 +76,24 @@ def pack_digest(tasks: list[PackTask]) -> str:
     return hashlib.sha256(canonical_json(sorted((t.id, t.fingerprint) for t in tasks)).encode()).hexdigest()
 
 
+def sample_across_groups(tasks: list, limit: int, seed: int, group_of) -> list:
+    """`limit` tasks spread over the groups (katas): the groups in a seeded order, one task of each
+    in turn (each group's tasks also in a seeded order), so `--limit 5` is five katas, not five
+    mutants of the first. The result keeps the input order."""
+    rng = random.Random(f"limit-sample:{seed}")
+    groups: dict[str, list] = {}
+    for t in tasks:
+        groups.setdefault(str(group_of(t)), []).append(t)
+    queues = [rng.sample(members, len(members)) for _, members in sorted(groups.items())]
+    rng.shuffle(queues)
+    chosen: set[int] = set()
+    while len(chosen) < min(limit, len(tasks)):
+        for queue in queues:
+            if queue and len(chosen) < limit:
+                chosen.add(id(queue.pop(0)))
+    return [t for t in tasks if id(t) in chosen]
+
+
 def default_sizes(n_tasks: int) -> dict[str, int]:
     if n_tasks >= sum(PAPER_SIZES.values()):
         return dict(PAPER_SIZES)

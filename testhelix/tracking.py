@@ -35,7 +35,8 @@ def _remember_uri(ctx: click.Context, _param: click.Parameter, value: str | None
 mlflow_option = click.option("--mlflow-uri", default=None, metavar="URI", expose_value=False, callback=_remember_uri,
                              is_eager=True,  # a missing extra is reported before any other input is read
                              help="Also log params, metrics and artifacts to this MLflow tracking store "
-                                  "(e.g. file:///abs/mlruns or http://127.0.0.1:5000; needs the mlflow extra).")
+                                  "(e.g. sqlite:///abs/mlflow.db, file:///abs/mlruns or http://127.0.0.1:5000; "
+                                  "needs the mlflow extra).")
 
 
 def requested_mlflow_uri() -> str | None:
@@ -71,6 +72,17 @@ class Tracker:
 
     def folder(self, path: Path, folder: str | None = None) -> None:
         self.mlflow.log_artifacts(str(path), artifact_path=folder)
+
+    @contextmanager
+    def child(self, run_name: str, tags: dict[str, str]) -> Iterator[Tracker]:
+        """A run nested under this one (one per configuration of a helix run)."""
+        run = self.mlflow.start_run(run_name=run_name, nested=True, tags=tags)
+        status = "FAILED"
+        try:
+            yield Tracker(self.mlflow, run.info.run_id)
+            status = "FINISHED"
+        finally:
+            self.mlflow.end_run(status=status)
 
     def json_artifact(self, obj: Any, name: str) -> None:
         self.mlflow.log_text(json.dumps(obj, indent=2, default=str), name)
@@ -127,9 +139,20 @@ def mlflow_run(uri: str, experiment: str, run_name: str, tags: dict[str, str]) -
         mlflow.end_run(status=status)
 
 
+def run_meta(pack: Path, split: str, split_file: Path | None, seed: int, limit: int | None, first: bool) -> dict:
+    """What a helix run was asked for, kept in its store for tracking: pack (and its digest), split,
+    seed, and the --limit sample."""
+    from testhelix.splits import pack_digest, scan_pack
+
+    return {"pack": str(pack), "pack_digest": pack_digest(scan_pack(Path(pack))), "split": split,
+            "split_file": str(split_file) if split_file else None, "seed": seed, "limit": limit,
+            "limit_rule": None if not limit else "first" if first else "sample across katas"}
+
+
 def track_helix_run(run_dir: Path, uri: str | None) -> str | None:
-    """Log a helix run: params per run label (config), metrics per run label, the HTML report and
-    the per-task results as artifacts. Returns the MLflow run id."""
+    """Log a helix run: a parent MLflow run with what the run was asked for (pack, pack digest,
+    split, seed, limit), the per-task results and the HTML report; and one nested run per
+    configuration (run label) with its settings and metrics. Returns the parent's MLflow run id."""
     if not uri:
         return None
     from testhelix.view import render_run_report
@@ -140,14 +163,21 @@ def track_helix_run(run_dir: Path, uri: str | None) -> str | None:
     with open_run(run_dir) as opened:
         data = collect_helix(opened.store)
         served = opened.store.served_by_simulation()
+        meta = opened.store.get_state("helix-run")
     simulated = bool(served) or any(is_simulated(str(c.get("model", ""))) for c in data["configs"].values())
     with mlflow_run(uri, "testhelix-run", run_dir.name, {"kind": "helix", "simulated": str(simulated).lower(),
                                                          "run_dir": str(run_dir.resolve())}) as tracker:
-        tracker.params({"run": {label: cfg for label, cfg in data["configs"].items()}})
+        tracker.params({**(meta if isinstance(meta, dict) else {}),
+                        "configurations": sorted(data["configs"])})
         for r in data["runs"]:
-            for name in ("n", "reference_acceptance", "valid_acceptance", "invalid_rejection", "h", "joint_success",
-                         "delta_c", "entry_coverage", "tokens", "calls"):
-                tracker.metric(f"{r['run_label']}/{name}", r.get(name))
+            label = r["run_label"]
+            label_simulated = label in served or is_simulated(label.split("/")[0])
+            with tracker.child(label, {"kind": "helix-configuration", "run_label": label,
+                                       "simulated": str(label_simulated).lower()}) as sub:
+                sub.params(data["configs"].get(label, {}))
+                for name in ("n", "reference_acceptance", "valid_acceptance", "invalid_rejection", "h",
+                             "joint_success", "delta_c", "entry_coverage", "tokens", "calls"):
+                    sub.metric(name, r.get(name))
         tracker.json_artifact({"runs": data["runs"], "per_task": data["per_task"], "rules": data["rules"]},
                               "results.json")
         with tempfile.TemporaryDirectory(prefix="testhelix-mlflow-") as tmp:

@@ -17,10 +17,11 @@ from testhelix.llm.registry import is_simulated, resolve
 from testhelix.parallel import WorkerSettings, default_jobs, execution_servers, make_backend
 from testhelix.parallel.options import concurrency_options
 from testhelix.parallel.progress import TaskProgress
+from testhelix.splits import sample_across_groups
 from testhelix.store import RunStore, check_run_folder
 from testhelix.strategy.model import check_run_compatibility, initial_strategy, load_strategy
 from testhelix.tasks.task import load_pack
-from testhelix.tracking import mlflow_option, requested_mlflow_uri, track_helix_run
+from testhelix.tracking import mlflow_option, requested_mlflow_uri, run_meta, track_helix_run
 
 
 def split_task_ids(pack: Path, split: str, split_file: Path | None) -> list[str] | None:
@@ -47,7 +48,9 @@ def split_task_ids(pack: Path, split: str, split_file: Path | None) -> list[str]
 @click.option("--workers", type=click.IntRange(1, 64), default=None, help="Parallel executions (default: cores).")
 @click.option("--token-cap", type=click.IntRange(1000, 10**12), default=400_000, show_default=True,
               help="Per-task inference cap shared by every role, pair and retry.")
-@click.option("--limit", type=click.IntRange(1, 1_000_000), help="Only the first N tasks of the split.")
+@click.option("--limit", type=click.IntRange(1, 1_000_000),
+              help="Only N tasks of the split: a seeded sample spread over the katas (see --first).")
+@click.option("--first", is_flag=True, help="With --limit: the first N tasks in split order instead of a sample.")
 @click.option("--seed", type=int, default=42, show_default=True)
 @click.option("--coverage/--no-coverage", default=True, show_default=True, help="Measure ΔC and Entry Coverage.")
 @click.option("--call-timeout", type=FiniteFloat(1, 86_400), help="Upper bound (s) on one model call; the task's "
@@ -60,10 +63,10 @@ def split_task_ids(pack: Path, split: str, split_file: Path | None) -> list[str]
 @mlflow_option
 @execution_options
 @json_option
-def command(pack_dir, split, split_file, configs, models, strategy_file, run_dir, workers, token_cap, limit, seed,
+def command(pack_dir, split, split_file, configs, models, strategy_file, run_dir, workers, token_cap, limit, first, seed,
             coverage, call_timeout, context_window, rpm, tpm, jobs, backend, ray_address, as_json) -> int:
     """Run TestHelix configurations on a split and evaluate every submitted suite (resumable).
-
+    \f
     Returns the exit status (cliutil.entry_point): 3 when the provider prevented a task evaluation."""
     from testhelix.execution.cache import StoreOutcomeCache
     from testhelix.execution.seam import create_executor
@@ -89,10 +92,13 @@ def command(pack_dir, split, split_file, configs, models, strategy_file, run_dir
     if ids is not None:
         by_id = {t.id: t for t in tasks}
         tasks = [by_id[i] for i in ids]
-    tasks = tasks[:limit] if limit else tasks
+    if limit:
+        tasks = tasks[:limit] if first else sample_across_groups(
+            tasks, limit, seed, lambda t: (t.meta.metadata.kata if t.meta else None) or t.id)
     jobs = jobs or default_jobs(models)
     store = RunStore(run_dir, command="testhelix run")
     store.refuse_other_kinds({"helix", "evaluate"}, "testhelix run")
+    store.put_state("helix-run", run_meta(pack_dir, split, split_file, seed, limit, first))  # for tracking
     started = time.monotonic()
     results: list[dict] = []
     try:

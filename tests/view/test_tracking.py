@@ -4,6 +4,7 @@ artifacts; and a clear error when the extra is missing."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -21,9 +22,8 @@ def mlflow_env(monkeypatch, tmp_path):
 
 
 @pytest.mark.slow
-def test_search_and_helix_runs_are_logged(search_run, helix_run, mlflow_env, tmp_path):
+def test_search_run_is_logged(search_run, mlflow_env, tmp_path):
     from autosaddler.tracking import track_search
-    from testhelix.tracking import track_helix_run
 
     mlflow, uri = mlflow_env
     run_id = track_search(search_run, uri)  # the code itself enables MLflow's file store for file:// URIs
@@ -45,12 +45,35 @@ def test_search_and_helix_runs_are_logged(search_run, helix_run, mlflow_env, tmp
         dag = json.load(fh)
     assert len(dag["nodes"]) == 5 and len(dag["edges"]) == 4
 
-    run = client.get_run(track_helix_run(helix_run, uri))
-    assert run.data.params["run.sim:strong/C.config"] == "C"
-    assert run.data.metrics["sim:strong/C/reference_acceptance"] == 0.5
-    assert run.data.metrics["sim:strong/A/n"] == 2
-    artifacts = {a.path for a in client.list_artifacts(run.info.run_id)}
+
+
+@pytest.mark.slow
+def test_helix_run_is_one_parent_with_a_nested_run_per_configuration_in_sqlite(helix_run, mlflow_env, tmp_path):
+    from testhelix.store import RunStore
+    from testhelix.tracking import run_meta, track_helix_run
+
+    mlflow, _ = mlflow_env
+    uri = f"sqlite:///{tmp_path / 'mlflow.db'}"   # works with current MLflow, no environment variable
+    pack = Path(__file__).resolve().parents[1] / "fixtures" / "sim_task"
+    store = RunStore(helix_run)
+    store.put_state("helix-run", run_meta(pack, "test", None, 7, 2, False))
+    store.close()
+    parent_id = track_helix_run(helix_run, uri)
+    client = mlflow.tracking.MlflowClient(uri)
+    parent = client.get_run(parent_id)
+    params = parent.data.params
+    assert (params["split"], params["seed"], params["limit"], params["limit_rule"]) == ("test", "7", "2",
+                                                                                         "sample across katas")
+    assert params["pack"] == str(pack) and len(params["pack_digest"]) == 64
+    artifacts = {a.path for a in client.list_artifacts(parent_id)}
     assert {"report.html", "results.json", "report_trajectories"} <= artifacts
+    children = client.search_runs([parent.info.experiment_id], f"tags.mlflow.parentRunId = '{parent_id}'")
+    by_label = {c.data.tags["run_label"]: c for c in children}
+    assert sorted(by_label) == ["sim:strong/A", "sim:strong/C"]
+    assert by_label["sim:strong/C"].data.params["config"] == "C"
+    assert by_label["sim:strong/C"].data.metrics["reference_acceptance"] == 0.5
+    assert by_label["sim:strong/A"].data.metrics["n"] == 2
+    assert by_label["sim:strong/A"].data.tags["simulated"] == "true"
 
 
 @pytest.mark.slow
