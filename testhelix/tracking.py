@@ -127,6 +127,11 @@ def mlflow_run(uri: str, experiment: str, run_name: str, tags: dict[str, str]) -
     mlflow = _import_mlflow(uri)
     try:
         mlflow.set_tracking_uri(uri)
+        if uri.startswith("sqlite:///") and mlflow.get_experiment_by_name(experiment) is None:
+            # MLflow would put a database store's artifacts in ./mlartifacts of whatever folder the
+            # command ran in; keep them next to the database instead.
+            db = Path(uri.removeprefix("sqlite:///"))
+            mlflow.create_experiment(experiment, artifact_location=(db.parent / "mlartifacts").resolve().as_uri())
         mlflow.set_experiment(experiment)
         run = mlflow.start_run(run_name=run_name, tags=tags)
     except Exception as err:  # noqa: BLE001 - any tracking-store failure is the user's URI

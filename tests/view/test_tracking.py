@@ -67,6 +67,7 @@ def test_helix_run_is_one_parent_with_a_nested_run_per_configuration_in_sqlite(h
     assert params["pack"] == str(pack) and len(params["pack_digest"]) == 64
     artifacts = {a.path for a in client.list_artifacts(parent_id)}
     assert {"report.html", "results.json", "report_trajectories"} <= artifacts
+    assert (tmp_path / "mlartifacts").is_dir()      # next to the database, not in the working folder
     children = client.search_runs([parent.info.experiment_id], f"tags.mlflow.parentRunId = '{parent_id}'")
     by_label = {c.data.tags["run_label"]: c for c in children}
     assert sorted(by_label) == ["sim:strong/A", "sim:strong/C"]
