@@ -3,6 +3,7 @@
 A reader (or a retry after a crash or a full disk) sees either the old file, no file, or the
 complete new one, never a partial file. `exclusive=True` refuses to replace an existing file
 (frozen strategies are never overwritten) without a window in which two writers both succeed.
+The file gets the permissions the umask gives any new file (not the temporary file's 0600).
 """
 
 from __future__ import annotations
@@ -14,6 +15,21 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from testhelix.errors import UserError
+
+
+def current_umask() -> int:
+    """The process's umask, read without changing it where the system allows (Linux /proc); else
+    set and restored at once."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 @contextmanager
@@ -30,6 +46,7 @@ def atomic_path(path: Path, exclusive: bool = False, suffix: str = "") -> Iterat
     fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.tmp-", suffix=suffix or path.suffix)
     os.close(fd)
     tmp = Path(name)
+    os.chmod(tmp, 0o666 & ~current_umask())   # mkstemp makes 0600; the result is an ordinary output file
     try:
         yield tmp
         if exclusive:

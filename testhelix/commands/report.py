@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import re
 from collections import defaultdict
+from itertools import combinations
 from pathlib import Path
 from statistics import fmean
 from typing import Any
@@ -30,7 +31,6 @@ from testhelix.prism import panel as P
 from testhelix.store import RunStore
 
 CONFIG_LABEL = re.compile(r"^(?P<prefix>.+)/(?P<config>[A-E])$")
-COMPARISONS = (("A", "B"), ("B", "C"), ("C", "D"), ("C", "E"))
 PAIRED_METRICS = ("F", "S", "A", "R")
 CORRELATED = (("delta_c", "entry_coverage"), ("delta_c", "reference_acceptance"),
               ("entry_coverage", "reference_acceptance"), ("delta_c", "joint_success"),
@@ -206,9 +206,7 @@ def _paired(per_task: dict[str, dict[str, dict]]) -> list[dict]:
             by_prefix[match["prefix"]][match["config"]] = label
     rows = []
     for prefix, configs in sorted(by_prefix.items()):
-        for x, y in COMPARISONS:
-            if x not in configs or y not in configs:
-                continue
+        for x, y in combinations(sorted(configs), 2):   # every pair of configurations the run holds
             lx, ly = configs[x], configs[y]
             tasks = per_task[lx]["F"].keys() | per_task[ly]["F"].keys()
             for metric in PAIRED_METRICS:

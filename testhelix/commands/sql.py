@@ -20,7 +20,8 @@ from testhelix.store import RunStore
 @click.argument("query")
 @json_option
 def command(run_dir: Path, query: str, as_json: bool) -> None:
-    """Run QUERY (one SELECT, read-only, no file access) on RUN_DIR's store and print a table.
+    """Run QUERY (one SELECT, read-only, no file access) on RUN_DIR's store and print a table
+    (tab-separated lines when the output is not a terminal).
 
     While a run is in progress this reads the snapshot its writer published after the last step."""
     check_read_only_query(query)
@@ -33,10 +34,19 @@ def command(run_dir: Path, query: str, as_json: bool) -> None:
     if as_json:
         print_json([dict(zip(cols, r)) for r in rows])
         return
-    table = Table(*cols, show_lines=False)
-    for r in rows:
-        table.add_row(*("" if v is None else str(v) for v in r))
-    Console().print(table)
+    cells = [["" if v is None else str(v) for v in r] for r in rows]
+    console = Console()
+    if not console.is_terminal:
+        # a pipe or a log: tab-separated lines with whole column names and values, never cut to a width
+        for line in [cols, *cells]:
+            click.echo("\t".join(" ".join(c.split()) for c in line))
+        return
+    table = Table(show_lines=False)
+    for c in cols:
+        table.add_column(c, min_width=len(c), overflow="fold")
+    for r in cells:
+        table.add_row(*r)
+    console.print(table)
 
 
 ALLOWED = {"SELECT", "EXPLAIN"}

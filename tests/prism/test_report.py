@@ -69,7 +69,7 @@ def test_paired_differences_and_curves(run_dir):
     data = collect(store)
     store.close()
     paired = {(p["from"], p["to"], p["metric"]): p for p in data["paired"]}
-    assert set(k[:2] for k in paired) == {("A", "B"), ("B", "C")}  # no D or E in this run
+    assert set(k[:2] for k in paired) == {("A", "B"), ("A", "C"), ("B", "C")}  # every pair the run holds
     s_ab = paired[("A", "B", "S")]
     assert (s_ab["n"], s_ab["delta"], s_ab["improved"], s_ab["worsened"]) == (2, 0.5, 1, 0)
     assert paired[("A", "B", "F")]["delta"] == 0.5  # the missing t2 scores F=0 for A
