@@ -131,9 +131,17 @@ def describe(edit: Edit | None, width: int = 40) -> str:
     return "unparsed proposal"
 
 
+def _words(value: Any) -> str:
+    """A value as plain words: mappings as `key: value`, lists comma-separated, empty as `none`."""
+    if isinstance(value, dict):
+        return "; ".join(f"{k}: {_words(v)}" for k, v in value.items()) or "none"
+    if isinstance(value, (list, tuple)):
+        return ", ".join(_words(v) for v in value) or "none"
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
 def _clip(value: Any, width: int) -> str:
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-    text = " ".join(text.split())
+    text = " ".join(_words(value).split())
     return text if len(text) <= width else text[: width - 1].rsplit(" ", 1)[0].rstrip(",;:") + "…"
 
 

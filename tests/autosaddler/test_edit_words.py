@@ -23,3 +23,8 @@ def test_lesson_edits_read_as_sentences():
 def test_an_answer_that_is_no_edit_says_why():
     words = in_words(parse_edit("I think we should do better"))
     assert words.startswith("not an edit: unparsed proposal") and "{" not in words
+
+
+def test_structured_values_read_as_words():
+    edit = parse_edit({"kind": "field", "field": "skillRoutes", "value": {"general": ["boundaries", "errors"]}})
+    assert in_words(edit, {"skillRoutes": {}}) == "skillRoutes none → general: boundaries, errors"
