@@ -71,12 +71,13 @@ def render_search_report(run_dir: Path, out: Path) -> dict:
         if gates:
             body.append(gate_section(store, run_dir))
             nav.append(("gate", "release gate"))
-        text = page(f"AutoSaddler search: {run_dir.name}", body, simulated=simulated_sentence(models),
+        sentence = simulated_sentence(models, store.served_by_simulation().values())
+        text = page(f"AutoSaddler search: {run_dir.name}", body, simulated=sentence,
                     live=opened.live, subtitle=f"run directory {run_dir}", nav=nav)
     write_page(out, text)
     s = dag.summary()
     return {"out": str(out), "bytes": out.stat().st_size, "nodes": s["nodes"], "edges": s["edges"],
-            "best": s["best"], "simulated": bool(simulated_sentence(models)), "in_progress": opened.live is not None,
+            "best": s["best"], "simulated": bool(sentence), "in_progress": opened.live is not None,
             "trajectory_pages": pages.written}
 
 

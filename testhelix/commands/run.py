@@ -132,7 +132,9 @@ def command(pack_dir, split, split_file, configs, models, strategy_file, run_dir
                "jobs": jobs, "backend": backend,
                "new_results": len(finished), "incomplete": len(incomplete),
                "incomplete_causes": _causes(incomplete), "wall_s": round(time.monotonic() - started, 1),
-               "simulated": any(is_simulated(m) for m in models)}
+               # a served simulated model behind a real provider's name counts too (runner's detail)
+               "simulated": any(is_simulated(m) for m in models)
+               or any((r.get("detail") or {}).get("simulated") for r in finished)}
     track_helix_run(run_dir, requested_mlflow_uri())  # no-op without --mlflow-uri
     if as_json:
         print_json(summary)

@@ -93,3 +93,15 @@ def test_learning_curve_has_every_node_and_the_page_a_search_box(search_run, tmp
     assert doc.by_id("node-search").attrs["type"] == "search"
     texts = {g.attrs["data-node"]: g.attrs["data-text"] for g in doc.find_all("g", cls="node")}
     assert "agentsteps" in texts["n003"] and "rejected" in texts["n001"]
+
+
+def test_a_search_through_a_served_simulated_model_says_so(search_run, tmp_path, parse_dom):
+    store = RunStore(search_run)
+    store.record_model_call({"run_label": "search/0123456789ab", "role": "generation", "model": "anthropic:claude-x",
+                             "input_tokens": 10, "output_tokens": 5, "cost_usd": None, "status": "ok",
+                             "simulated": True})
+    store.close()
+    out = tmp_path / "page.html"
+    assert render_search_report(search_run, out)["simulated"] is True
+    banner = parse_dom(out.read_text(encoding="utf-8")).by_id("simulated").text()
+    assert "anthropic:claude-x was answered by a simulated model" in banner
