@@ -42,6 +42,7 @@ from typing import Any
 
 from testhelix.digest import file_sha256, tree_files, tree_sha256
 from testhelix.errors import UserError
+from testhelix.heartbeat import heartbeat
 
 MANIFEST = "bundled.json"
 CACHE_ENV = "TESTHELIX_CACHE_DIR"
@@ -184,8 +185,9 @@ def _unpack(pack: BundledPack, slot: Path, log: Callable[[str], None]) -> None:
     log(f"bundled pack {pack.name}: unpacking {pack.tasks} tasks into {slot / pack.name} (first use)")
     tmp = Path(tempfile.mkdtemp(prefix=f".{pack.name}.unpacking-", dir=slot))
     try:
-        extract_archive(archive, tmp)
-        found = tree_sha256(tmp)
+        with heartbeat(10, lambda s: log(f"bundled pack {pack.name}: still unpacking ({s:.0f} s)")):
+            extract_archive(archive, tmp)
+            found = tree_sha256(tmp)
         if found != pack.tree_sha256:
             raise UserError(f"{archive}: unpacks to tree digest {found[:16]}, the manifest says "
                             f"{pack.tree_sha256[:16]}; reinstall the package")

@@ -16,12 +16,15 @@ calls, through `call(row)`, which is safe from any thread.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.live import Live
 from rich.text import Text
+
+from testhelix.heartbeat import heartbeat
 
 SEP = " · "
 
@@ -47,8 +50,7 @@ class TaskProgress:
         self.cost = 0.0
         self.unpriced = 0
         self.started_at = time.monotonic()
-        self._stop = threading.Event()
-        self._ticker: threading.Thread | None = None
+        self._beat: contextlib.AbstractContextManager | None = None
         self._live = Live(_Line(self), console=self.console, refresh_per_second=4, transient=False) if self.live else None
 
     def __enter__(self) -> TaskProgress:
@@ -56,20 +58,15 @@ class TaskProgress:
             self._live.start()
         elif self.plain:
             self._print_plain()
-            self._ticker = threading.Thread(target=self._tick, name="progress-lines", daemon=True)
-            self._ticker.start()
+            self._beat = heartbeat(self.interval, lambda _elapsed: self._print_plain())
+            self._beat.__enter__()
         return self
 
     def __exit__(self, *exc) -> None:
-        self._stop.set()
         if self._live is not None:
             self._live.stop()
-        elif self._ticker is not None:
-            self._ticker.join()
-            self._print_plain()
-
-    def _tick(self) -> None:
-        while not self._stop.wait(self.interval):
+        elif self._beat is not None:
+            self._beat.__exit__(None, None, None)
             self._print_plain()
 
     def _print_plain(self) -> None:

@@ -80,3 +80,14 @@ def test_live_display_on_a_terminal():
     text = out.getvalue()
     assert "tasks" in text and "calls 1" in text and "tokens 7" in text and "$0.25" in text
     assert "1/2 tasks" in text
+
+
+def test_heartbeat_beats_at_its_interval_and_stops_with_the_phase():
+    from testhelix.heartbeat import heartbeat
+
+    beats: list[float] = []
+    with heartbeat(0.1, beats.append):
+        time.sleep(0.35)
+    n = len(beats)
+    time.sleep(0.25)
+    assert 2 <= n <= 4 and len(beats) == n and beats == sorted(beats)
