@@ -119,6 +119,10 @@ def test_each_optimizer_session_has_its_own_deadline_and_usage(tmp_path):
         "calls": 1, "input_tokens": 100, "output_tokens": 20, "tokens": 120, "cost_usd": 0.01, "failures": 0,
         "timeouts": 0, "elapsed_s": 0, "timeout_s": 30.0}
     assert optimizer.usage()["diagnosis"]["calls"] == 0                      # per step, not cumulative
+    exchanges = optimizer.exchanges()                                        # what the search page shows
+    assert [(e["session"], e["reply"] is None) for e in exchanges] == [("selection", True), ("diagnosis", False)]
+    assert "no answer within 0.2 s" in exchanges[0]["failure"] and exchanges[1]["prompt"][0]["role"] == "system"
+    assert optimizer.exchanges() == []
 
 
 def test_dag_nodes_and_the_store_hold_each_sessions_usage(tmp_path):
@@ -135,4 +139,7 @@ def test_dag_nodes_and_the_store_hold_each_sessions_usage(tmp_path):
                              "WHERE session = 'diagnosis' ORDER BY node_id")
     assert [(r[0], r[2], r[3], r[4], r[5]) for r in rows] == [(n.node_id, 1, 120, 0.01, 8.0) for n in nodes]
     assert EvolutionDAG.load(store).to_json() == dag.to_json()
+    from autosaddler.search import exchanges_key
+    for n in nodes:   # each node keeps the prompts and replies of its own step
+        assert [e["session"] for e in store.get_state(exchanges_key(n.node_id))] == ["diagnosis"]
     store.close()
