@@ -16,9 +16,9 @@ def cli() -> None:
 
 def _register() -> None:
     # Subcommands live under gtdd/commands/; the audit statistics commands share one module.
-    from gtdd.commands import loop, stats
+    from gtdd.commands import loop, sequential, stats
 
-    for command in [*stats.COMMANDS, *loop.COMMANDS]:
+    for command in [*stats.COMMANDS, *sequential.COMMANDS, *loop.COMMANDS]:
         cli.add_command(command)
 
 

@@ -50,6 +50,11 @@ FIXED_SETTINGS = ("domain", "coder", "tester", "k", "rule", "seed", "public_exam
 CHOSEN_ACCEPTANCE = {"allocation": "repository", "alpha": "0.05", "tolerance": "0.05", "failures_allowed": 0,
                      "require_regression": True, "rule": "audit", "family_tolerances": {}}
 FIXED_TESTS = ("hidden", "visible")
+# Seed Section 6 where this machine allows it; docs/gtdd.md lists every remaining difference and why.
+PRESETS = {"section-6": {
+    "policies": "public-only,static-property,static-llm,dynamic-blind,dynamic-informed",
+    "blocks": 30, "rounds": 4, "k": 6, "rule": "standard", "public_examples": 1, "acceptance_rule": "none",
+    "per_trace_timeout": 0.5, "fixed_tests": "hidden", "stop_at_first_acceptance": False}}
 
 
 @dataclass(frozen=True)
