@@ -56,12 +56,15 @@ def split_task_ids(pack: Path, split: str, split_file: Path | None) -> list[str]
               "openai-compatible servers; models.toml knows the others).")
 @click.option("--rpm", type=FiniteFloat(0.1, 1e7), help="Requests per minute allowed per model (shared by all work).")
 @click.option("--tpm", type=FiniteFloat(1, 1e12), help="Tokens per minute allowed per model (shared by all work).")
+@click.option("--agent-time-limit", type=FiniteFloat(1, 86_400), default=None,
+              help="Agent time limit T in seconds for every task (default: each task's declared agent timeout).")
 @concurrency_options
 @mlflow_option
 @execution_options
 @json_option
 def command(pack_dir, split, split_file, configs, models, strategy_file, run_dir, workers, token_cap, limit, seed,
-            coverage, call_timeout, context_window, rpm, tpm, jobs, backend, ray_address, as_json) -> int:
+            coverage, call_timeout, context_window, rpm, tpm, agent_time_limit, jobs, backend, ray_address,
+            as_json) -> int:
     """Run TestHelix configurations on a split and evaluate every submitted suite (resumable).
 
     Returns the exit status (cliutil.entry_point): 3 when the provider prevented a task evaluation."""
@@ -77,7 +80,7 @@ def command(pack_dir, split, split_file, configs, models, strategy_file, run_dir
         if rpm or tpm:
             ratelimit.configure(m, rpm, tpm)
     check_run_folder(run_dir, {"helix", "evaluate"}, "testhelix run")
-    cfgs = [get_config(c, token_cap=token_cap, seed=seed) for c in configs]
+    cfgs = [get_config(c, token_cap=token_cap, seed=seed, agent_time_limit_s=agent_time_limit) for c in configs]
     if any(c.name == "E" for c in cfgs) and strategy_file is None:
         raise UserError("--config E needs --strategy FILE (a frozen, improved strategy)")
     improved = load_strategy(strategy_file) if strategy_file else initial_strategy()  # used by E only

@@ -26,7 +26,7 @@ class RunConfig:
     repetitions: int = 2             # executions that must agree for "reproducible"
     seed: int = 42
     token_cap: int = 400_000         # one per-task inference cap for every role, pair and retry
-    agent_time_limit_s: float = 600.0
+    agent_time_limit_s: float | None = None  # T; None: the task's declared agent timeout (task.toml)
 
     @property
     def peer_cross_validation(self) -> bool:
