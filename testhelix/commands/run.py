@@ -10,7 +10,7 @@ import click
 
 from testhelix.cliutil import execution_options, json_option, print_json
 from testhelix.errors import UserError
-from testhelix.helix.config import get_config
+from testhelix.helix.config import get_config, with_strategy_pairs
 from testhelix.helix.runner import HelixRunner
 from testhelix.inputs import FiniteFloat, InputFile, NewRunDir, PackDir
 from testhelix.llm.registry import is_simulated, resolve
@@ -84,7 +84,8 @@ def command(pack_dir, split, split_file, configs, models, strategy_file, run_dir
     if any(c.name == "E" for c in cfgs) and strategy_file is None:
         raise UserError("--config E needs --strategy FILE (a frozen, improved strategy)")
     improved = load_strategy(strategy_file) if strategy_file else initial_strategy()  # used by E only
-    plans = [(m, c, improved if c.name == "E" else initial_strategy()) for m in models for c in cfgs]
+    plans = [(m, with_strategy_pairs(c, s), s) for m in models for c in cfgs
+             for s in [improved if c.name == "E" else initial_strategy()]]  # C, E: K from the strategy
     for _, config, strategy in plans:  # before any work: a strategy the configuration would weaken
         check_run_compatibility(strategy, config.challenge_steps)
     ids = split_task_ids(pack_dir, split, split_file)

@@ -32,7 +32,7 @@ from testhelix.agent.budget import Budget, LedgerSink
 from testhelix.digest import tree_sha256
 from testhelix.errors import EvaluationIncomplete, UserError
 from testhelix.execution.environments import executor_for
-from testhelix.helix.config import RunConfig
+from testhelix.helix.config import RunConfig, with_strategy_pairs
 from testhelix.helix.context import HelixContext
 from testhelix.helix.pipeline import run_task
 from testhelix.llm.base import ChatModel, ModelError
@@ -128,6 +128,7 @@ class HelixRunner:
         """Pipeline + judgement of one task; writes no result (model calls go to `sink`, default the
         store). A provider failure gives an incomplete marker (`incomplete`: the cause) instead."""
         check_run_compatibility(strategy, config.challenge_steps)
+        config = with_strategy_pairs(config, strategy)  # C and E: K is the strategy's candidate count
         started = time.monotonic()
         budget = Budget(config.token_cap, run_label=label, task_id=task.id,
                         sink=_Tee(sink or self.require_store(), self.progress.call if self.progress else None),
@@ -225,6 +226,7 @@ class HelixRunner:
             on_task: Callable[[str, dict | None], None] = lambda label, r: None) -> None:
         jobs = []
         for model_name, config, strategy in plans:
+            config = with_strategy_pairs(config, strategy)
             label = self.run_label(model_name, config)
             self.require_store().record_run(label, "helix", {"model": model_name, "config": config.name, "tasks": len(tasks),
                                                    "strategy_hash": strategy.content_hash(),
