@@ -98,7 +98,7 @@ def development_and_acceptance(rows: list[dict], audits: dict, policies: list[st
     for r in rows:
         trajectories.setdefault((r["block"], r["policy"]), []).append(r)
     per = {key: trajectory_outcomes(rs) for key, rs in trajectories.items()}
-    development = {"means": {}, "contrasts": {}}
+    development: dict[str, dict] = {"means": {}, "contrasts": {}}
     for name in OUTCOMES:
         values = {key: o[name] for key, o in per.items()}
         development["means"][name] = {p: _mean([v for (b, q), v in values.items() if q == p]) for p in policies}

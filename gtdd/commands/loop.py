@@ -9,8 +9,8 @@ import click
 from gtdd.acceptance import ALLOCATIONS
 from gtdd.experiment import FIXED_TESTS, PRESETS
 from gtdd.feedback import RULES
-from gtdd.rules import RULE_NAMES
 from gtdd.policies import POLICIES, parse_policies
+from gtdd.rules import RULE_NAMES
 from testhelix.cliutil import json_option, print_json, sandbox_option
 from testhelix.errors import UserError
 from testhelix.inputs import FiniteFloat, NewRunDir, RunDir

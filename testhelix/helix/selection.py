@@ -5,7 +5,8 @@
 - With it (C, D, E): eligible suites are locally qualified and, with review on, approved. The most
   witness support wins (ties: lower pair index). Compatible eligible suites that pass a common
   witness may merge, when the merged suite still fails the initial program, passes the witnesses
-  they share and, with review on, is approved by a fresh review of its own (it is a new suite). With no common witness, the execution-positive fallback keeps an eligible suite.
+  they share and, with review on, is approved by a fresh review of its own (it is a new suite).
+  With no common witness, the execution-positive fallback keeps an eligible suite.
 """
 
 from __future__ import annotations

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+
 from testhelix.cli import main
 from testhelix.errors import UserError
 from testhelix.helix.config import get_config, with_strategy_pairs
