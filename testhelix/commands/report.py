@@ -23,6 +23,7 @@ import click
 from testhelix import atomic
 from testhelix.cliutil import json_option, print_json
 from testhelix.errors import UserError
+from testhelix.helix.promotion import describe, recorded_statuses
 from testhelix.inputs import OutputFile, PackDir, RunDir
 from testhelix.llm.registry import is_simulated
 from testhelix.prism import metrics as M
@@ -326,6 +327,10 @@ def render_markdown(data: dict[str, Any]) -> str:
                   "deterministic test doubles, not real models. "
                   "Their numbers measure the simulation and the harness, not any model's ability.", ""]
     lines += render_incomplete(data.get("incomplete") or {"evaluations": [], "calls": []})
+    if data.get("configuration_e"):
+        lines += ["## Configuration E: was its strategy promoted?", ""]
+        lines += [f"- `{label}`: {describe(status)}" for label, status in sorted(data["configuration_e"].items())]
+        lines.append("")
     div = data.get("panel_diversity")
     if div:
         summary = ("no task of the run is in the pack" if div["mean"] is None else
@@ -376,6 +381,7 @@ def command(run_dir: Path, as_json: bool, curves_png: Path | None, pack: Path | 
             store.require_kind("helix", "testhelix report")  # a search or GTDD folder: say so in one line
         data = collect(store)
         data["selection_rules"] = selection_rules(store)
+        data["configuration_e"] = recorded_statuses(store)
         sql = "SELECT task_id FROM task_results UNION SELECT task_id FROM task_outcomes"
         run_tasks = {row[0] for row in store.query(sql)[1]}
     finally:

@@ -95,6 +95,7 @@ class HelixRunner:
 
     def __post_init__(self) -> None:
         self.library = load_library()
+        self.promotion: dict | None = None  # configuration E's promotion status (testhelix/helix/promotion.py)
         self.meter = CoverageMeter(self.executor)
         self.tasks: dict[str, Task] = {}
         self._digests: dict[str, str] = {}
@@ -228,9 +229,11 @@ class HelixRunner:
         for model_name, config, strategy in plans:
             config = with_strategy_pairs(config, strategy)
             label = self.run_label(model_name, config)
-            self.require_store().record_run(label, "helix", {"model": model_name, "config": config.name, "tasks": len(tasks),
-                                                   "strategy_hash": strategy.content_hash(),
-                                                   "pairs": config.pairs, "token_cap": config.token_cap})
+            meta = {"model": model_name, "config": config.name, "tasks": len(tasks),
+                    "strategy_hash": strategy.content_hash(), "pairs": config.pairs, "token_cap": config.token_cap}
+            if config.name == "E":  # was its strategy promoted, and by which gate (testhelix/helix/promotion.py)
+                meta["promotion"] = self.promotion
+            self.require_store().record_run(label, "helix", meta)
             for task in tasks:
                 if self.done(label, task.id):
                     on_task(label, None)
