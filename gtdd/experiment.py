@@ -128,6 +128,8 @@ class Experiment:
         self.execution_config = {"domain": self.domain.name, "module": self.domain.module_name,
                                  "entry": self.domain.entry_class,
                                  **self.domain.execution_config(config.per_trace_timeout_s)}
+        # bad acceptance settings are refused before anything is stored
+        acceptance.AcceptanceRule(**config.acceptance).check_families(list(self.domain.families))
         self.store = RunStore(self.run_dir, command="gtdd experiment")
         try:
             self.store.refuse_other_kinds({"gtdd"}, "gtdd experiment")
@@ -137,7 +139,6 @@ class Experiment:
             raise
         self.rule = acceptance.AcceptanceRule(**self.config.acceptance)
         self.families = acceptance.population_by_family(self.domain.population())
-        self.rule.check_families(list(self.families))
 
     # --- settings: first run, resume, extension -------------------------------------------------
     def _stored(self, key: str):

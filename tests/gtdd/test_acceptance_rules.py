@@ -73,6 +73,7 @@ def test_family_tolerances_size_each_family_and_unknown_families_are_refused(tmp
         Experiment(tmp_path, ExperimentConfig(policies=("public-only",), blocks=1, domain="fake",
                                               acceptance={"family_tolerances": {"nope": "0.1"}}),
                    domain=domain)
+    assert not (tmp_path / "run.duckdb").exists()  # refused before anything was stored
     with pytest.raises(UserError, match="tolerance of family 'map'"):
         AcceptanceRule(family_tolerances={"map": "1.5"})
 
@@ -157,3 +158,20 @@ def test_cli_sequential_commands_reproduce_the_seed_example(capsys):
         with pytest.raises(SystemExit) as done:
             main(bad)
         assert done.value.code == 2, bad
+
+
+def test_the_section_6_preset_sets_its_values_and_explicit_options_win(tmp_path, capsys):
+    with pytest.raises(SystemExit) as done:
+        main(["experiment", "--preset", "section-6", "--policies", "public-only", "--blocks", "1", "--rounds", "2",
+              "--domain", "loop_fakes:DOMAIN", "--run", str(tmp_path), "--quiet", "--json"])
+    assert done.value.code == 0, capsys.readouterr().err
+    conn = duckdb.connect(str(tmp_path / "run.duckdb"), read_only=True)
+    try:
+        stored = json.loads(conn.execute("SELECT config FROM gtdd_config WHERE key = 'experiment'").fetchone()[0])
+    finally:
+        conn.close()
+    # the preset's values ...
+    assert (stored["public_examples"], stored["k"], stored["rule"], stored["per_trace_timeout_s"]) == (1, 6, "standard", 0.5)
+    assert stored["acceptance"]["rule"] == "none" and not stored["stop_at_first_acceptance"]
+    # ... and the options given explicitly
+    assert (stored["policies"], stored["blocks"], stored["rounds"]) == (["public-only"], 1, 2)
