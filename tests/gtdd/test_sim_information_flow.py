@@ -18,6 +18,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from gtdd.agents import CodingRequest
 from gtdd.domains import get_domain
 from gtdd.execution import TraceExecutor
@@ -27,6 +29,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 AGENT_SCRIPT = r'''
 import json, sys
+import pytest
+
 from gtdd.agents import CodingRequest, TestingRequest
 from gtdd.domains import get_domain
 from gtdd.domains.base import TraceResult
@@ -86,6 +90,7 @@ def _agents(tmp_path: Path, variant: str, requests: Path) -> dict:
     return json.loads(done.stdout)
 
 
+@pytest.mark.slow  # two fresh Python processes, each running sandboxed traces
 def test_a_decoy_reference_leaves_the_simulated_coder_and_tester_unchanged(tmp_path):
     requests = _requests(tmp_path)
     real = _agents(tmp_path, "real", requests)
