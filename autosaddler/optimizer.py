@@ -1,5 +1,6 @@
 """The optimizer's three sessions over any chat model: parent selection, diagnosis and revision,
-and reflection that writes a reusable lesson.
+and reflection that writes a reusable lesson. Each is an agent session with read-only tools and its
+own step limit (autosaddler/optimizer_session.py).
 
 Each session has its own prompt, its own deadline and its own usage line; all of them draw on the
 optimizer's budget, which is separate from the generator's per-task cap. A session's deadline is
@@ -20,11 +21,12 @@ from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 
 from autosaddler.edits import Edit, LessonEdit, UnparsedEdit, parse_edit
+from autosaddler.optimizer_session import SESSION_STEPS, SessionMaterial, observe, tools_for
 from autosaddler.prompts import history_message, optimizer_messages, reflection_messages, selection_messages
 from autosaddler.protocols import Diagnosis, ParentView
 from testhelix.agent.budget import Budget, BudgetExhausted
 from testhelix.agent.calls import parse_json_object
-from testhelix.llm.base import CallTags, Message, ModelError, ModelRequest
+from testhelix.llm.base import CallTags, Completion, Message, ModelError, ModelRequest
 from testhelix.skills import library_index, load_library
 from testhelix.strategy.model import Strategy
 
@@ -34,7 +36,7 @@ DEFAULT_TIMEOUT_S = 300.0
 
 def _fresh_line(timeout_s: float) -> dict:
     return {"calls": 0, "input_tokens": 0, "output_tokens": 0, "tokens": 0, "cost_usd": 0.0, "cost_known": True,
-            "failures": 0, "timeouts": 0, "elapsed_s": 0.0, "timeout_s": timeout_s}
+            "failures": 0, "timeouts": 0, "tool_calls": 0, "step_limits": 0, "elapsed_s": 0.0, "timeout_s": timeout_s}
 
 
 class ModelOptimizer:
@@ -59,7 +61,7 @@ class ModelOptimizer:
             return candidates[0].node_id
         rows = [{"node": c.node_id, "dev_score": c.dev_score, "depth": c.depth, "edit": c.edit,
                  "minibatch_successes": c.minibatch_successes} for c in candidates]
-        text = self._call("selection", selection_messages(rows), 256)
+        text = self._call("selection", selection_messages(rows), 256, material=SessionMaterial(candidates=rows))
         data = parse_json_object(text or "") or {}
         return str(data.get("parent", ""))
 
@@ -68,7 +70,9 @@ class ModelOptimizer:
         messages = optimizer_messages(parent.canonical_json(), list(traces), self.skills_index)
         if history:
             messages.append(history_message(list(history[-self.history_limit:])))
-        text = self._call("diagnosis", messages, 2048, role="optimizer") or ""
+        material = SessionMaterial(traces=list(traces), strategy_json=parent.canonical_json(),
+                                   history=list(history[-self.history_limit:]))
+        text = self._call("diagnosis", messages, 2048, role="optimizer", material=material) or ""
         edit = parse_edit(text)
         said = text if isinstance(edit, UnparsedEdit) else edit.rationale
         return Diagnosis(text=said[:500], edit=edit, wants_lesson=isinstance(edit, LessonEdit))
@@ -83,7 +87,8 @@ class ModelOptimizer:
         draft = edit.lesson or {}
         failures = [t for t in traces if not t.get("success")][:8]
         messages = reflection_messages(diagnosis.text, failures, [lesson.id for lesson in parent.lessons], draft)
-        text = self._call("reflection", messages, 1024) or ""
+        material = SessionMaterial(traces=list(traces), strategy_json=parent.canonical_json())
+        text = self._call("reflection", messages, 1024, material=material) or ""
         lesson = parse_json_object(text) or draft
         return edit.model_copy(update={"lesson": lesson})
 
@@ -112,17 +117,47 @@ class ModelOptimizer:
         self.budget.used = sum(int(line.get("tokens") or 0) for usage in recorded
                                for line in (usage or {}).values() if isinstance(line, dict))
 
-    def _call(self, session: str, messages: list[Message], max_tokens: int, role: str | None = None) -> str | None:
-        """One call of `session` within its own deadline; None when it fails or runs out of time."""
-        request = ModelRequest(tuple(messages), (), max_tokens, tags=CallTags(role=role or session))
+    def _call(self, session: str, messages: list[Message], max_tokens: int, role: str | None = None,
+              material: SessionMaterial | None = None) -> str | None:
+        """One agent session: up to SESSION_STEPS[session] model calls, each may call the session's
+        read-only tools; the first reply without tool calls is the answer. The session's deadline
+        covers all its steps. None when it fails, runs out of time or reaches its step limit."""
+        material = material or SessionMaterial()
+        tools = tools_for(material)
         line = self._usage[session]
-        exchange: dict = {"session": session, "prompt": [{"role": m.role, "content": m.content} for m in messages],
+        started = time.monotonic()
+        history = list(messages)
+        try:
+            for step in range(1, SESSION_STEPS[session] + 1):
+                remaining = self.timeouts[session] - (time.monotonic() - started)
+                request = ModelRequest(tuple(history), tools, max_tokens,
+                                       tags=CallTags(role=role or session, step=step))
+                answer = self._step(session, request, max(0.0, remaining))
+                if answer is None:
+                    return None
+                if not answer.tool_calls:
+                    return answer.text
+                history.append(answer.as_message())
+                for call in answer.tool_calls:
+                    line["tool_calls"] += 1
+                    history.append(Message("tool", observe(call, material), tool_call_id=call.id))
+            line["step_limits"] += 1
+            line["failures"] += 1
+            return None
+        finally:
+            line["elapsed_s"] += time.monotonic() - started
+
+    def _step(self, session: str, request: ModelRequest, timeout_s: float) -> Completion | None:
+        """One model call of `session`, charged to its own usage line and recorded as one exchange
+        (the prompt as sent at this step, and the reply or the failure)."""
+        line = self._usage[session]
+        exchange: dict = {"session": session, "step": request.tags.step,
+                          "prompt": [{"role": m.role, "content": m.content} for m in request.messages],
                           "reply": None, "failure": None}
         self._exchanges.append(exchange)
-        started = time.monotonic()
         future = self._pool.submit(self.budget.complete, self.models[session], request)
         try:
-            answer = future.result(timeout=self.timeouts[session])
+            answer = future.result(timeout=timeout_s)
         except FutureTimeout:
             line["timeouts"] += 1
             line["failures"] += 1
@@ -141,8 +176,6 @@ class ModelOptimizer:
             if err.fatal or session != "selection":
                 raise
             return None
-        finally:
-            line["elapsed_s"] += time.monotonic() - started
         usage = answer.usage
         exchange["reply"] = answer.text
         line["calls"] += 1
@@ -153,5 +186,4 @@ class ModelOptimizer:
             line["cost_known"] = False
         else:
             line["cost_usd"] += usage.cost_usd
-        return answer.text
-
+        return answer

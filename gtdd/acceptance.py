@@ -19,11 +19,13 @@ import random
 import secrets
 from collections import defaultdict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 
 from gtdd.domains.base import Trace
 from gtdd.execution import Failure
+from gtdd.rules import RULE_NAMES, Evidence
+from gtdd.rules import decide as rule_decides
 from gtdd.stats import allocation as alloc
 from gtdd.stats.audit import audit_size_for
 from gtdd.stats.params import open_unit
@@ -41,12 +43,27 @@ class AcceptanceRule:
     require_regression: bool = True
     trajectories: int = 1  # M
     rounds: int = 4  # T (ignored by the unbounded allocation)
+    rule: str = "audit"  # the rule that acts in the loop (gtdd.rules)
+    family_tolerances: dict = field(default_factory=dict)  # family -> rho_j; others use `tolerance`
 
     def __post_init__(self) -> None:
         if self.allocation not in ALLOCATIONS:
             raise UserError(f"allocation {self.allocation!r}: expected one of {', '.join(ALLOCATIONS)}")
+        if self.rule not in RULE_NAMES:
+            raise UserError(f"acceptance rule {self.rule!r}: expected one of {', '.join(RULE_NAMES)}")
         open_unit(self.alpha, "alpha")
         open_unit(self.tolerance, "tolerance")
+        for family, rho in self.family_tolerances.items():
+            open_unit(rho, f"tolerance of family {family!r}")
+
+    def tolerance_of(self, family: str) -> str:
+        return self.family_tolerances.get(family, self.tolerance)
+
+    def check_families(self, families: Sequence[str]) -> None:
+        unknown = sorted(set(self.family_tolerances) - set(families))
+        if unknown:
+            raise UserError(f"--family-tolerance: unknown family {', '.join(map(repr, unknown))}; this "
+                            f"domain's families are {', '.join(families)}")
 
     def error_allocation(self, families: int) -> alloc.ErrorAllocation:
         if self.allocation == "one-candidate":
@@ -61,12 +78,12 @@ class AcceptanceRule:
         allocation = self.error_allocation(len(family_sizes))
         if not allocation.unbounded and round_index > self.rounds:
             raise UserError(f"round {round_index} is past the acceptance horizon of {self.rounds} rounds")
-        return {family: audit_size_for(allocation, size, self.tolerance, round_index,
+        return {family: audit_size_for(allocation, size, self.tolerance_of(family), round_index,
                                        self.failures_allowed).exact_n
                 for family, size in family_sizes.items()}
 
     def to_json(self) -> dict:
-        return dict(self.__dict__)
+        return {**self.__dict__, "family_tolerances": dict(self.family_tolerances)}
 
 
 @dataclass(frozen=True)
@@ -77,7 +94,7 @@ class AuditRecord:
     rule: dict
     per_audit_error: str  # the allocation's epsilon for this round, exactly
     randomness: str  # hex; with the family name it seeds each family's sample
-    families: dict  # family -> {population, sample, failures, passed, sampled_ids}
+    families: dict  # family -> {population, sample, failures, passed, first_failure, sampled_ids}
 
     @property
     def passed(self) -> bool:
@@ -89,7 +106,7 @@ class AuditRecord:
 
 @dataclass(frozen=True)
 class AcceptanceDecision:
-    accepted: bool
+    accepted: bool | None  # None: the rule `none` makes no decision
     snapshot_intact: bool
     public_pass: bool
     regression_pass: bool
@@ -131,9 +148,11 @@ def run_audit(rule: AcceptanceRule, families: dict[str, list[Trace]], round_inde
     outcomes = dict(zip((t.id for t in flat), failures_of(flat)))
     record = {}
     for family, traces in samples.items():
-        failed = sum(outcomes[t.id] is not None for t in traces)
+        failed_at = [i for i, t in enumerate(traces) if outcomes[t.id] is not None]
+        failed = len(failed_at)
         record[family] = {"population": len(families[family]), "sample": len(traces),
                           "failures": failed, "passed": failed <= rule.failures_allowed,
+                          "first_failure": failed_at[0] if failed_at else None,  # for the sequential rule
                           "sampled_ids": [t.id for t in traces]}
     allocation = rule.error_allocation(len(families))
     epsilon = allocation.per_audit(round_index)
@@ -141,8 +160,8 @@ def run_audit(rule: AcceptanceRule, families: dict[str, list[Trace]], round_inde
 
 
 def decide(rule: AcceptanceRule, snapshot_intact: bool, public_pass: bool, regression_pass: bool,
-           audit: AuditRecord | None) -> AcceptanceDecision:
-    audits_pass = audit is not None and audit.passed
-    accepted = (snapshot_intact and public_pass and audits_pass
-                and (regression_pass or not rule.require_regression))
-    return AcceptanceDecision(accepted, snapshot_intact, public_pass, regression_pass, audits_pass)
+           audit: AuditRecord) -> AcceptanceDecision:
+    """The acting rule's decision (gtdd.rules); `audits_pass` is recorded whatever the rule."""
+    evidence = Evidence(snapshot_intact, public_pass, regression_pass, audit.to_json())
+    accepted = rule_decides(rule.rule, evidence, rule.require_regression).accepted
+    return AcceptanceDecision(accepted, snapshot_intact, public_pass, regression_pass, audit.passed)

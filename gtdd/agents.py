@@ -25,6 +25,7 @@ from testhelix.llm.base import CallTags, ChatModel, Completion, Message, ModelAu
 CODER_MAX_OUTPUT_TOKENS = 16000
 TESTER_MAX_OUTPUT_TOKENS = 8000  # the generator's output limit
 RETRIES = 3  # a failed request is retried up to three times
+VISIBLE_FAILURES_SHOWN = 20  # failing visible tests quoted in a coding prompt (the count is always given)
 
 
 @dataclass(frozen=True)
@@ -37,7 +38,8 @@ class CodingRequest:
     current_module: str | None  # None: write the first module from the spec alone
     counterexamples: tuple[dict, ...] = ()  # every one reported so far
     public_results: tuple[dict, ...] = ()  # public tests: ops, expected, observed, passed
-    accepted: bool | None = None  # the last aggregate acceptance decision
+    accepted: bool | None = None  # the last aggregate acceptance decision (None: no gate)
+    visible_failures: tuple[dict, ...] = ()  # visible fixed tests: saved tests the module fails
 
 
 @dataclass(frozen=True)
@@ -110,6 +112,12 @@ def coder_prompt(request: CodingRequest) -> tuple[str, str]:
         parts.append("# Counterexamples reported so far (each: operations on a fresh instance, the "
                      "expected replies, what your module returned, its execution status)\n\n"
                      + _counterexample_lines(request.counterexamples))
+        if request.visible_failures:
+            shown = request.visible_failures[:VISIBLE_FAILURES_SHOWN]
+            parts.append(f"# Saved tests in the repository (visible; protected) that your module fails: "
+                         f"{len(request.visible_failures)}" + (f", the first {len(shown)} shown"
+                                                               if len(shown) < len(request.visible_failures)
+                                                               else "") + "\n\n" + _counterexample_lines(shown))
         if request.accepted is not None:
             parts.append(f"# Last acceptance decision\n\n{'accepted' if request.accepted else 'not accepted'}")
         parts.append("Fix the module so that it follows the specification on every input, not just "

@@ -18,7 +18,9 @@ COMMANDS = {"audit-size": "gtdd.commands.stats:audit_size_command",
             "recorded-audit": "gtdd.commands.stats:recorded_audit_command",
             "experiment": "gtdd.commands.loop:experiment_command",
             "run": "gtdd.commands.loop:run_command",
-            "report": "gtdd.commands.loop:report_command"}
+            "report": "gtdd.commands.loop:report_command",
+            "supermartingale": "gtdd.commands.sequential:supermartingale_command",
+            "e-process": "gtdd.commands.sequential:e_process_command"}
 
 
 @click.group(cls=LazyGroup, lazy=COMMANDS, context_settings={"help_option_names": ["-h", "--help"]})

@@ -45,8 +45,16 @@ from testhelix.store import RunStore
 
 # Settings that shaped the recorded rounds: a resumed or extended run must keep them.
 FIXED_SETTINGS = ("domain", "coder", "tester", "k", "rule", "seed", "public_examples", "per_trace_timeout_s",
-                  "audit_seeded")
-CHOSEN_ACCEPTANCE = ("allocation", "alpha", "tolerance", "failures_allowed", "require_regression")
+                  "audit_seeded", "stop_at_first_acceptance", "fixed_tests")
+# Acceptance settings chosen before development, with the value a run stored before the setting existed.
+CHOSEN_ACCEPTANCE = {"allocation": "repository", "alpha": "0.05", "tolerance": "0.05", "failures_allowed": 0,
+                     "require_regression": True, "rule": "audit", "family_tolerances": {}}
+FIXED_TESTS = ("hidden", "visible")
+# Seed Section 6 where this machine allows it; docs/gtdd.md lists every remaining difference and why.
+PRESETS = {"section-6": {
+    "policies": "public-only,static-property,static-llm,dynamic-blind,dynamic-informed",
+    "blocks": 30, "rounds": 4, "k": 6, "rule": "standard", "public_examples": 1, "acceptance_rule": "none",
+    "per_trace_timeout": 0.5, "fixed_tests": "hidden", "stop_at_first_acceptance": False}}
 
 
 @dataclass(frozen=True)
@@ -63,6 +71,8 @@ class ExperimentConfig:
     public_examples: int = 2
     per_trace_timeout_s: float = 1.0
     acceptance: dict = field(default_factory=dict)  # AcceptanceRule fields
+    stop_at_first_acceptance: bool = False  # a trajectory ends at its first accepted candidate
+    fixed_tests: str = "hidden"  # visible: the coder sees every saved test's outcome (seed Section 3.2)
     audit_seeded: bool = False  # derive audit randomness from the seed (tests); default: the OS
     jobs: int = 1  # blocks run concurrently; not a setting of the results
 
@@ -70,6 +80,11 @@ class ExperimentConfig:
         for name in ("blocks", "rounds", "k", "jobs"):
             if getattr(self, name) < 1:
                 raise UserError(f"--{name} must be at least 1, got {getattr(self, name)}")
+        if self.fixed_tests not in FIXED_TESTS:
+            raise UserError(f"--fixed-tests {self.fixed_tests!r}: expected one of {', '.join(FIXED_TESTS)}")
+        if self.stop_at_first_acceptance and self.acceptance.get("rule") == "none":
+            raise UserError("--stop-at-first-acceptance needs an acceptance rule; --acceptance-rule none "
+                            "makes no decision to stop at")
         for p in self.policies:
             if p not in POLICIES:
                 raise UserError(f"unknown policy {p!r}; known: {', '.join(POLICIES)}")
@@ -113,6 +128,8 @@ class Experiment:
         self.execution_config = {"domain": self.domain.name, "module": self.domain.module_name,
                                  "entry": self.domain.entry_class,
                                  **self.domain.execution_config(config.per_trace_timeout_s)}
+        # bad acceptance settings are refused before anything is stored
+        acceptance.AcceptanceRule(**config.acceptance).check_families(list(self.domain.families))
         self.store = RunStore(self.run_dir, command="gtdd experiment")
         try:
             self.store.refuse_other_kinds({"gtdd"}, "gtdd experiment")
@@ -159,8 +176,9 @@ class Experiment:
                 f"{config.rounds}: the rounds already recorded depend on T (the last round gets no feedback, "
                 f"staged policies spread their traces over T-1 rounds, the audits are sized for T). Resume "
                 f"it with --rounds {stored['rounds']}, or start a new run directory with --rounds {config.rounds}")
-        changed = [k for k in FIXED_SETTINGS if stored.get(k) != config.to_json().get(k)]
-        chosen = {k: stored["acceptance"][k] for k in CHOSEN_ACCEPTANCE}
+        defaults = {"stop_at_first_acceptance": False, "fixed_tests": "hidden"}  # runs stored before these
+        changed = [k for k in FIXED_SETTINGS if stored.get(k, defaults.get(k)) != config.to_json().get(k)]
+        chosen = {k: stored["acceptance"].get(k, old) for k, old in CHOSEN_ACCEPTANCE.items()}
         wanted = {k: config.acceptance.get(k, chosen[k]) for k in CHOSEN_ACCEPTANCE}
         changed += [f"acceptance {k}" for k in CHOSEN_ACCEPTANCE if str(wanted[k]) != str(chosen[k])]
         if changed:
@@ -282,7 +300,8 @@ class Experiment:
 
     def _run_trajectory(self, plan: BlockPlan, policy: Policy, emit: Callable) -> tuple[int, int]:
         last, state = plan.last[policy.name]
-        if last >= self.config.rounds:
+        stopped = self.config.stop_at_first_acceptance and state is not None and state.accepted
+        if last >= self.config.rounds or stopped:
             return 1, 0
         state = state or TrajectoryState(module=self._first_module(plan, emit))
         ctx = self._context(plan, policy, state, emit)
@@ -295,6 +314,8 @@ class Experiment:
                               f"{self.config.rounds}  failure rate {pop['failures'] / pop['size']:.3f}  "
                               f"counterexamples {len(record.development.counterexamples)}  "
                               f"{time.monotonic() - started:.1f} s"))
+            if self.config.stop_at_first_acceptance and record.decision.accepted:
+                return 1, t - last  # the trajectory delivers its first accepted candidate
         return 1, self.config.rounds - last
 
     def _context(self, plan: BlockPlan, policy: Policy, state: TrajectoryState, emit: Callable) -> LoopContext:
@@ -316,7 +337,7 @@ class Experiment:
             seed_for=lambda role, t: derive_seed(cfg.seed, block, policy.stream, role, t),
             static_generator=lambda p: self.static_generator(plan, p, emit),
             audit_randomness=audit_randomness, execution_config=self.execution_config,
-            public_manifest=tests_manifest(self.public))
+            public_manifest=tests_manifest(self.public), fixed_tests=cfg.fixed_tests)
 
 
 def _raw_manifest(raw: list) -> str:

@@ -81,9 +81,10 @@ class TrajectoryState:
     public_results: list[dict] = field(default_factory=list)
     accepted: bool | None = None
     regression_manifest: str = ""  # digest of G_t as the harness saved it (checked before re-running)
+    visible_failures: list[dict] = field(default_factory=list)  # visible fixed tests the module failed
 
     def advance(self, commitment: Commitment, dev: Development, public: list[dict],
-                accepted: bool) -> None:
+                accepted: bool | None) -> None:
         self.module = commitment.module_source
         for trace in list(dev.new_traces) + [Trace.of(c["ops"], c["family"]) for c in dev.counterexamples]:
             self.regression.setdefault(trace.id, trace.to_json())
@@ -92,19 +93,20 @@ class TrajectoryState:
         self.passing_ids = set(dev.passing_ids)
         self.public_results = public
         self.accepted = accepted
+        self.visible_failures = list(dev.visible_failures)
         self.regression_manifest = tests_manifest(self.regression.values())
 
     def to_json(self) -> dict:
         return {"module": self.module, "regression": self.regression, "reported": self.reported,
                 "reported_ids": sorted(self.reported_ids), "passing_ids": sorted(self.passing_ids),
                 "public_results": self.public_results, "accepted": self.accepted,
-                "regression_manifest": self.regression_manifest}
+                "regression_manifest": self.regression_manifest, "visible_failures": self.visible_failures}
 
     @classmethod
     def from_json(cls, d: dict) -> TrajectoryState:
         return cls(d["module"], dict(d["regression"]), list(d["reported"]), set(d["reported_ids"]),
                    set(d["passing_ids"]), list(d["public_results"]), d["accepted"],
-                   d.get("regression_manifest", ""))
+                   d.get("regression_manifest", ""), list(d.get("visible_failures", [])))
 
 
 def tests_manifest(tests) -> str:
@@ -128,6 +130,7 @@ class Development:
     repaired_previous: int  # of last round's counterexamples, how many now pass
     reduction_executions: int
     harness_errors: int = 0
+    visible_failures: tuple[dict, ...] = ()  # saved tests this candidate fails, when they are visible
 
     @property
     def regression_pass(self) -> bool:
@@ -173,6 +176,7 @@ class LoopContext:
     audit_randomness: Callable[[int], bytes] = lambda t: acceptance.fresh_randomness()
     execution_config: dict = field(default_factory=dict)
     public_manifest: str = ""  # tests_manifest of public_tests when the run was created
+    fixed_tests: str = "hidden"  # visible: the coder sees every saved test's outcome (seed Section 3.2)
 
 
 # --- steps -----------------------------------------------------------------------------------
@@ -185,7 +189,7 @@ def write_candidate(ctx: LoopContext, state: TrajectoryState, t: int) -> CodingR
             block=ctx.block, round=t, seed=ctx.seed_for("coder", t), spec=ctx.domain.spec(),
             module_name=ctx.domain.module_name, current_module=state.module,
             counterexamples=tuple(state.reported), public_results=tuple(state.public_results),
-            accepted=state.accepted))
+            accepted=state.accepted, visible_failures=tuple(state.visible_failures)))
     ctx.workspace.write_module(result.module)
     ctx.workspace.apply_edits(result.edits)
     return result
@@ -260,7 +264,15 @@ def evaluate_development(ctx: LoopContext, state: TrajectoryState, commitment: C
         reported_originals=tuple(link["original_id"] for link in links), passing_ids=tuple(sorted(passing)),
         regressions=len(state.passing_ids - passing), repaired_previous=len(last & passing),
         reduction_executions=executions,
-        harness_errors=sum(1 for f in outcomes if f is not None and f.error in HARNESS_ERRORS))
+        harness_errors=sum(1 for f in outcomes if f is not None and f.error in HARNESS_ERRORS),
+        visible_failures=tuple(_shown(c.trace, c.failure, t) for c in failing) if ctx.fixed_tests == "visible" else ())
+
+
+def _shown(trace: Trace, f, t: int) -> dict:
+    """A failing test as the coder sees it: operations, expected and observed replies, status."""
+    return {"id": trace.id, "round": t, "family": trace.family, "ops": [dict(op) for op in trace.ops],
+            "expected": list(f.expected.replies), "observed": list(f.observed.replies),
+            "status": f.observed.error or "ok"}
 
 
 def select_counterexamples(ctx: LoopContext, state: TrajectoryState, commitment: Commitment,
@@ -281,9 +293,7 @@ def select_counterexamples(ctx: LoopContext, state: TrajectoryState, commitment:
     for rid, r in by_id.items():
         if rid in chosen_ids:
             f = r.failure
-            shown.append({"id": rid, "round": commitment.round, "family": r.reduced.family,
-                          "ops": [dict(op) for op in r.reduced.ops], "expected": list(f.expected.replies),
-                          "observed": list(f.observed.replies), "status": f.observed.error or "ok"})
+            shown.append(_shown(r.reduced, f, commitment.round))
             links.append({"id": rid, "original_id": r.original.id, "kept": list(r.kept),
                           "mechanism": f.mechanism, "executions": r.executions})
     return shown, links, sum(r.executions for r in reductions)

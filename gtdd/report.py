@@ -9,7 +9,13 @@
 * the recorded-candidate audit analysis (gtdd.stats.recorded): what a zero-failure audit sized for
   one trajectory's rounds, and for every audit opportunity of the run, would have done to the
   recorded candidates under stopping at the first acceptance;
+* development outcomes per policy (discovery, repair rate, unseen-case risk of equation 9,
+  regressions, cost terms) with the same paired statistics, and every acceptance rule applied to the
+  same recorded candidates with stopping at the first acceptance (gtdd.outcomes);
 * failure_by_round.png.
+
+A trajectory that stopped at its first acceptance (`--stop-at-first-acceptance`) keeps its accepted
+candidate: its rate is carried forward to the later rounds of the failure table.
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ from pathlib import Path
 import numpy as np
 from scipy import stats
 
+from gtdd.outcomes import OUTCOMES, development_and_acceptance
 from gtdd.stats.audit import audit_size
 from gtdd.stats.recorded import recorded_audit
 from testhelix import atomic
@@ -34,7 +41,10 @@ BOOTSTRAP_RESAMPLES = 10_000
 SIGN_FLIPS = 100_000
 REPORT_SEED = 20250414
 SIMULATED_NOTE = ("NOTE: the coder and tester in this run were simulated test doubles (sim:*), not "
-                  "language models; these numbers exercise the harness and say nothing about models.")
+                  "language models; these numbers exercise the harness and say nothing about models.\n"
+                  "The simulated coder writes code by editing a copy of the reference source (a double has no "
+                  "other way to write working code); which defects it repairs it decides only from the feedback's "
+                  "expected replies and its own runs, and the simulated tester never reads the reference.")
 
 
 @dataclass(frozen=True)
@@ -83,8 +93,12 @@ def load(run_dir: Path) -> tuple[dict, list[dict]]:
             raise UserError(f"{run_dir}: no GTDD experiment was recorded here")
         config = json.loads(rows[0][0])
         cols, rows = store.query("SELECT block, policy, round, failure_rate, population_failures, "
-                                 "population_size, counterexamples, simulated, accepted "
+                                 "population_size, counterexamples, simulated, accepted, proposed, executed, "
+                                 "new_failures, repaired_previous, regressions, unseen_failures, unseen_size, "
+                                 "public_pass, regression_pass, detail "
                                  "FROM gtdd_rounds ORDER BY block, policy, round")
+        config["audits"] = {(b, p, t): json.loads(record) for b, p, t, record in store.query(
+            "SELECT block, policy, round, record FROM gtdd_audits")[1]}
         config["reaudited"] = _count(store, "SELECT count(*) FROM gtdd_superseded_audits")
         config["per_audit_error"] = _count(store, "SELECT any_value(json_extract_string(record, '$.per_audit_error')) "
                                                   "FROM gtdd_audits")
@@ -106,7 +120,13 @@ def build_report(run_dir: Path) -> dict:
         raise UserError(f"{run_dir}: the experiment has no finished rounds yet")
     policies = [p for p in config["policies"] if any(r["policy"] == p for r in rows)]
     rounds = config["rounds"]
+    audits = config.pop("audits")
     rate = {(r["block"], r["policy"], r["round"]): r["failure_rate"] for r in rows}
+    if config.get("stop_at_first_acceptance"):  # a stopped trajectory delivers its accepted candidate
+        for r in rows:
+            if r["accepted"]:
+                for later in range(r["round"] + 1, rounds + 1):
+                    rate.setdefault((r["block"], r["policy"], later), r["failure_rate"])
     table = []
     for p in policies:
         means = []
@@ -126,7 +146,10 @@ def build_report(run_dir: Path) -> dict:
             contrasts.append(paired_contrast(a, b, diffs).__dict__)
     return {"run_dir": str(run_dir), "config": config, "rounds": rounds, "failure_table": table,
             "contrasts": contrasts, "recorded_audit": recorded_candidates(config, rows),
+            **development_and_acceptance(rows, audits, policies, paired_contrast),
             "acceptance": {**config["acceptance"], "accepted": sum(bool(r["accepted"]) for r in rows),
+                           "stop_at_first_acceptance": bool(config.get("stop_at_first_acceptance")),
+                           "fixed_tests": config.get("fixed_tests", "hidden"),
                            "rounds_recorded": len(rows), "reaudited": config.get("reaudited", 0),
                            "per_audit_error": config.get("per_audit_error")},
             "simulated": any(r["simulated"] for r in rows)}
@@ -181,20 +204,20 @@ def render_text(report: dict) -> str:
         cells.append(_fmt(row["new_counterexamples_last_testing_round"], digits=2).rjust(10))
         lines.append(" ".join(cells))
     lines += ["", f"Within-block differences after round {rounds} (first minus second)"]
-    lines.append(f"{'contrast':<46} {'n':>3} {'mean':>7} {'95% interval':>18} {'p flip':>7} "
-                 f"{'median':>7} {'trim10':>7} {'p sign':>7} {'lower,higher':>12}")
-    for c in report["contrasts"]:
-        interval = "n/a" if c["interval"] is None else f"[{c['interval'][0]:+.3f},{c['interval'][1]:+.3f}]"
-        lines.append(f"{c['first'] + ' - ' + c['second']:<46} {c['blocks']:>3} {_fmt(c['mean'], True):>7} "
-                     f"{interval:>18} {_p(c['p_sign_flip']):>7} {_fmt(c['median'], True):>7} "
-                     f"{_fmt(c['trimmed_mean'], True):>7} {_p(c['p_sign_test']):>7} "
-                     f"{str(c['lower']) + ',' + str(c['higher']):>12}")
+    lines += _contrast_lines(report["contrasts"])
+    lines += _development_lines(report)
     acc = report.get("acceptance")
     if acc:
-        lines += ["", f"Acceptance: {acc['allocation']} allocation, alpha {acc['alpha']}, tolerance {acc['tolerance']}, "
+        tolerances = acc.get("family_tolerances") or {}
+        lines += ["", f"Acting acceptance rule: {acc.get('rule', 'audit')}"
+                  + (", trajectories stop at their first acceptance" if acc.get("stop_at_first_acceptance") else "")
+                  + f"; fixed tests {acc.get('fixed_tests', 'hidden')}"
+                  + ("; family tolerances " + ", ".join(f"{f}={v}" for f, v in tolerances.items()) if tolerances else ""),
+                  f"Acceptance: {acc['allocation']} allocation, alpha {acc['alpha']}, tolerance {acc['tolerance']}, "
                   f"M = {acc['trajectories']} trajectories, T = {acc['rounds']} rounds, per-audit error "
                   f"{acc['per_audit_error']}; {acc['accepted']} of {acc['rounds_recorded']} recorded rounds "
                   f"accepted; re-audited {acc['reaudited']} rounds after extensions"]
+    lines += _rule_lines(report)
     audit = report["recorded_audit"]
     if audit:
         lines += ["", f"Audits of the recorded candidates ({audit['candidates']} candidates in "
@@ -208,6 +231,64 @@ def render_text(report: dict) -> str:
                          f"acceptances within tolerance {a['expected_tolerable_acceptances']:.3f}  mean P(no "
                          f"acceptance) {a['mean_no_acceptance']:.3f}")
     return "\n".join(lines)
+
+
+def _contrast_lines(contrasts: list[dict], label: str = "contrast") -> list[str]:
+    lines = [f"{label:<46} {'n':>3} {'mean':>7} {'95% interval':>18} {'p flip':>7} "
+             f"{'median':>7} {'trim10':>7} {'p sign':>7} {'lower,higher':>12}"]
+    for c in contrasts:
+        interval = "n/a" if c["interval"] is None else f"[{c['interval'][0]:+.3f},{c['interval'][1]:+.3f}]"
+        lines.append(f"{c['first'] + ' - ' + c['second']:<46} {c['blocks']:>3} {_fmt(c['mean'], True):>7} "
+                     f"{interval:>18} {_p(c['p_sign_flip']):>7} {_fmt(c['median'], True):>7} "
+                     f"{_fmt(c['trimmed_mean'], True):>7} {_p(c['p_sign_test']):>7} "
+                     f"{str(c['lower']) + ',' + str(c['higher']):>12}")
+    return lines
+
+
+def _development_lines(report: dict) -> list[str]:
+    dev = report.get("development")
+    if not dev:
+        return []
+    policies = [row["policy"] for row in report["failure_table"]]
+    lines = ["", "Development outcomes per policy (mean over blocks; discovery = new failures / proposed, repair = "
+             "share of reported counterexamples the next candidate passes, unseen risk = equation 9 for the "
+             "last candidate; regressions, proposed, executed and reduction executions are totals per trajectory)",
+             f"{'policy':<24}" + "".join(f"{_SHORT[name]:>11}" for name in OUTCOMES)]
+    for p in policies:
+        lines.append(f"{p:<24}" + "".join(
+            f"{_fmt(dev['means'][name][p], digits=3 if name in ('discovery', 'repair_rate', 'unseen_risk') else 1):>11}"
+            for name in OUTCOMES))
+    for name, contrasts in dev["contrasts"].items():
+        if contrasts:
+            lines += ["", f"Within-block differences of {name} (first minus second)"]
+            lines += _contrast_lines(contrasts)
+    return lines
+
+
+_SHORT = {"discovery": "discovery", "repair_rate": "repair", "unseen_risk": "unseen", "regressions": "regress",
+          "proposed": "proposed", "executed": "executed", "reduction_executions": "reductions"}
+
+
+def _rule_lines(report: dict) -> list[str]:
+    rules = report.get("acceptance_rules")
+    if not rules:
+        return []
+    lines = ["", "Acceptance rules applied to the same recorded candidates, stopping at the first acceptance "
+             "(false = accepted with a family above its tolerance; delivered = first accepted candidate, else the last)",
+             f"{'rule':<18} {'policy':<24} {'accepted':>9} {'false':>6} {'round':>6} {'delivered':>10} {'audit cases':>12}"]
+    for rule, r in rules.items():
+        for p, s in r["by_policy"].items():
+            lines.append(f"{rule:<18} {p:<24} {str(s['accepted']) + '/' + str(s['trajectories']):>9} "
+                         f"{s['false_acceptances']:>6} {_fmt(s['mean_round_of_acceptance'], digits=2):>6} "
+                         f"{_fmt(s['mean_delivered_rate']):>10} {_fmt(s['mean_audit_cases'], digits=1):>12}")
+    for rule, r in rules.items():
+        lines += ["", f"{rule}: guarantee: {r['guarantee']}"]
+        if r["contrasts"]:
+            lines += _contrast_lines(r["contrasts"], "delivered failure rate, first minus second")
+    if report.get("rule_contrasts"):
+        lines += ["", "Rule against rule on the same trajectories (n = trajectories): delivered failure rate"]
+        lines += _contrast_lines(report["rule_contrasts"], "rule contrast")
+    return lines
 
 
 def plot(report: dict, path: Path) -> Path:

@@ -3,20 +3,25 @@
 They are NOT models and every output says so: modules and generator programs start with a comment
 naming them as simulated, and every record they produce carries simulated=true.
 
-SimCoder. Its first module is the domain's reference with a seeded set of injected defects (the
-domain's defect catalogue, `defects.apply_defects`). In a repair round it reads the counterexamples
-reported so far and the failing public tests, works out which of its active defects they expose
-(a defect is exposed by a trace when the reference with that defect alone fails the trace -- a test
-double may look at the reference, a real coder cannot), repairs each exposed defect with the
-profile's repair probability, repairs an unexposed one now and then (rereading the spec), and
-sometimes regresses by injecting a defect it did not have. The set of active defects travels in
-the module's header comment, so a coding request is answered from the request alone, like a
-single model call.
+SimCoder. It WRITES code by editing a copy of the domain's reference source with the domain's
+defect catalogue (`defects.apply_defects`): a test double has no other way to produce working code,
+so this copy is its stand-in for programming skill, and every module it writes says so in its
+header (and `gtdd report` / `gtdd run` repeat it). It DECIDES only from what a real coder is given:
+in a repair round it reads the counterexamples reported so far, the failing public tests and (for
+visible fixed tests) the failing saved tests, each with the expected replies the feedback carries,
+and works out which of its active defects they expose by running its own single-defect variants on
+those traces and comparing with the feedback's expected replies -- it never runs the harness's
+reference (tests/gtdd/test_sim_information_flow.py swaps that reference for a decoy and checks the
+behaviour is identical). It repairs each exposed defect with the profile's repair probability,
+repairs an unexposed one now and then (rereading the spec), and sometimes regresses by injecting a
+defect it did not have. The set of active defects travels in the module's header comment, so a
+coding request is answered from the request alone, like a single model call.
 
 SimTester. It writes a generator program that embeds traces drawn from the domain's generator, with
 family weights aimed at the reported counterexamples' families (when it sees the history) and, for
 the source-informed tester, at the families of defects it can spot in the committed module's
-source. Some generators are broken and some traces invalid, so the harness's handling of both is
+source (a catalogued bug pattern whose faulty text is present and whose correct text is absent; it
+never reads the reference). Some generators are broken and some traces invalid, so the harness's handling of both is
 exercised. The program runs in the same sandbox as an LLM's.
 
 Strength comes from the testhelix simulated-model profiles (testhelix/llm/sim/profiles.py).
@@ -65,6 +70,10 @@ class {entry}:
 """
 
 
+def _key(expected: TraceResult) -> str:
+    return json.dumps(list(expected.replies), sort_keys=True, default=str)
+
+
 @dataclass(frozen=True)
 class DefectCatalogue:
     defects: tuple[Any, ...]  # each has .id, .family, .find, .replace
@@ -110,12 +119,12 @@ class SimCoder:
         self.catalogue = load_defects(domain)
         self.traits = CoderTraits.of(get_profile(name.removeprefix("sim:")), len(self.catalogue.defects))
         self.reference = domain.reference_source()
-        self._exposure: dict[tuple[str, str], bool] = {}  # (defect id, trace id) -> exposed
+        self._exposure: dict[tuple[str, str, str], bool] = {}  # (defect, trace id, expected) -> exposed
 
     def render(self, defect_ids: Sequence[str]) -> str:
         ids = sorted(defect_ids)
-        header = (f"{CODER_MARK} ({self.name}), a test double and not a language model; "
-                  f"active defects: {','.join(ids) or '-'}\n")
+        header = (f"{CODER_MARK} ({self.name}), a test double and not a language model, editing a copy "
+                  f"of the reference; active defects: {','.join(ids) or '-'}\n")
         return header + self.catalogue.apply(self.reference, ids)
 
     def _applies(self, ids: Sequence[str]) -> bool:
@@ -143,21 +152,24 @@ class SimCoder:
         known = self.catalogue.by_id()
         return [d for d in match["ids"].split(",") if d in known]
 
-    def exposed(self, active: Sequence[str], evidence: Sequence[Trace]) -> set[str]:
-        """Active defects that some evidence trace exposes, all checked in one isolated run."""
-        todo = [(d, t) for d in active for t in evidence if (d, t.id) not in self._exposure]
+    def exposed(self, active: Sequence[str], evidence: Sequence[tuple[Trace, TraceResult]]) -> set[str]:
+        """Active defects that some evidence trace exposes: its own single-defect variant disagrees
+        with the expected replies the feedback gave for that trace. All checked in one isolated run
+        of its own code; the harness's reference is never consulted."""
+        expected_of = {t.id: exp for t, exp in evidence}
+        todo = [(d, t) for d in active for t, _ in evidence if (d, t.id, _key(expected_of[t.id])) not in self._exposure]
         if todo:
             variants = sorted({d for d, _ in todo})
             mux = _MULTIPLEXER.format(entry=self.domain.entry_class, sources=[self.catalogue.apply(self.reference, [d])
                                                             for d in variants])
             runs = [Trace.of([{"cmd": SELECT_VARIANT, "args": [variants.index(d)]}, *t.ops], t.family)
                     for d, t in todo]
-            expected = self.executor.reference([t for _, t in todo])
-            for (d, t), exp, got in zip(todo, expected, self.domain.run_traces(
-                    mux, runs, self.executor.per_trace_timeout_s)):
+            for (d, t), got in zip(todo, self.domain.run_traces(mux, runs, self.executor.per_trace_timeout_s)):
                 observed = TraceResult(tuple(got.replies[1:]), got.error)
-                self._exposure[(d, t.id)] = not got.replies or failure_of(self.domain, t, exp, observed) is not None
-        return {d for d in active if any(self._exposure[(d, t.id)] for t in evidence)}
+                exp = expected_of[t.id]
+                self._exposure[(d, t.id, _key(exp))] = (not got.replies
+                                                        or failure_of(self.domain, t, exp, observed) is not None)
+        return {d for d in active if any(self._exposure[(d, t.id, _key(exp))] for t, exp in evidence)}
 
     def write_module(self, request: CodingRequest) -> CodingResult:
         rng = random.Random(request.seed)
@@ -165,9 +177,10 @@ class SimCoder:
             active = self._inject(rng, [], self.traits.initial_defects)
             return CodingResult(self.render(active), True, self.name, note="first module")
         active = self.active_defects(request.current_module)
-        evidence = [Trace.of(c["ops"], c["family"]) for c in request.counterexamples]
-        evidence += [Trace.of(p["ops"], p.get("family", "public")) for p in request.public_results
-                     if not p.get("passed")]
+        shown = list(request.counterexamples) + list(request.visible_failures)
+        shown += [p for p in request.public_results if not p.get("passed")]
+        evidence = [(Trace.of(c["ops"], c.get("family", "public")), TraceResult(tuple(c["expected"]), None))
+                    for c in shown]
         exposed = self.exposed(active, evidence)
         kept = [d for d in active
                 if rng.random() >= (self.traits.repair if d in exposed else self.traits.self_fix)]
@@ -200,12 +213,11 @@ class SimTester:
         self.domain = domain
         self.catalogue = load_defects(domain)
         self.traits = TesterTraits.of(get_profile(name.removeprefix("sim:")))
-        self.reference = domain.reference_source()
 
     def visible_defects(self, module: str) -> list[Any]:
-        """Defects whose edit shows in the source (the replacement text is there, the original gone)."""
-        return [d for d in self.catalogue.defects
-                if d.replace and d.replace in module and module.count(d.find) < self.reference.count(d.find)]
+        """Catalogued bug patterns that show in the source: the faulty text is there, the correct
+        text (which the catalogue says occurs once in a correct module) is gone."""
+        return [d for d in self.catalogue.defects if d.replace and d.replace in module and d.find not in module]
 
     def family_weights(self, request: TestingRequest, rng: random.Random) -> dict[str, float]:
         weights = {f: 1.0 for f in request.families}

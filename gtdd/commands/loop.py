@@ -7,8 +7,10 @@ from pathlib import Path
 import click
 
 from gtdd.acceptance import ALLOCATIONS
+from gtdd.experiment import FIXED_TESTS, PRESETS
 from gtdd.feedback import RULES
 from gtdd.policies import POLICIES, parse_policies
+from gtdd.rules import RULE_NAMES
 from testhelix.cliutil import json_option, print_json, sandbox_option
 from testhelix.errors import UserError
 from testhelix.inputs import FiniteFloat, NewRunDir, RunDir
@@ -38,6 +40,21 @@ def _common(f):
         click.option("--failures-allowed", type=click.IntRange(0, 1_000_000), default=0, show_default=True,
                      help="An audit accepts with at most this many failures."),
         click.option("--no-regression-gate", is_flag=True, help="Acceptance does not require regression tests."),
+        click.option("--acceptance-rule", type=click.Choice(RULE_NAMES), default="audit", show_default=True,
+                     help="The rule that acts in the loop (docs/gtdd.md): audit, sequential (supermartingale), "
+                          "regression-only, public-screening, or none (no gate, the coder sees no decision). "
+                          "`gtdd report` applies every rule to the recorded candidates."),
+        click.option("--stop-at-first-acceptance", is_flag=True,
+                     help="A trajectory ends at its first accepted candidate."),
+        click.option("--fixed-tests", type=click.Choice(FIXED_TESTS), default="hidden", show_default=True,
+                     help="visible: the coder also sees every saved test it fails (expected and observed)."),
+        click.option("--family-tolerance", "family_tolerances", multiple=True, metavar="FAMILY=RHO",
+                     help="Tolerance of one requirement family (repeatable); the others use --tolerance."),
+        click.option("--public-examples", type=click.IntRange(1, 100), default=2, show_default=True,
+                     help="Public examples the coder sees (the domain's own first)."),
+        click.option("--preset", type=click.Choice(sorted(PRESETS)), default=None,
+                     help="Settings of a published experiment; options you give explicitly still win "
+                          "(docs/gtdd.md lists what still differs)."),
         click.option("--per-trace-timeout", type=FiniteFloat(0, 3600, low_open=True), default=1.0, show_default=True,
                      help="CPU seconds per trace execution (a wall-clock backstop only yields harness errors)."),
         click.option("--quiet", is_flag=True, help="No progress lines."),
@@ -49,18 +66,47 @@ def _common(f):
     return f
 
 
+def _family_tolerances(items) -> dict[str, str]:
+    out = {}
+    for item in items:
+        family, sep, rho = item.partition("=")
+        if not sep or not family.strip() or not rho.strip():
+            raise UserError(f"--family-tolerance {item!r}: expected FAMILY=RHO, e.g. strings=0.1")
+        if family.strip() in out:
+            raise UserError(f"--family-tolerance: family {family.strip()!r} is given twice")
+        out[family.strip()] = rho.strip()
+    return out
+
+
+def _apply_preset(kw: dict) -> dict:
+    """Preset values replace options left at their defaults; explicit options win."""
+    preset = kw.pop("preset", None)
+    if preset is None:
+        return kw
+    ctx = click.get_current_context()
+    for name, value in PRESETS[preset].items():
+        source = ctx.get_parameter_source(name)
+        if source is None or source == click.core.ParameterSource.DEFAULT:
+            kw[name] = value
+    return kw
+
+
 def _experiment(run_dir, policies, blocks, rounds, coder, tester, domain, k, rule, seed, allocation,
-                alpha, tolerance, failures_allowed, no_regression_gate, per_trace_timeout, quiet, jobs=1):
+                alpha, tolerance, failures_allowed, no_regression_gate, per_trace_timeout, quiet, jobs=1,
+                acceptance_rule="audit", stop_at_first_acceptance=False, fixed_tests="hidden",
+                family_tolerances=(), public_examples=2):
     from gtdd.experiment import Experiment, ExperimentConfig
 
     if per_trace_timeout <= 0:
         raise UserError(f"--per-trace-timeout must be positive, got {per_trace_timeout}")
     acceptance = {"allocation": allocation, "alpha": alpha, "tolerance": tolerance,
-                  "failures_allowed": failures_allowed, "require_regression": not no_regression_gate}
+                  "failures_allowed": failures_allowed, "require_regression": not no_regression_gate,
+                  "rule": acceptance_rule, "family_tolerances": _family_tolerances(family_tolerances)}
     config = ExperimentConfig(policies=tuple(p.name for p in parse_policies(policies)), blocks=blocks,
                               rounds=rounds, coder=coder, tester=tester, domain=domain, k=k, rule=rule,
                               seed=seed, per_trace_timeout_s=per_trace_timeout, acceptance=acceptance,
-                              jobs=jobs)
+                              jobs=jobs, stop_at_first_acceptance=stop_at_first_acceptance,
+                              fixed_tests=fixed_tests, public_examples=public_examples)
     echo = (lambda line: None) if quiet else (lambda line: click.echo(line, err=True))
     experiment = Experiment(run_dir, config, progress=echo)
     try:
@@ -73,8 +119,8 @@ def _experiment(run_dir, policies, blocks, rounds, coder, tester, domain, k, rul
 
 
 @click.command("experiment")
-@click.option("--policies", required=True,
-              help=f"Comma-separated policies: {', '.join(POLICIES)}.")
+@click.option("--policies", default=None,
+              help=f"Comma-separated policies: {', '.join(POLICIES)} (required unless a --preset names them).")
 @click.option("--blocks", type=click.IntRange(1, 10_000), default=30, show_default=True, help="Paired blocks.")
 @click.option("--jobs", type=click.IntRange(1, 64), default=1, show_default=True,
               help="Blocks run concurrently (results are the same for every value).")
@@ -86,7 +132,10 @@ def experiment_command(policies, blocks, jobs, as_json, **kw):
     The same command resumes a run exactly. More --blocks or --policies extend it: the audits' error
     allocation is recomputed for the new number of trajectories and the recorded rounds are re-audited.
     A different --rounds, acceptance setting or execution configuration is refused (use a new --run)."""
-    summary = _experiment(policies=policies, blocks=blocks, jobs=jobs, **kw)
+    settings = _apply_preset({"policies": policies, "blocks": blocks, "jobs": jobs, **kw})
+    if settings["policies"] is None:
+        raise UserError("--policies is required (or a --preset that names them)")
+    summary = _experiment(**settings)
     if as_json:
         print_json(summary)
     else:
@@ -103,7 +152,7 @@ def run_command(policy, as_json, **kw):
     """Run one GTDD trajectory and print it round by round."""
     from testhelix.store import RunStore
 
-    _experiment(policies=policy, blocks=1, **kw)
+    _experiment(**{**_apply_preset(dict(kw)), "policies": policy, "blocks": 1})
     store = RunStore(kw["run_dir"], read_only=True)
     try:
         cols, rows = store.query(
@@ -117,12 +166,14 @@ def run_command(policy, as_json, **kw):
         print_json(records)
         return
     if records and records[0]["simulated"]:
-        click.echo("(simulated coder/tester: test doubles, not language models)")
+        click.echo("(simulated coder/tester: test doubles, not language models; the simulated coder edits a "
+                   "copy of the reference and decides from feedback and its own runs only)")
     for r in records:
         click.echo(f"round {r['round']}  commit {r['manifest_hash'][:12]}  proposed {r['proposed']:>4}  "
                    f"valid {r['valid']:>4}  failing {r['failures']:>4}  reported {r['counterexamples']}  "
                    f"public {'pass' if r['public_pass'] else 'FAIL'}  "
-                   f"{'accepted' if r['accepted'] else 'rejected'}  population failure rate "
+                   f"{'no gate' if r['accepted'] is None else 'accepted' if r['accepted'] else 'rejected'}  "
+                   f"population failure rate "
                    f"{r['failure_rate']:.3f}")
 
 

@@ -24,6 +24,7 @@ import click
 from testhelix import atomic
 from testhelix.cliutil import json_option, print_json
 from testhelix.errors import UserError
+from testhelix.helix.promotion import describe, recorded_statuses
 from testhelix.inputs import OutputFile, PackDir, RunDir
 from testhelix.llm.registry import is_simulated
 from testhelix.prism import metrics as M
@@ -235,15 +236,40 @@ def _pct_missing(v: float | None, missing: int) -> str:
 
 
 def panel_diversity(pack: Path, task_ids: set[str]) -> dict[str, Any]:
-    """Mean pairwise AST-feature Jaccard distance of each run task's panel (reference + candidates)."""
+    """Mean pairwise AST-feature Jaccard distance of each run task's panel (reference + candidates),
+    and the Fig. 3(a) prefix diversity by addition schedule."""
     from testhelix.tasks.task import load_pack
 
-    per_task = {t.id: round(P.panel_diversity(P.program_features(c.artifact for c in t.candidates)), 4)
-                for t in load_pack(pack) if t.id in task_ids}
+    tasks = [t for t in load_pack(pack) if t.id in task_ids]
+    features = {t.id: {c.id: f for c, f in zip(t.candidates, P.program_features(c.artifact for c in t.candidates))}
+                for t in tasks}
+    per_task = {t.id: round(P.panel_diversity(list(features[t.id].values())), 4) for t in tasks}
     values = list(per_task.values())
     return {"pack": str(pack), "n": len(values), "not_in_pack": len(task_ids - per_task.keys()),
             "mean": round(fmean(values), 4) if values else None, "min": min(values, default=None),
-            "max": max(values, default=None), "per_task": per_task}
+            "max": max(values, default=None), "per_task": per_task,
+            "prefix": prefix_diversity_curves(tasks, features)}
+
+
+def prefix_diversity_curves(tasks: list, features: dict[str, dict[str, frozenset[str]]]) -> dict[str, list[dict]]:
+    """Fig. 3(a): for each task, candidates are added to the reference in a uniformly random order
+    from the schedule's label pools (seed 42, testhelix.prism.panel.addition_order); the diversity of
+    each nested prefix (the mean pairwise AST Jaccard distance, 0 for the reference alone) is averaged
+    with equal weight over the tasks, at every k = 1 + j that every task reaches (no task is dropped
+    as k grows, the rule of the expected-joint curves). The pools bound k: with 4 alternatives and 5
+    invalid candidates per task, valid stops at k = 5, invalid at 6 and alternating at 10."""
+    out: dict[str, list[dict]] = {}
+    for schedule in P.SCHEDULES:
+        prefixes = []
+        for t in tasks:
+            own = features[t.id]
+            valid = [c.id for c in t.candidates if c.role == "alternative"]
+            invalid = [c.id for c in t.candidates if c.role == "invalid"]
+            order = P.addition_order(valid, invalid, schedule, seed=42)
+            prefixes.append(P.prefix_diversity(own[t.reference.id], [own[c] for c in order]))
+        reach = min((len(p) for p in prefixes), default=0)
+        out[schedule] = [{"k": j + 1, "diversity": round(fmean(p[j] for p in prefixes), 4)} for j in range(reach)]
+    return out
 
 
 def _n_cell(r: dict) -> str:
@@ -302,6 +328,10 @@ def render_markdown(data: dict[str, Any]) -> str:
                   "deterministic test doubles, not real models. "
                   "Their numbers measure the simulation and the harness, not any model's ability.", ""]
     lines += render_incomplete(data.get("incomplete") or {"evaluations": [], "calls": []})
+    if data.get("configuration_e"):
+        lines += ["## Configuration E: was its strategy promoted?", ""]
+        lines += [f"- `{label}`: {describe(status)}" for label, status in sorted(data["configuration_e"].items())]
+        lines.append("")
     div = data.get("panel_diversity")
     if div:
         summary = ("no task of the run is in the pack" if div["mean"] is None else
@@ -309,6 +339,12 @@ def render_markdown(data: dict[str, Any]) -> str:
         lines += ["## Panel diversity", "", f"Mean pairwise AST-feature Jaccard distance of each task's panel "
                   f"(reference and candidates) in `{div['pack']}`: {summary}"
                   + (f"; {div['not_in_pack']} run tasks are not in that pack." if div["not_in_pack"] else "."), ""]
+        if any(div.get("prefix", {}).values()):
+            lines += ["Prefix diversity by addition schedule (Fig. 3(a)): candidates added to the reference in a "
+                      "random order (seed 42) from the schedule's pools, mean over tasks at each panel size k", ""]
+            for schedule, points in div["prefix"].items():
+                lines.append(f"- {schedule}: " + ", ".join(f"k={p['k']} {p['diversity']:.3f}" for p in points))
+            lines.append("")
     if data["paired"]:
         lines += ["## Paired differences (to − from, percentage points)", "",
                   "| model | step | metric | tasks | from | to | Δ | better | worse | sign-test p |",
@@ -346,6 +382,7 @@ def command(run_dir: Path, as_json: bool, curves_png: Path | None, pack: Path | 
             store.require_kind("helix", "testhelix report")  # a search or GTDD folder: say so in one line
         data = collect(store)
         data["selection_rules"] = selection_rules(store)
+        data["configuration_e"] = recorded_statuses(store)
         sql = "SELECT task_id FROM task_results UNION SELECT task_id FROM task_outcomes"
         run_tasks = {row[0] for row in store.query(sql)[1]}
     finally:

@@ -10,9 +10,10 @@ import click
 
 from testhelix.cliutil import execution_options, json_option, print_json
 from testhelix.errors import UserError
-from testhelix.helix.config import get_config
+from testhelix.helix.config import get_config, with_strategy_pairs
+from testhelix.helix.promotion import describe, promotion_status
 from testhelix.helix.runner import HelixRunner
-from testhelix.inputs import FiniteFloat, InputFile, NewRunDir, PackDir
+from testhelix.inputs import FiniteFloat, InputFile, NewRunDir, PackDir, RunDir
 from testhelix.llm.registry import is_simulated, resolve
 from testhelix.parallel import WorkerSettings, default_jobs, execution_servers, make_backend
 from testhelix.parallel.options import concurrency_options
@@ -59,12 +60,18 @@ def split_task_ids(pack: Path, split: str, split_file: Path | None) -> list[str]
               "openai-compatible servers; models.toml knows the others).")
 @click.option("--rpm", type=FiniteFloat(0.1, 1e7), help="Requests per minute allowed per model (shared by all work).")
 @click.option("--tpm", type=FiniteFloat(1, 1e12), help="Tokens per minute allowed per model (shared by all work).")
+@click.option("--promoted-by", "promoted_by", type=RunDir(), default=None,
+              help="Configuration E: the release-gate folder that judged the --strategy file; the run records "
+                   "whether that gate promoted it (and `testhelix report` prints it).")
+@click.option("--agent-time-limit", type=FiniteFloat(1, 86_400), default=None,
+              help="Agent time limit T in seconds for every task (default: each task's declared agent timeout).")
 @concurrency_options
 @mlflow_option
 @execution_options
 @json_option
 def command(pack_dir, split, split_file, configs, models, strategy_file, run_dir, workers, token_cap, limit, first, seed,
-            coverage, call_timeout, context_window, rpm, tpm, jobs, backend, ray_address, as_json) -> int:
+            coverage, call_timeout, context_window, rpm, tpm, promoted_by, agent_time_limit, jobs, backend, ray_address,
+            as_json) -> int:
     """Run TestHelix configurations on a split and evaluate every submitted suite (resumable).
     \f
     Returns the exit status (cliutil.entry_point): 3 when the provider prevented a task evaluation."""
@@ -80,13 +87,17 @@ def command(pack_dir, split, split_file, configs, models, strategy_file, run_dir
         if rpm or tpm:
             ratelimit.configure(m, rpm, tpm)
     check_run_folder(run_dir, {"helix", "evaluate"}, "testhelix run")
-    cfgs = [get_config(c, token_cap=token_cap, seed=seed) for c in configs]
+    cfgs = [get_config(c, token_cap=token_cap, seed=seed, agent_time_limit_s=agent_time_limit) for c in configs]
     if any(c.name == "E" for c in cfgs) and strategy_file is None:
         raise UserError("--config E needs --strategy FILE (a frozen, improved strategy)")
     improved = load_strategy(strategy_file) if strategy_file else initial_strategy()  # used by E only
-    plans = [(m, c, improved if c.name == "E" else initial_strategy()) for m in models for c in cfgs]
+    plans = [(m, with_strategy_pairs(c, s), s) for m in models for c in cfgs
+             for s in [improved if c.name == "E" else initial_strategy()]]  # C, E: K from the strategy
     for _, config, strategy in plans:  # before any work: a strategy the configuration would weaken
         check_run_compatibility(strategy, config.challenge_steps)
+    if promoted_by is not None and not any(c.name == "E" for c in cfgs):
+        raise UserError("--promoted-by applies to --config E only (the promoted strategy's configuration)")
+    promotion = promotion_status(improved.content_hash(), promoted_by) if any(c.name == "E" for c in cfgs) else None
     ids = split_task_ids(pack_dir, split, split_file)
     tasks = load_pack(pack_dir)
     if ids is not None:
@@ -112,6 +123,7 @@ def command(pack_dir, split, split_file, configs, models, strategy_file, run_dir
                                       call_timeout_s=call_timeout,
                                       context_windows=tuple((m, context_window) for m in models if context_window),
                                       rate_limits=tuple((m, rpm, tpm) for m in models if rpm or tpm))
+            runner.promotion = promotion
             runner.backend = make_backend(backend, jobs, runner.evaluate_job, settings, ray_address)
 
             def on_task(label, result):
@@ -135,6 +147,8 @@ def command(pack_dir, split, split_file, configs, models, strategy_file, run_dir
                # a served simulated model behind a real provider's name counts too (runner's detail)
                "simulated": any(is_simulated(m) for m in models)
                or any((r.get("detail") or {}).get("simulated") for r in finished)}
+    if promotion is not None:
+        summary["configuration_e_strategy"] = promotion
     track_helix_run(run_dir, requested_mlflow_uri())  # no-op without --mlflow-uri
     if as_json:
         print_json(summary)
@@ -146,6 +160,8 @@ def command(pack_dir, split, split_file, configs, models, strategy_file, run_dir
         click.echo(f"incomplete: {len(incomplete)} task evaluation(s) prevented by the provider ({causes}); "
                    f"not scored; run the same command again to retry them", err=True)
         return 3
+    if promotion is not None:
+        click.echo(f"configuration E strategy: {describe(promotion)}")
     if summary["simulated"]:
         click.echo("note: this run used simulated test doubles, not real models")
     click.echo(f"next: testhelix report {run_dir}")

@@ -7,9 +7,12 @@ total per-task budget; E is C run with a frozen, improved strategy file.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import TypedDict
+from typing import TYPE_CHECKING, TypedDict
 
 from testhelix.errors import UserError
+
+if TYPE_CHECKING:
+    from testhelix.strategy.model import Strategy
 
 
 @dataclass(frozen=True)
@@ -26,7 +29,7 @@ class RunConfig:
     repetitions: int = 2             # executions that must agree for "reproducible"
     seed: int = 42
     token_cap: int = 400_000         # one per-task inference cap for every role, pair and retry
-    agent_time_limit_s: float = 600.0
+    agent_time_limit_s: float | None = None  # T; None: the task's declared agent timeout (task.toml)
 
     @property
     def peer_cross_validation(self) -> bool:
@@ -63,6 +66,27 @@ CONFIGS: dict[str, RunConfig] = {
     "D": RunConfig("D", pairs=5, **_PCV),
     "E": RunConfig("E", pairs=3, **_PCV),
 }
+
+
+# Which configurations take K from the strategy. The seed: C and E run "three pairs", which is the
+# strategy's eagerly requested initialCandidates, with maxCandidates fixed at the same value. A (one
+# pair), B (random submission among three local pairs) and D (the K = 5 ablation of C with the initial
+# strategy) fix K by definition, so the strategy's fields do not apply to them.
+STRATEGY_SETS_PAIRS = frozenset({"C", "E"})
+
+
+def with_strategy_pairs(config: RunConfig, strategy: Strategy) -> RunConfig:
+    """K for configurations C and E is the strategy's initialCandidates. Refused: a strategy whose
+    maxCandidates differs, because the pipeline starts every pair at once and has no rule for adding
+    pairs later."""
+    if config.name not in STRATEGY_SETS_PAIRS:
+        return config
+    initial, most = strategy.initialCandidates, strategy.maxCandidates
+    if most != initial:
+        raise UserError(f"configuration {config.name}: the strategy has initialCandidates={initial} and "
+                        f"maxCandidates={most}; the pipeline requests every candidate pair at the start and never "
+                        "adds pairs later, so it can honour only equal values (the seed fixes both at 3)")
+    return config if config.pairs == initial else config.with_overrides(pairs=initial)
 
 
 def get_config(name: str, **overrides) -> RunConfig:

@@ -37,7 +37,14 @@ class HelixContext:
 
     def __post_init__(self) -> None:
         if self.deadline is None:
-            self.deadline = Deadline.for_agent_limit(self.config.agent_time_limit_s)
+            self.deadline = Deadline.for_agent_limit(self.agent_time_limit_s)
+
+    @property
+    def agent_time_limit_s(self) -> float:
+        """T: the run's override when one is given, else the limit the task declares."""
+        if self.config.agent_time_limit_s is not None:
+            return self.config.agent_time_limit_s
+        return self.task.agent_timeout_s
 
     def time_is_up(self) -> bool:
         return self.deadline is not None and self.deadline.expired()   # __post_init__ always sets one

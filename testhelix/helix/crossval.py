@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from testhelix.agent.budget import BudgetExhausted, DeadlineExceeded
 from testhelix.agent.calls import review_suite
@@ -116,6 +117,23 @@ def review_pairs(ctx: HelixContext, pairs: list[Pair], ev: Evidence) -> None:
     # reviews are independent of each other: concurrent, each on an equal share of the budget
     for_each_pair(ctx, [p for p in pairs if p.workspace is not None and any(p.workspace.suite.glob("test_*.py"))],
                   review)
+
+
+def review_merged_suite(ctx: HelixContext, best: Pair, suite: Path, ev: Evidence) -> bool:
+    """A merged suite is a new suite, so it gets a fresh independent review like any revised one
+    (the seed: revised suites undergo fresh execution and review). Symptoms are the best pair's.
+    Running out of budget or time counts as not approved, as it does for a pair's suite."""
+    files = {f.name: f.read_text(errors="replace") for f in sorted(suite.glob("*.py"))}
+    skills = reviewer_skills(ctx.library or {}, ctx.task.context)
+    try:
+        review = review_suite(ctx.model, ctx.budget, ctx.task, ctx.strategy, _source(ctx.task.initial_dir), files,
+                              _symptoms(best, ev), "\n\n".join(f"## Skill: {s.name}\n{s.body}" for s in skills),
+                              pair=best.index, round_index=ev.round)
+    except (BudgetExhausted, DeadlineExceeded):
+        ctx.log("review", pair="merged", round=ev.round, verdict="not reviewed", suspects=[])
+        return False
+    ctx.log("review", pair="merged", round=ev.round, verdict=review.verdict, suspects=list(review.suspect_tests))
+    return review.verdict == "approve"
 
 
 def _symptoms(p: Pair, ev: Evidence) -> str:

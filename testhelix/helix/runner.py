@@ -32,7 +32,7 @@ from testhelix.agent.budget import Budget, LedgerSink
 from testhelix.digest import tree_sha256
 from testhelix.errors import EvaluationIncomplete, UserError
 from testhelix.execution.environments import executor_for
-from testhelix.helix.config import RunConfig
+from testhelix.helix.config import RunConfig, with_strategy_pairs
 from testhelix.helix.context import HelixContext
 from testhelix.helix.pipeline import run_task
 from testhelix.llm.base import ChatModel, ModelError
@@ -95,6 +95,7 @@ class HelixRunner:
 
     def __post_init__(self) -> None:
         self.library = load_library()
+        self.promotion: dict | None = None  # configuration E's promotion status (testhelix/helix/promotion.py)
         self.meter = CoverageMeter(self.executor)
         self.tasks: dict[str, Task] = {}
         self._digests: dict[str, str] = {}
@@ -128,6 +129,7 @@ class HelixRunner:
         """Pipeline + judgement of one task; writes no result (model calls go to `sink`, default the
         store). A provider failure gives an incomplete marker (`incomplete`: the cause) instead."""
         check_run_compatibility(strategy, config.challenge_steps)
+        config = with_strategy_pairs(config, strategy)  # C and E: K is the strategy's candidate count
         started = time.monotonic()
         budget = Budget(config.token_cap, run_label=label, task_id=task.id,
                         sink=_Tee(sink or self.require_store(), self.progress.call if self.progress else None),
@@ -225,10 +227,13 @@ class HelixRunner:
             on_task: Callable[[str, dict | None], None] = lambda label, r: None) -> None:
         jobs = []
         for model_name, config, strategy in plans:
+            config = with_strategy_pairs(config, strategy)
             label = self.run_label(model_name, config)
-            self.require_store().record_run(label, "helix", {"model": model_name, "config": config.name, "tasks": len(tasks),
-                                                   "strategy_hash": strategy.content_hash(),
-                                                   "pairs": config.pairs, "token_cap": config.token_cap})
+            meta = {"model": model_name, "config": config.name, "tasks": len(tasks),
+                    "strategy_hash": strategy.content_hash(), "pairs": config.pairs, "token_cap": config.token_cap}
+            if config.name == "E":  # was its strategy promoted, and by which gate (testhelix/helix/promotion.py)
+                meta["promotion"] = self.promotion
+            self.require_store().record_run(label, "helix", meta)
             for task in tasks:
                 if self.done(label, task.id):
                     on_task(label, None)

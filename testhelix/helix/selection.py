@@ -4,8 +4,9 @@
 - Without peer cross validation (A): the qualified suite (the first, for K = 1 the only one).
 - With it (C, D, E): eligible suites are locally qualified and, with review on, approved. The most
   witness support wins (ties: lower pair index). Compatible eligible suites that pass a common
-  witness may merge, when the merged suite still fails the initial program and passes the witnesses
-  they share. With no common witness, the execution-positive fallback keeps an eligible suite.
+  witness may merge, when the merged suite still fails the initial program, passes the witnesses
+  they share and, with review on, is approved by a fresh review of its own (it is a new suite).
+  With no common witness, the execution-positive fallback keeps an eligible suite.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from testhelix.helix.context import HelixContext
-from testhelix.helix.crossval import Evidence
+from testhelix.helix.crossval import Evidence, review_merged_suite
 from testhelix.helix.pairs import Pair
 
 
@@ -78,4 +79,6 @@ def _try_merge(ctx: HelixContext, best: Pair, eligible: list[Pair], ev: Evidence
     ctx.log("merge", pairs=[best.index, *(p.index for p in partners)], holds=holds)
     if not holds:
         return None
+    if ctx.config.semantic_review and not review_merged_suite(ctx, best, merged, ev):
+        return None  # the best suite, approved on its own, is submitted instead
     return Submission(merged, best.index, "merged", len(shared))

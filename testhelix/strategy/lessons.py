@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import re
 
-from testhelix.strategy.model import Lesson, Strategy
+from testhelix.strategy.model import COMPONENTS, Lesson, Strategy
 
-PHASES = ("planning", "preparation", "generation", "repair", "review")
+PHASES = COMPONENTS  # one list: a lesson's component tags are exactly the phases that retrieve lessons
 MAX_LESSONS_PER_TURN = 2
 CHAR_BUDGET = {"planning": 1200}
 DEFAULT_CHAR_BUDGET = 1600

@@ -11,9 +11,18 @@ import hashlib
 import json
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 from pydantic.json_schema import JsonDict
 
 from testhelix.digest import canonical_json
@@ -22,10 +31,20 @@ from testhelix.paths import strategies_dir, tasks_dir
 from testhelix.strategy.prose import prose_problems
 
 ROUTING_CONTEXTS = ("general", "algorithm", "framework", "stateful", "performance", "cli", "visual")
-COMPONENTS = ("planning", "preparation", "generation", "repair", "review")
+# The pipeline phases that retrieve lessons (testhelix/agent/prompts.py): a lesson's component tag
+# must name one of them, or it would never be retrieved.
+COMPONENTS = ("planning", "generation", "repair", "review")
 MAX_LESSONS, MAX_ROUTE_SKILLS = 16, 4
 
-Component = Literal["planning", "preparation", "generation", "repair", "review"]
+def _known_phase(value: object) -> object:
+    if isinstance(value, str) and value not in COMPONENTS:
+        raise ValueError(f"component {value!r} is not a pipeline phase (phases: {', '.join(COMPONENTS)}); a "
+                         "lesson tagged with it would never be retrieved"
+                         + ("; candidate preparation happens in the 'generation' session" if value == "preparation" else ""))
+    return value
+
+
+Component = Annotated[Literal["planning", "generation", "repair", "review"], BeforeValidator(_known_phase)]
 RoutingContext = Literal["general", "algorithm", "framework", "stateful", "performance", "cli", "visual"]
 
 

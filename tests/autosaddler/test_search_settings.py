@@ -117,7 +117,7 @@ def test_each_optimizer_session_has_its_own_deadline_and_usage(tmp_path):
     assert 0.15 <= usage["selection"]["elapsed_s"] < 2.0 and usage["selection"]["timeout_s"] == 0.2
     assert usage["diagnosis"] | {"elapsed_s": 0} == {
         "calls": 1, "input_tokens": 100, "output_tokens": 20, "tokens": 120, "cost_usd": 0.01, "failures": 0,
-        "timeouts": 0, "elapsed_s": 0, "timeout_s": 30.0}
+        "timeouts": 0, "tool_calls": 0, "step_limits": 0, "elapsed_s": 0, "timeout_s": 30.0}
     assert optimizer.usage()["diagnosis"]["calls"] == 0                      # per step, not cumulative
     exchanges = optimizer.exchanges()                                        # what the search page shows
     assert [(e["session"], e["reply"] is None) for e in exchanges] == [("selection", True), ("diagnosis", False)]

@@ -75,3 +75,34 @@ def test_rendering_three_parts():
 def test_unknown_phase():
     with pytest.raises(ValueError):
         retrieve_lessons(Strategy(), "x", "deploy")
+
+
+def test_component_tags_are_the_phases_that_retrieve_lessons_and_others_are_refused(tmp_path):
+    import json
+
+    from click.testing import CliRunner
+    from pydantic import ValidationError
+
+    from testhelix.cli import cli
+    from testhelix.strategy.model import COMPONENTS
+
+    # every phase that asks for lessons (testhelix/agent/prompts.py) is a tag, and nothing else is
+    assert set(COMPONENTS) == {"planning", "generation", "repair", "review"}
+    for phase in COMPONENTS:
+        s = strat(mk("a", ["cache"], components=[phase]))
+        assert [lesson.id for lesson in retrieve_lessons(s, "cache", phase)] == ["a"]
+    with pytest.raises(ValidationError, match="'preparation' is not a pipeline phase"):
+        mk("a", ["cache"], components=["preparation"])
+    with pytest.raises(ValidationError, match="'setup' is not a pipeline phase"):
+        mk("a", ["cache"], components=["setup"])
+    with pytest.raises(ValueError, match="phase must be one of"):
+        retrieve_lessons(strat(), "x", "preparation")
+    # a strategy file with such a tag: a clear error, exit 2
+    from testhelix.strategy.model import Strategy as S
+    doc = json.loads(S().model_dump_json())
+    doc["lessons"] = [{"id": "a", "triggers": ["cache"], "text": "Check the cache bound.",
+                       "components": ["preparation"]}]
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(doc))
+    result = CliRunner().invoke(cli, ["strategy", "validate", str(path)])
+    assert result.exit_code == 2 and "preparation" in result.output and "Traceback" not in result.output

@@ -180,3 +180,6 @@ class FakeDomain:
 
     def first_divergence(self, expected: TraceResult, got: TraceResult) -> int | None:
         return base.first_divergence(expected, got)
+
+
+DOMAIN = FakeDomain()  # for `--domain loop_fakes:DOMAIN` in command-line tests

@@ -118,7 +118,8 @@ def test_sim_coder_repairs_exposed_defects_and_says_it_is_simulated():
     target = active[0]
     trace = next(t for t in domain.population()
                  if ex.failures(apply_defects(REFERENCE, [target]), [t])[0] is not None)
-    cex = {"family": trace.family, "ops": [dict(o) for o in trace.ops]}
+    cex = {"family": trace.family, "ops": [dict(o) for o in trace.ops],  # as the loop reports it
+           "expected": list(ex.reference([trace])[0].replies)}
     repaired = sum(target not in coder.active_defects(coder.write_module(CodingRequest(
         0, 2, seed, domain.spec(), "store.py", first.module, (cex,))).module) for seed in range(200))
     assert 0.65 < repaired / 200 < 0.95  # sim:strong repairs an exposed defect with probability 0.8

@@ -189,19 +189,31 @@ def test_report_statistics_match_scipy_and_the_plot_is_written(tmp_path):
 
 @pytest.mark.slow
 def test_cli_experiment_and_report_on_the_key_value_store(tmp_path, capsys):
-    # One block: every trace of the 2,000-trace population runs in a fresh sandboxed process per
-    # distinct candidate, so the test keeps the number of distinct candidates small.
+    # Two blocks, three policies, two rounds, no acceptance gate in the loop (as in seed Section 6):
+    # every trace of the 2,000-trace population runs in a fresh sandboxed process per distinct
+    # candidate, so the test keeps the number of distinct candidates small. The report then applies
+    # every acceptance rule to the same recorded candidates, with paired statistics.
     with pytest.raises(SystemExit) as done:
-        main(["experiment", "--policies", "public-only,dynamic-informed", "--blocks", "1", "--rounds", "2",
-              "--run", str(tmp_path), "--quiet", "--json"])
+        main(["experiment", "--policies", "public-only,static-property,dynamic-informed", "--blocks", "2",
+              "--rounds", "2", "--acceptance-rule", "none", "--run", str(tmp_path), "--quiet", "--json"])
     assert done.value.code == 0
     summary = json.loads(capsys.readouterr().out)
-    assert summary["rounds_run"] == 4 and summary["simulated"]
+    assert summary["rounds_run"] == 12 and summary["simulated"]
     with pytest.raises(SystemExit) as done:
         main(["report", str(tmp_path)])
     assert done.value.code == 0
     out = capsys.readouterr().out
     assert "simulated test doubles" in out and "public-only - dynamic-informed" in out
+    assert "editing a copy of the reference" in out or "copy of the reference source" in out
+    assert "Development outcomes per policy" in out and "Within-block differences of unseen_risk" in out
+    for rule in ("audit", "sequential", "regression-only", "public-screening"):
+        for policy in ("public-only", "static-property", "dynamic-informed"):
+            assert any(line.split()[:2] == [rule, policy] for line in out.splitlines()), (rule, policy)
+        assert f"{rule}: guarantee:" in out
+    assert "Acting acceptance rule: none" in out
+    report = json.loads((tmp_path / "report.json").read_text())
+    assert all(len(r["contrasts"]) == 3 and all(c["blocks"] == 2 for c in r["contrasts"])
+               for r in report["acceptance_rules"].values())
     with pytest.raises(SystemExit) as done:
         main(["experiment", "--policies", "nope", "--run", str(tmp_path / "x")])
     assert done.value.code == 2
