@@ -203,11 +203,12 @@ def list_packs(as_json: bool) -> None:
 @command.command("bundle")
 @click.argument("pack", type=InputDir(), required=False)
 @click.option("--name", default="katas", show_default=True, help="Name of the bundled pack.")
-@click.option("--src", type=InputDir(), default=None, help="The kata sources it was built from (default: tasks/katas-src).")
+@click.option("--src", type=click.Path(path_type=Path, exists=True), default=None,
+              help="What it was built from (default: tasks/katas-src; for humaneval the installed HumanEval.jsonl.gz).")
 @click.option("--seed", type=int, default=42, show_default=True, help="The seed it was built with.")
 @click.option("--out", type=OutputFile(), default=None, help="Archive to write (default: tasks/<name>.tar.xz).")
 def bundle(pack: Path | None, name: str, src: Path | None, seed: int, out: Path | None) -> None:
-    """Write PACK (default: tasks/<name>, as `pack build` writes it) as the deterministic archive the
+    """Write PACK (default: tasks/<name>, as `pack build` or `pack create` writes it) as the deterministic archive the
     package ships, and record it in tasks/bundled.json (run in a source checkout after `pack build`)."""
     from testhelix.pack.bundle import write_archive, write_manifest
 
@@ -217,6 +218,10 @@ def bundle(pack: Path | None, name: str, src: Path | None, seed: int, out: Path 
     if not pack.is_dir():
         raise UserError(f"{pack}: no such pack folder (build it with `testhelix pack build`)")
     out = out or tasks_dir() / f"{name}.tar.xz"
+    if src is None and name == "humaneval":
+        from testhelix.pack.humaneval import default_data_file
+
+        src = default_data_file()
     start = time.monotonic()
     write_archive(pack, out)
     entry = write_manifest(name, pack, out, src or tasks_dir() / "katas-src", seed)

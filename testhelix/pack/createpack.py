@@ -7,8 +7,10 @@ from __future__ import annotations
 import json
 import shutil
 import tempfile
+import threading
 import tomllib
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from testhelix.errors import UserError
@@ -104,7 +106,8 @@ def funnel(total: int, outcomes: Sequence[Outcome], refused: int = 0) -> list[tu
 
 def create_pack(sources: Sequence[TaskSource], out: Path, generator: CandidateGenerator, verifier: Verifier, *,
                 budget: int, criterion: Diversity, seed: int, with_bank: bool, refused: Sequence[tuple[str, str]] = (),
-                source_note: str = "", log: Callable[[str], None] = print) -> dict:
+                source_note: str = "", tasks_at_once: int = 2,
+                log: Callable[[str], None] = print) -> dict:
     """Build every source into `out` (resumable: finished tasks are kept in the journal beside it);
     returns the pack index written to out/pack.json."""
     from testhelix.pack.taskwriter import write_task
@@ -116,14 +119,17 @@ def create_pack(sources: Sequence[TaskSource], out: Path, generator: CandidateGe
     journal.mkdir(parents=True, exist_ok=True)
     out.mkdir(parents=True, exist_ok=True)
     (out / PACK_INDEX).unlink(missing_ok=True)
-    outcomes: list[Outcome] = []
-    for n, src in enumerate(sources, 1):
+    done = 0
+    lock = threading.Lock()
+
+    def one(src: TaskSource) -> Outcome:
+        nonlocal done
         entry = journal / f"{src.id}.json"
-        if entry.is_file() and (json.loads(entry.read_text())["stage"] is not None or (out / src.id).is_dir()):
+        if entry.is_file():
             data = json.loads(entry.read_text())
-            outcomes.append(Outcome(data["task"], data["stage"], data["reason"], data["outputs"], data["gated"],
-                                    data["labels"]))
-            continue
+            if data["stage"] is not None or (out / src.id).is_dir():
+                return Outcome(data["task"], data["stage"], data["reason"], data["outputs"], data["gated"],
+                               data["labels"])
         shutil.rmtree(out / src.id, ignore_errors=True)
         with tempfile.TemporaryDirectory(prefix="pack-create-") as tmp:
             result, panel = build_panel(src, generator, verifier, Path(tmp), budget, criterion, seed)
@@ -133,9 +139,16 @@ def create_pack(sources: Sequence[TaskSource], out: Path, generator: CandidateGe
                 write_task(src, panel, staging, with_bank, result.outputs, budget)
                 staging.rename(out / src.id)
         entry.write_text(json.dumps(result.to_json(), sort_keys=True) + "\n")
-        outcomes.append(result)
         verdict = "admitted" if result.stage is None else f"excluded at {result.stage}: {result.reason}"
-        log(f"[{n}/{len(sources)}] {src.id}: {verdict} ({result.outputs} outputs)")
+        with lock:
+            done += 1
+            log(f"[{done}/{len(sources)}] {src.id}: {verdict} ({result.outputs} outputs)")
+        return result
+
+    # Tasks are independent (own seed, own budget, own scratch): building two at once keeps both
+    # executor workers busy while one task waits on a single run; results do not depend on it.
+    with ThreadPoolExecutor(max(1, tasks_at_once)) as pool:
+        outcomes = list(pool.map(one, sources))
     admitted = sorted(o.task for o in outcomes if o.stage is None)
     contexts: dict[str, int] = {}
     for src in sources:

@@ -116,9 +116,13 @@ def verifier_module(test_source: str, entry_point: str, program_source: str) -> 
             setup.append(stmt)
             continue
         count += 1
-        body = "\n".join(ast.unparse(s) for s in [*setup, stmt])
-        indented = "\n".join("    " + ln for ln in body.splitlines())
-        lines += ["", f"def test_check_{count:02d}():", "    random.seed(0)", indented, ""]
+        # Seed after a local `import random` of the check (it would shadow the module's name).
+        local = [i for i, s in enumerate(setup) if isinstance(s, ast.Import) and any(a.name == "random" and not a.asname
+                                                                                      for a in s.names)]
+        at = local[-1] + 1 if local else 0
+        body = [ast.unparse(s) for s in setup[:at]] + ["random.seed(0)"] + [ast.unparse(s) for s in [*setup[at:], stmt]]
+        indented = "\n".join("    " + ln for ln in "\n".join(body).splitlines())
+        lines += ["", f"def test_check_{count:02d}():", indented, ""]
     if not count:
         raise ValueError("check(candidate) has no assertion")
     return "\n".join(lines).rstrip() + "\n"

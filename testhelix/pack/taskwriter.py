@@ -135,4 +135,4 @@ def _write_bank(src: TaskSource, panel: Panel, dest: Path) -> None:
              "repairs": repairs}
     banks.dump_json(draft, dest / "bank" / "bank.json")
     shutil.rmtree(dest / "bank" / ".draft", ignore_errors=True)
-    banks.dump_json(banks.relabel_task_bank(dest), dest / "bank" / "bank.json")
+    banks.dump_json(banks.relabel_task_bank(dest, workers=1), dest / "bank" / "bank.json")
