@@ -93,11 +93,14 @@ def create(sources: tuple[Path, ...], out: Path, humaneval: bool, humaneval_data
          observed) and must not quote the fix;
       4. diversity refinement (B.4): in each group (reference + 4 alternatives; 5 invalid) every
          pair of programs is at AST-feature Jaccard distance >= --min-pair and the mean pair
-         distance is >= --min-mean; while not, more outputs are generated.
+         distance is >= --min-mean; while not, more outputs are generated. (The seed defines the
+       distance but gives no numbers; 0.02 and 0.05 are this project's defaults.)
     One budget of --budget generated outputs per task covers steps 2-4; every output counts once
     (rejected or unselected too), the reference does not. A task that runs out is excluded; the
     funnel (tasks left after each stage) is written to OUT/pack.json and printed. An interrupted
     build resumes where it stopped (journal in .OUT.create-state/ beside OUT).
+    Generators: offline (AST rewrites meant correct, AST mutations meant faulty) or model (--model:
+    any provider of the registry); each candidate records which one made it.
     """
     from testhelix.execution.seam import create_executor
     from testhelix.pack import createpack
