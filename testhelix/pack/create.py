@@ -94,7 +94,7 @@ class Panel:
 
 
 @dataclass(frozen=True)
-class Outcome:
+class TaskOutcome:
     task: str
     stage: str | None          # None: admitted; else the stage in STAGES where it was excluded
     reason: str
@@ -199,13 +199,13 @@ def _given_initial_report(work: _Work, verifier: Verifier) -> tuple[str | None, 
 
 
 def build_panel(src: TaskSource, generator: CandidateGenerator, verifier: Verifier, scratch: Path,
-                budget: int, criterion: Diversity, seed: int) -> tuple[Outcome, Panel | None]:
+                budget: int, criterion: Diversity, seed: int) -> tuple[TaskOutcome, Panel | None]:
     """Run the procedure above for one task source."""
     scratch.mkdir(parents=True, exist_ok=True)
     work = _Work(src, scratch, Budget(budget))
 
-    def outcome(stage: str | None, reason: str) -> Outcome:
-        return Outcome(src.id, stage, reason, work.budget.used, work.gated, work.labels)
+    def outcome(stage: str | None, reason: str) -> TaskOutcome:
+        return TaskOutcome(src.id, stage, reason, work.budget.used, work.gated, work.labels)
 
     (ref_run,) = verifier(src.tests, [src.reference], "line")
     if ref_run.status != "pass":

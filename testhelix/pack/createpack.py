@@ -14,7 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from testhelix.errors import UserError
-from testhelix.pack.create import STAGES, Outcome, RunResult, TaskSource, Verifier, build_panel
+from testhelix.pack.create import STAGES, RunResult, TaskOutcome, TaskSource, Verifier, build_panel
 from testhelix.pack.generators import CandidateGenerator
 from testhelix.pack.panelgate import Diversity
 from testhelix.tasks.model import CONTEXTS, DIFFICULTIES, ID_PATTERN
@@ -93,7 +93,7 @@ def state_dir(out: Path) -> Path:
     return out.parent / f".{out.name}.create-state"
 
 
-def funnel(total: int, outcomes: Sequence[Outcome], refused: int = 0) -> list[tuple[str, int]]:
+def funnel(total: int, outcomes: Sequence[TaskOutcome], refused: int = 0) -> list[tuple[str, int]]:
     """Tasks remaining after each stage, from the sources given (`refused`: not convertible at all)."""
     rows = [("source problems", total), ("converted to a task source", total - refused)]
     remaining = total - refused
@@ -122,13 +122,13 @@ def create_pack(sources: Sequence[TaskSource], out: Path, generator: CandidateGe
     done = 0
     lock = threading.Lock()
 
-    def one(src: TaskSource) -> Outcome:
+    def one(src: TaskSource) -> TaskOutcome:
         nonlocal done
         entry = journal / f"{src.id}.json"
         if entry.is_file():
             data = json.loads(entry.read_text())
             if data["stage"] is not None or (out / src.id).is_dir():
-                return Outcome(data["task"], data["stage"], data["reason"], data["outputs"], data["gated"],
+                return TaskOutcome(data["task"], data["stage"], data["reason"], data["outputs"], data["gated"],
                                data["labels"])
         shutil.rmtree(out / src.id, ignore_errors=True)
         with tempfile.TemporaryDirectory(prefix="pack-create-") as tmp:

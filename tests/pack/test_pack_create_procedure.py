@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from testhelix.pack.bugreport import bug_report, failing_sections, leaked_line
-from testhelix.pack.create import Outcome, RunResult, build_panel
+from testhelix.pack.create import RunResult, TaskOutcome, build_panel
 from testhelix.pack.createpack import funnel, load_source
 from testhelix.pack.generators import GeneratedOutput, GenerationRequest, OfflineGenerator
 from testhelix.pack.panelgate import Budget, BudgetExhausted, Diversity, gate, select_group
@@ -194,7 +194,7 @@ def test_select_group_prefers_diverse_members_and_reports_failure():
 
 def test_the_funnel_counts_tasks_left_after_each_stage():
     def out(stage):
-        return Outcome("t", stage, "", 30, {}, {})
+        return TaskOutcome("t", stage, "", 30, {}, {})
 
     outcomes = [out(None), out(None), out("initial assembly"), out("bug report"), out("diversity refinement"),
                 out("verifier validation")]
