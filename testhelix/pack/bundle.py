@@ -60,8 +60,8 @@ class BundledPack:
     tree_sha256: str        # testhelix.digest.tree_sha256 of the unpacked folder
     task_ids: tuple[str, ...]
     contexts: dict[str, int]
-    source: str             # kata source folder beside the manifest
-    source_sha256: str      # tree digest of that folder when the pack was built
+    source: str             # what it was built from: the kata source folder beside the manifest, or a data file
+    source_sha256: str      # tree digest of that folder (file digest of that file) when the pack was built
     seed: int
 
     @property
@@ -263,7 +263,8 @@ def write_manifest(name: str, pack: Path, archive: Path, source: Path, seed: int
         context = str(tomllib.loads(toml.read_text()).get("metadata", {}).get("context", "?"))
         contexts[context] = contexts.get(context, 0) + 1
     entry = BundledPack(name, archive.name, file_sha256(archive), tree_sha256(pack), tuple(sorted(t.id for t in tasks)),
-                        dict(sorted(contexts.items())), Path(source).name, tree_sha256(source), seed)
+                        dict(sorted(contexts.items())), Path(source).name,
+                        tree_sha256(source) if Path(source).is_dir() else file_sha256(source), seed)
     path = archive.parent / MANIFEST
     doc: dict[str, Any] = json.loads(path.read_text()) if path.is_file() else {"format": 1, "packs": {}}  # JSON
     doc["packs"][name] = entry.to_json()

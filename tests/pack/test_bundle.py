@@ -177,7 +177,7 @@ def test_names_on_the_command_line(tmp_path):
     bad = run_cli("run", "--pack", "katas-nope", "--split", "all", "--config", "A", "--model", "sim:strong",
                   "--run", str(tmp_path / "r"), cwd=tmp_path)
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
-    assert "'--pack': katas-nope: no such folder" in bad.stderr and "(bundled: katas)" in bad.stderr
+    assert "'--pack': katas-nope: no such folder" in bad.stderr and "(bundled: humaneval, katas)" in bad.stderr
     bad = run_cli("strategy", "validate", "initial-nope", cwd=tmp_path)
     assert bad.returncode == 2 and "no bundled strategy has that name either (bundled: initial)" in bad.stderr
 
@@ -185,9 +185,12 @@ def test_names_on_the_command_line(tmp_path):
 def test_pack_list_shows_the_bundled_packs_without_unpacking(tmp_path):
     done = run_cli("pack", "list", "--json", env_cache=tmp_path / "cache")
     assert done.returncode == 0, done.stderr
-    (row,) = json.loads(done.stdout)["packs"]
-    assert row["name"] == "katas" and row["tasks"] == 312 and row["cached"] is None
-    assert row["tree_sha256"] == bundle.bundled_packs()["katas"].tree_sha256
+    rows = {row["name"]: row for row in json.loads(done.stdout)["packs"]}
+    assert sorted(rows) == ["humaneval", "katas"]
+    assert rows["katas"]["tasks"] == 312 and all(row["cached"] is None for row in rows.values())
+    for name, row in rows.items():
+        entry = bundle.bundled_packs()[name]
+        assert row["tree_sha256"] == entry.tree_sha256 and row["tasks"] == len(entry.task_ids) > 0
     assert not (tmp_path / "cache").exists()
 
 
@@ -197,6 +200,17 @@ def test_the_manifest_matches_the_archive_and_the_kata_sources():
     assert bundle.file_sha256(tasks_dir() / entry.archive) == entry.archive_sha256
     assert tree_sha256(tasks_dir() / entry.source) == entry.source_sha256
     split = json.loads((splits_dir() / "katas.json").read_text())
+    assert sorted(t for s in split["splits"].values() for t in s) == sorted(entry.task_ids)
+
+
+def test_the_humaneval_manifest_matches_its_archive_and_split_file():
+    """`pack create --humaneval` + `pack bundle --name humaneval` + `splits make` stay in step."""
+    entry = bundle.bundled_packs()["humaneval"]
+    assert bundle.file_sha256(tasks_dir() / entry.archive) == entry.archive_sha256
+    assert (tasks_dir() / entry.archive).stat().st_size < 2_000_000
+    assert entry.source == "HumanEval.jsonl.gz" and all(t.startswith("humaneval-") for t in entry.task_ids)
+    split = json.loads((splits_dir() / "humaneval.json").read_text())
+    assert split["pack"] == "humaneval"
     assert sorted(t for s in split["splits"].values() for t in s) == sorted(entry.task_ids)
 
 
