@@ -19,8 +19,6 @@ sessions (selection, diagnosis and revision, reflection) has its own time limit.
 
 from __future__ import annotations
 
-import json
-import tomllib
 from pathlib import Path
 from typing import Literal
 
@@ -122,16 +120,11 @@ def config_from_data(data: dict) -> SearchConfig:
 
 
 def _read_config_file(path: Path) -> dict:
+    from testhelix import readers
+
     if not path.is_file():
         raise UserError(f"{path}: config file does not exist")
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as err:
-        raise UserError(f"{path}: not UTF-8 text (byte offset {err.start})") from None
-    try:
-        data = tomllib.loads(text) if path.suffix == ".toml" else json.loads(text)
-    except (tomllib.TOMLDecodeError, json.JSONDecodeError) as err:
-        raise UserError(f"{path}: does not parse: {err}") from None
+    data = readers.read_toml(path) if path.suffix == ".toml" else readers.read_json(path)
     if not isinstance(data, dict):
         raise UserError(f"{path}: a config file holds one object of settings")
     return data
