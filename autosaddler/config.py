@@ -22,7 +22,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
 from testhelix.errors import UserError
 
@@ -49,6 +49,19 @@ class SearchConfig(BaseModel):
                                        description="time limit of the diagnosis-and-revision session")
     reflection_timeout_s: float = Field(300.0, gt=0, le=86_400, allow_inf_nan=False,
                                         description="time limit of the reflection session")
+
+    @field_validator("proposal_split", "development_split")
+    @classmethod
+    def _never_held_out(cls, name: str, info: ValidationInfo) -> str:
+        # The search trains on the proposal split and ranks on the development split; the release
+        # split belongs to the gate and the test split to the final report (docs/design.md §6).
+        held_out = {"proposal_split": ("development", "release", "test"),
+                    "development_split": ("proposal", "release", "test")}[info.field_name or ""]
+        if name in held_out:
+            raise ValueError(f"is {name!r}: a search never {'trains' if info.field_name == 'proposal_split' else 'ranks'}"
+                             f" on the {name} split (its tasks are held out for "
+                             f"{'ranking' if name == 'development' else 'proposals' if name == 'proposal' else 'the gate' if name == 'release' else 'the final report'})")
+        return name
 
     def session_timeouts(self) -> dict[str, float]:
         return {"selection": self.selection_timeout_s, "diagnosis": self.diagnosis_timeout_s,

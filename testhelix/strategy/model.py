@@ -230,6 +230,13 @@ def read_json(path: Path) -> Any:
     return bounded_read_json(path)
 
 
+def is_frozen_strategy_file(path: Path) -> bool:
+    """Whether `path` holds a frozen strategy (strategy, provenance and hash; `load_strategy`
+    checks that the hash matches)."""
+    data = read_json(path)
+    return isinstance(data, dict) and {"strategy", "provenance", "hash"} <= set(data)
+
+
 def load_strategy(path: Path) -> Strategy:
     """Load a strategy file (plain or frozen: a frozen file keeps the strategy under "strategy")."""
     data = read_json(path)
