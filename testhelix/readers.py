@@ -24,7 +24,7 @@ from testhelix.errors import UserError
 MAX_BYTES = 64 * 1024 * 1024  # an input file; a SWE-bench JSONL of a few thousand records fits
 MAX_DEPTH = 64  # nesting of arrays/objects/tables; the deepest real input (a strategy) has 5
 MAX_INT_DIGITS = 64  # decimal digits of an integer; seeds and token counts have at most 20
-MAX_CSV_FIELD = 1024 * 1024  # characters in one CSV field
+MAX_CSV_FIELD = 64 * 1024  # characters in one CSV field (a task id or a 0/1 cell has a few dozen)
 
 _STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"')
 _OPEN, _CLOSE = frozenset("[{"), frozenset("]}")
