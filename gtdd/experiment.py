@@ -113,7 +113,7 @@ class Experiment:
         self.execution_config = {"domain": self.domain.name, "module": self.domain.module_name,
                                  "entry": self.domain.entry_class,
                                  **self.domain.execution_config(config.per_trace_timeout_s)}
-        self.store = RunStore(self.run_dir, command="gtdd experiment")
+        self.store = RunStore(self.run_dir, command="gtdd experiment", allowed={"gtdd"})
         try:
             self.store.refuse_other_kinds({"gtdd"}, "gtdd experiment")
             self.config, self.extended = self._settle_config(config)

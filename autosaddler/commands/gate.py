@@ -40,7 +40,7 @@ def run_gate(challenger_file: Path, baseline_file: Path, pack: Path, split: str,
     reused = bool(earlier)
     if reused:
         click.echo(f"warning: {REUSE_NOTE}", err=True)
-    store = RunStore(run_dir, command="autosaddler gate")
+    store = RunStore(run_dir, command="autosaddler gate", allowed={"search", "gate"})
     try:
         store.refuse_other_kinds({"search", "gate"}, "autosaddler gate")
         if not allow_reuse:

@@ -39,7 +39,7 @@ def _run(run_dir: Path, meta: dict, cfg: SearchConfig, as_json: bool, jobs: int 
         if not splits.ids(name):  # checked before the store exists: a refused search leaves no file
             raise UserError(f"the {role} {name!r} of pack {splits.split.pack} is empty: a search needs tasks to train "
                             "and rank on")
-    store = RunStore(run_dir, command="autosaddler search")
+    store = RunStore(run_dir, command="autosaddler search", allowed={"search", "gate"})
     started = time.monotonic()
     try:
         store.refuse_other_kinds({"search", "gate"}, "autosaddler search")
