@@ -26,6 +26,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationIn
 
 from testhelix.errors import UserError
 
+_HELD_FOR = {"development": "ranking", "proposal": "proposals", "release": "the release gate",
+             "test": "the final report"}
+
 
 class SearchConfig(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -55,12 +58,11 @@ class SearchConfig(BaseModel):
     def _never_held_out(cls, name: str, info: ValidationInfo) -> str:
         # The search trains on the proposal split and ranks on the development split; the release
         # split belongs to the gate and the test split to the final report (docs/design.md §6).
-        held_out = {"proposal_split": ("development", "release", "test"),
-                    "development_split": ("proposal", "release", "test")}[info.field_name or ""]
+        trains = info.field_name == "proposal_split"
+        held_out = ("development", "release", "test") if trains else ("proposal", "release", "test")
         if name in held_out:
-            raise ValueError(f"is {name!r}: a search never {'trains' if info.field_name == 'proposal_split' else 'ranks'}"
-                             f" on the {name} split (its tasks are held out for "
-                             f"{'ranking' if name == 'development' else 'proposals' if name == 'proposal' else 'the gate' if name == 'release' else 'the final report'})")
+            raise ValueError(f"is {name!r}: a search never {'trains' if trains else 'ranks'} on the {name} split "
+                             f"(its tasks are held out for {_HELD_FOR[name]})")
         return name
 
     def session_timeouts(self) -> dict[str, float]:

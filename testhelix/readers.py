@@ -28,7 +28,7 @@ MAX_CSV_FIELD = 64 * 1024  # characters in one CSV field (a task id or a 0/1 cel
 
 _STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"')
 _OPEN, _CLOSE = frozenset("[{"), frozenset("]}")
-_LONG_INT = re.compile(r"(?<![\w.])[-+]?\d[\d_]{%d,}" % MAX_INT_DIGITS)
+_LONG_INT = re.compile(rf"(?<![\w.])[-+]?\d[\d_]{{{MAX_INT_DIGITS},}}")
 
 
 def _refuse(path: Path | str, place: str, problem: str) -> UserError:

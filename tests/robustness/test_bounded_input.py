@@ -32,15 +32,15 @@ def frozen(strategy: dict, digest: object = "auto") -> str:
 
 
 FILES = {
-    "int.json": '{"agentSteps": %s}' % DIGITS,
+    "int.json": '{"agentSteps": ' + DIGITS + "}",
     "deep.json": "[" * 5000 + "]" * 5000,
     "deep_obj.json": '{"a":' * 3000 + "1" + "}" * 3000,
-    "int.toml": "seed = %s\n" % DIGITS,
+    "int.toml": f"seed = {DIGITS}\n",
     "deep.toml": "workers = " + "[" * 5000 + "]" * 5000 + "\n",
-    "frozen_int.json": frozen(INITIAL, None)[:-1] + ', "hash": %s}' % DIGITS,
-    "counts_int.json": "[[%s]]" % DIGITS,
+    "frozen_int.json": frozen(INITIAL, None)[:-1] + ', "hash": ' + DIGITS + "}",
+    "counts_int.json": f"[[{DIGITS}]]",
     "counts_deep.json": "[" * 5000 + "]" * 5000,
-    "split_int.json": '{"pack": "katas", "seed": %s}' % DIGITS,
+    "split_int.json": '{"pack": "katas", "seed": ' + DIGITS + "}",
     "field.csv": "task,challenger,baseline\n" + "t" * 200_000 + ",1,0\n",
     "nul.csv": "task,challenger,baseline\nt\x001,1,0\nt2,0,1\n",
     "dup_header.csv": "task,task,challenger,baseline\nt1,t1,1,0\n",
