@@ -57,6 +57,11 @@ class RunStore:
         self._depth = 0
         self._last_publish = 0.0
         self._publish_cost = 0.0
+        try:
+            str(self.path).encode("utf-8")
+        except UnicodeEncodeError:  # DuckDB cannot open such a path (std::bad_cast)
+            raise UserError(f"{os.fsencode(self.run_dir)!r}: the run folder's path is not UTF-8; use a folder whose "
+                            "name is UTF-8 text") from None
         if self.run_dir.exists() and not self.run_dir.is_dir():
             raise UserError(f"{self.run_dir}: is a file, not a run folder")
         if self.path.exists() and not self.path.is_file():

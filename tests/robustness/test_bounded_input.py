@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 
 import pytest
 
@@ -74,6 +75,16 @@ def w(tmp_path_factory):
                              "--release", "4", "--test", "4", "--out", str(d / "empty_proposal.json")])
     assert rc == 0
     out["empty_proposal"] = str(d / "empty_proposal.json")
+    # A run folder whose name is not UTF-8 (DuckDB cannot open such a path), holding a real store.
+    from testhelix.store import RunStore
+
+    store = RunStore(d / "helix-run")
+    store.record_run("sim:strong/A", "helix", {"model": "sim:strong"})
+    store.close()
+    latin = os.fsdecode(os.fsencode(d) + b"/run-caf\xe9")
+    os.mkdir(latin)
+    shutil.copyfile(d / "helix-run" / "run.duckdb", os.path.join(latin, "run.duckdb"))
+    out["latin_run"] = latin
     out["initial"] = str(strategies_dir() / "initial.json")
     out["new"] = str(d / "new")  # where a command that wrongly went ahead would write
     out["dir"] = str(d)
@@ -174,6 +185,13 @@ CASES = [
                                                    "--alpha", "0.05"], ["tolerance", "precision"]),
     ("audit-size alpha 50 digits", "gtdd", ["audit-size", "-N", "1000", "--tolerance", "0.05", "--alpha",
                                             "0." + "1" * 50], ["alpha", "precision"]),
+    # a run folder whose name is not UTF-8
+    ("sql on a latin-1 folder", "testhelix", ["sql", "{latin_run}", "SELECT 1"], ["not UTF-8", "run-caf"]),
+    ("report on a latin-1 folder", "testhelix", ["report", "{latin_run}"], ["not UTF-8"]),
+    ("dag on a latin-1 folder", "autosaddler", ["dag", "{latin_run}"], ["not UTF-8"]),
+    ("gtdd report on a latin-1 folder", "gtdd", ["report", "{latin_run}"], ["not UTF-8"]),
+    ("run into a latin-1 folder", "testhelix", ["run", "--pack", "katas", "--split", "all", "--config", "A",
+                                                "--model", "sim:strong", "--run", "{latin_run}"], ["not UTF-8"]),
     # every refusal names its file
     ("not UTF-8 names the file", "autosaddler", ["search", "--pack", "katas", *SIM, "--run", "{new}",
                                                  "--config", "{latin1_json}"], ["latin1.json", "UTF-8"]),
