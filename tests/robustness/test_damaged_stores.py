@@ -169,3 +169,25 @@ def test_an_old_store_with_an_empty_schema_meta_is_read_not_taken_for_a_foreign_
     assert _run("testhelix", ["sql", str(tmp_path), "SELECT count(*) AS n FROM runs"]) == 0
     assert "n" in capsys.readouterr().out
     assert _digests(tmp_path) == before  # read from a migrated copy: the old file is not migrated in place
+
+
+WRITERS = {  # a writer given a folder of another kind refuses it before opening the store for writing
+    "gtdd experiment": ("gtdd", ["experiment", "--policies", "public-only", "--blocks", "1", "--run", "{run}"]),
+    "testhelix run": ("testhelix", ["run", "--pack", "katas", "--split", "all", "--config", "A", "--model",
+                                    "sim:strong", "--run", "{run}"]),
+    "autosaddler search": ("autosaddler", ["search", "--pack", "katas", "--model", "sim:strong",
+                                           "--optimizer-model", "sim:strong", "--run", "{run}"]),
+}
+FOREIGN_TO = {"gtdd experiment": "helix", "testhelix run": "gtdd", "autosaddler search": "helix"}
+
+
+@pytest.mark.parametrize("writer", list(WRITERS))
+def test_a_writer_refuses_a_folder_of_another_kind_without_touching_it(writer, made, tmp_path, capsys):
+    run = tmp_path / "run"
+    shutil.copytree(made[f"kind {FOREIGN_TO[writer]}"], run)
+    before = _digests(run)
+    program, args = WRITERS[writer]
+    code = _run(program, [a.format(run=run) for a in args])
+    err = capsys.readouterr().err
+    assert code == 2 and "Traceback" not in err, err[-1500:]
+    assert _digests(run) == before  # no table added, no attempt recorded
