@@ -251,3 +251,10 @@ def test_a_large_record_is_never_cut_when_the_harness_reads_late(monkeypatch):
     results = run(big, traces(3))
     assert [r.error for r in results] == [None, None, None]
     assert all(r.replies == ("OK", "x" * 300_000, "x" * 300_000) for r in results)
+
+
+def test_limit_hits_are_confirmed_under_larger_limits_recorded_in_the_commitment():
+    limits = IsolationLimits.for_timeout(0.5)
+    larger = limits.confirming()
+    assert (larger.cpu_s, larger.import_cpu_s, larger.confirm_factor) == (2.0, 4.0, 1.0)
+    assert execution_config(limits)["limits"]["confirm_factor"] == 4.0  # part of every commitment
