@@ -19,14 +19,15 @@ sessions (selection, diagnosis and revision, reflection) has its own time limit.
 
 from __future__ import annotations
 
-import json
-import tomllib
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
 from testhelix.errors import UserError
+
+_HELD_FOR = {"development": "ranking", "proposal": "proposals", "release": "the release gate",
+             "test": "the final report"}
 
 
 class SearchConfig(BaseModel):
@@ -51,6 +52,18 @@ class SearchConfig(BaseModel):
                                        description="time limit of the diagnosis-and-revision session")
     reflection_timeout_s: float = Field(300.0, gt=0, le=86_400, allow_inf_nan=False,
                                         description="time limit of the reflection session")
+
+    @field_validator("proposal_split", "development_split")
+    @classmethod
+    def _never_held_out(cls, name: str, info: ValidationInfo) -> str:
+        # The search trains on the proposal split and ranks on the development split; the release
+        # split belongs to the gate and the test split to the final report (docs/design.md §6).
+        trains = info.field_name == "proposal_split"
+        held_out = ("development", "release", "test") if trains else ("proposal", "release", "test")
+        if name in held_out:
+            raise ValueError(f"is {name!r}: a search never {'trains' if trains else 'ranks'} on the {name} split "
+                             f"(its tasks are held out for {_HELD_FOR[name]})")
+        return name
 
     def session_timeouts(self) -> dict[str, float]:
         return {"selection": self.selection_timeout_s, "diagnosis": self.diagnosis_timeout_s,
@@ -122,16 +135,11 @@ def config_from_data(data: dict) -> SearchConfig:
 
 
 def _read_config_file(path: Path) -> dict:
+    from testhelix import readers
+
     if not path.is_file():
         raise UserError(f"{path}: config file does not exist")
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as err:
-        raise UserError(f"{path}: not UTF-8 text (byte offset {err.start})") from None
-    try:
-        data = tomllib.loads(text) if path.suffix == ".toml" else json.loads(text)
-    except (tomllib.TOMLDecodeError, json.JSONDecodeError) as err:
-        raise UserError(f"{path}: does not parse: {err}") from None
+    data = readers.read_toml(path) if path.suffix == ".toml" else readers.read_json(path)
     if not isinstance(data, dict):
         raise UserError(f"{path}: a config file holds one object of settings")
     return data

@@ -11,7 +11,6 @@ together.
 
 from __future__ import annotations
 
-import csv
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -90,33 +89,32 @@ def decide(outcomes: list[PairedOutcome]) -> GateResult:
 
 
 def read_outcomes_csv(path: Path) -> list[PairedOutcome]:
-    """Columns task, challenger, baseline (0/1); every bad cell is named by row and column."""
-    from testhelix.inputs import open_text
+    """Columns task, challenger, baseline (0/1) under one header line; task ids unique and
+    printable; every bad cell is named by line and column."""
+    from testhelix.readers import read_csv
 
     path = Path(path)
-    # utf-8-sig and skipinitialspace: spreadsheet exports start with a byte-order mark and may put
-    # spaces after the commas; header names are compared without surrounding spaces.
-    with open_text(path, "--outcomes") as fh:
-        reader = csv.DictReader(fh, skipinitialspace=True)
-        reader.fieldnames = [(f or "").strip() for f in (reader.fieldnames or [])]
-        missing = {"task", "challenger", "baseline"} - set(reader.fieldnames or [])
-        if missing:
-            raise UserError(f"{path}: missing column(s) {', '.join(sorted(missing))}")
-        rows, problems, seen = [], [], set()
-        for line, row in enumerate(reader, start=2):
-            values = {}
-            for col in ("challenger", "baseline"):
-                raw = (row[col] or "").strip()
-                if raw not in ("0", "1"):
-                    problems.append((f"line {line}, column {col}", f"must be 0 or 1, got {raw!r}"))
-                values[col] = raw == "1"
-            task = (row["task"] or "").strip()
-            if not task:
-                problems.append((f"line {line}, column task", "is empty"))
-            elif task in seen:
-                problems.append((f"line {line}, column task", f"task {task!r} appears twice"))
-            seen.add(task)
-            rows.append(PairedOutcome(task, int(values["challenger"]), int(values["baseline"])))
+    # skipinitialspace: spreadsheet exports may put spaces after the commas (the reader strips
+    # header names and accepts a byte-order mark).
+    _, table = read_csv(path, required=("task", "challenger", "baseline"), skipinitialspace=True)
+    rows, problems, seen = [], [], set()
+    for line, row in table:
+        values = {}
+        for col in ("challenger", "baseline"):
+            raw = (row[col] or "").strip()
+            if raw not in ("0", "1"):
+                hint = " (a second header line?)" if raw == col else ""
+                problems.append((f"line {line}, column {col}", f"must be 0 or 1, got {raw!r}{hint}"))
+            values[col] = raw == "1"
+        task = (row["task"] or "").strip()
+        if not task:
+            problems.append((f"line {line}, column task", "is empty"))
+        elif not task.isprintable():
+            problems.append((f"line {line}, column task", f"task id {task!r} holds a control character"))
+        elif task in seen:
+            problems.append((f"line {line}, column task", f"task {task!r} appears twice"))
+        seen.add(task)
+        rows.append(PairedOutcome(task, int(values["challenger"]), int(values["baseline"])))
     if problems:
         raise UserError(f"{path}: {len(problems)} bad cell(s)", problems)
     return rows

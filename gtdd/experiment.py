@@ -130,7 +130,7 @@ class Experiment:
                                  **self.domain.execution_config(config.per_trace_timeout_s)}
         # bad acceptance settings are refused before anything is stored
         acceptance.AcceptanceRule(**config.acceptance).check_families(list(self.domain.families))
-        self.store = RunStore(self.run_dir, command="gtdd experiment")
+        self.store = RunStore(self.run_dir, command="gtdd experiment", allowed={"gtdd"})
         try:
             self.store.refuse_other_kinds({"gtdd"}, "gtdd experiment")
             self.config, self.extended = self._settle_config(config)

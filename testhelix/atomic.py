@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from testhelix.errors import UserError
+from testhelix.errors import UserError, describe_os_error
 
 
 def current_umask() -> int:
@@ -42,12 +42,13 @@ def atomic_path(path: Path, exclusive: bool = False, suffix: str = "") -> Iterat
         raise UserError(f"{path}: is a folder; give a file name to write")
     if exclusive and path.exists():
         raise UserError(f"{path}: exists already; it is never overwritten")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.tmp-", suffix=suffix or path.suffix)
-    os.close(fd)
-    tmp = Path(name)
-    os.chmod(tmp, 0o666 & ~current_umask())   # mkstemp makes 0600; the result is an ordinary output file
+    tmp: Path | None = None
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.tmp-", suffix=suffix or path.suffix)
+        os.close(fd)
+        tmp = Path(name)
+        os.chmod(tmp, 0o666 & ~current_umask())   # mkstemp makes 0600; the result is an ordinary output file
         yield tmp
         if exclusive:
             try:
@@ -56,8 +57,13 @@ def atomic_path(path: Path, exclusive: bool = False, suffix: str = "") -> Iterat
                 raise UserError(f"{path}: exists already; it is never overwritten") from None
         else:
             os.replace(tmp, path)
+    except OSError as err:
+        # A write to the temporary file that fails (a full disk) carries no file name: name the
+        # file the user asked for, in one line (testhelix/errors.py).
+        raise describe_os_error(err, path) from None
     finally:
-        tmp.unlink(missing_ok=True)
+        if tmp is not None:
+            tmp.unlink(missing_ok=True)
 
 
 def write_text(path: Path, text: str, exclusive: bool = False) -> None:

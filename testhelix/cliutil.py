@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import click
@@ -74,7 +75,14 @@ def _store_problem(err: Exception):
 
     if not isinstance(err, duckdb.Error):
         return None
-    return describe_store_error(str(err), _OPEN_PATHS)
+    problem = describe_store_error(str(err), _OPEN_PATHS)
+    if problem is not None:
+        return problem
+    # Any other DuckDB failure: a store that opened but cannot be read (a damaged block, a table
+    # another version changed). One line, never a traceback.
+    from testhelix.lifecycle import damaged
+
+    return damaged(Path(sorted(_OPEN_PATHS)[0]) if _OPEN_PATHS else Path("the run store"), err)
 
 
 def _choose_execution(ctx: click.Context, param: click.Parameter,  # noqa: ARG001 - click's callback signature

@@ -65,6 +65,17 @@ RESUME_HINT = "nothing committed is lost; fix the cause and run the command agai
 
 def describe_os_error(err: OSError, path: object | None = None) -> EnvironmentProblem:
     """One line naming the path and the reason, e.g. 'no space left on device (/runs/x/run.duckdb)'."""
+    import shutil
+
+    if isinstance(err, shutil.Error) and err.args and isinstance(err.args[0], list) and err.args[0]:
+        # copytree gathers one (source, destination, reason) per file that failed: name the first
+        src, dst, why = err.args[0][0]
+        more = f" and {len(err.args[0]) - 1} more file(s)" if len(err.args[0]) > 1 else ""
+        low = str(why).lower()
+        code = next((c for c, r in _REASONS.items() if r in low or (c == errno.ENOSPC and "no space" in low)), None)
+        reason = _REASONS.get(code or -1) or str(why)[:200]
+        hint = f"; {RESUME_HINT}" if code in (errno.ENOSPC, errno.EDQUOT, errno.EIO) else ""
+        return EnvironmentProblem(f"{reason} (copying {src} -> {dst}{more}){hint}")
     reason = _REASONS.get(err.errno or -1) or (err.strerror or str(err)).lower()
     where = path or err.filename or "unknown path"
     if getattr(err, "filename2", None):

@@ -43,11 +43,47 @@ def first_line(err: Exception) -> str:
     return str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
 
 
+def is_lock_conflict(err: Exception) -> bool:
+    """DuckDB's refusal because another process holds the file (not any message with 'block' in it)."""
+    text = str(err)
+    return "Could not set lock" in text or "Conflicting lock" in text
+
+
+def lock_holder(err: Exception) -> str:
+    import re
+
+    m = re.search(r"PID (\d+)", str(err))
+    return f"process {m.group(1)}" if m else "another process"
+
+
+def damaged(path: Path, err: Exception) -> UserError:
+    """One line for a store file that DuckDB cannot read: truncated, overwritten, not a database."""
+    return UserError(f"{path}: the run store is damaged or not a DuckDB file ({first_line(err)[:200]}); it was "
+                     "left as it is: restore it from a copy, or start a new --run")
+
+
+def require_run_store(conn: duckdb.DuckDBPyConnection, path: Path) -> None:
+    """Refuse a DuckDB file that is not a run store (tables, but no schema_meta) before touching
+    it. A store of an old version has schema_meta, possibly empty, or no table at all (schema 0:
+    what a kill during creation used to leave); neither is refused here."""
+    tables = {r[0] for r in conn.execute("SELECT table_name FROM information_schema.tables").fetchall()}
+    if tables and "schema_meta" not in tables:
+        shown = ", ".join(sorted(tables)[:5])
+        raise UserError(f"{path}: a DuckDB file but not a run store (no schema_meta table; holds {shown}); "
+                        "it was left as it is")
+
+
 def connect(path: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
     try:
         return duckdb.connect(str(path), read_only=read_only)
     except duckdb.Error as err:
-        raise UserError(f"{path}: cannot open the run store: {first_line(err)}") from None
+        if is_lock_conflict(err):
+            raise UserError(f"{path}: in use by {lock_holder(err)}; wait for it to finish (or stop it), then run "
+                            "the command again") from None
+        problem = describe_store_error(str(err), {str(path)})
+        if problem is not None:
+            raise problem from None
+        raise damaged(path, err) from None
 
 
 # --- creation ---------------------------------------------------------------------------------

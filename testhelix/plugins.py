@@ -82,6 +82,26 @@ def load_plugin(spec: str, *, group: str, builtins: Mapping[str, str], option: s
                         f"({exc})") from None
 
 
+def check_callable(obj: Any, *, option: str, spec: str, what: str, **arguments: Any) -> None:
+    """Refuse, when it is loaded, a plug-in that cannot be called the way its registry will call it
+    (e.g. `--executor os:getcwd`, which is callable but takes no `workers`), instead of a TypeError
+    deep inside a run. Objects whose signature Python cannot tell (some builtins) pass."""
+    import inspect
+
+    if not callable(obj):
+        raise UserError(f"{option} {spec!r}: {obj!r} is not callable (expected {what})")
+    try:
+        signature = inspect.signature(obj)
+    except (TypeError, ValueError):
+        return
+    try:
+        signature.bind(**arguments)
+    except TypeError as err:
+        shown = ", ".join(f"{k}=" for k in arguments) or "no arguments"
+        raise UserError(f"{option} {spec!r}: {getattr(obj, '__qualname__', obj)!r} is not {what}: it cannot be "
+                        f"called with ({shown}): {err}") from None
+
+
 def import_root(obj: Any) -> str | None:
     """The sys.path entry `obj`'s top-level package was imported from, so a child process (a fork
     server) can import the same plug-in; None for the project's own objects."""

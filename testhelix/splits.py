@@ -11,13 +11,12 @@ from __future__ import annotations
 import hashlib
 import json
 import random
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
 from testhelix.digest import canonical_json
 from testhelix.errors import UserError
-from testhelix.strategy.model import read_json
+from testhelix.readers import read_json, read_toml
 
 SPLIT_NAMES = ("proposal", "development", "release", "test")
 PAPER_SIZES = {"proposal": 500, "development": 100, "release": 100, "test": 300}
@@ -57,11 +56,12 @@ def scan_pack(pack_dir: Path) -> list[PackTask]:
         raise UserError(f"{pack_dir}: task pack folder does not exist")
     tasks = []
     for toml_path in sorted(pack_dir.glob("*/task.toml")):
-        try:
-            meta = tomllib.loads(toml_path.read_text()).get("metadata", {})
-        except tomllib.TOMLDecodeError as err:
-            raise UserError(f"{toml_path}: TOML does not parse: {err}") from None
+        meta = read_toml(toml_path).get("metadata", {})
+        if not isinstance(meta, dict):
+            raise UserError(f"{toml_path}: [metadata] must be a table, got {type(meta).__name__}")
         task_id = meta.get("id", toml_path.parent.name)
+        if not isinstance(task_id, str):
+            raise UserError(f"{toml_path}: metadata.id must be a string, got {task_id!r}")
         h = hashlib.sha256()
         for name in ("task.toml", "instruction.md", "panel/manifest.json"):
             f = toml_path.parent / name

@@ -44,7 +44,10 @@ def _attempt_id() -> str:
 class RunStore:
     """A run directory's database. Thread-safe for the writes a run makes (one lock)."""
 
-    def __init__(self, run_dir: Path, read_only: bool = False, command: str = ""):
+    def __init__(self, run_dir: Path, read_only: bool = False, command: str = "", allowed: set[str] | None = None):
+        """`allowed`: for a writer, the kinds of run it may write into; an existing store holding
+        another kind is refused from a read-only look, before it is opened for writing (which
+        would migrate it and so add this package's tables to it)."""
         self.run_dir = Path(run_dir)
         self.path = self.run_dir / DB_NAME
         self.read_only = read_only
@@ -54,6 +57,11 @@ class RunStore:
         self._depth = 0
         self._last_publish = 0.0
         self._publish_cost = 0.0
+        try:
+            str(self.path).encode("utf-8")
+        except UnicodeEncodeError:  # DuckDB cannot open such a path (std::bad_cast)
+            raise UserError(f"{os.fsencode(self.run_dir)!r}: the run folder's path is not UTF-8; use a folder whose "
+                            "name is UTF-8 text") from None
         if self.run_dir.exists() and not self.run_dir.is_dir():
             raise UserError(f"{self.run_dir}: is a file, not a run folder")
         if self.path.exists() and not self.path.is_file():
@@ -63,6 +71,8 @@ class RunStore:
                 raise UserError(f"{self.run_dir}: no run store here (expected {DB_NAME})")
             self.conn = self._open_for_reading()
         else:
+            if allowed is not None:
+                check_run_folder(self.run_dir, allowed, command)
             self.run_dir.mkdir(parents=True, exist_ok=True)
             if not self.path.exists():
                 lifecycle.create_atomically(self.path, _build_store)
@@ -72,31 +82,61 @@ class RunStore:
         lifecycle.OPEN_PATHS.add(str(self.path))
 
     def _open_for_reading(self) -> duckdb.DuckDBPyConnection:
+        """A reader never writes the store: not to migrate it, not to add another package's
+        tables. A store that lacks migrations (an older version, or tables another package owns)
+        is read from a migrated private copy; a file that is not a run store, or is damaged, is
+        refused naming what is wrong."""
         try:
             conn = duckdb.connect(str(self.path), read_only=True)
-        except duckdb.IOException as err:
-            if "lock" not in str(err).lower():
-                raise UserError(f"{self.path}: cannot open the run store: {lifecycle.first_line(err)}") from None
-            return self._open_snapshot()
         except duckdb.Error as err:
-            raise UserError(f"{self.path}: cannot open the run store: {lifecycle.first_line(err)}") from None
-        if migrations.pending(conn):
-            # An older (or never initialised) store: migrate it once, then read it.
+            if lifecycle.is_lock_conflict(err):
+                return self._open_snapshot()
+            raise lifecycle.damaged(self.path, err) from None
+        try:
+            lifecycle.require_run_store(conn, self.path)
+            unknown, pending = migrations.unknown(conn), migrations.pending(conn)
+        except duckdb.Error as err:
             conn.close()
-            try:
-                writer = lifecycle.connect(self.path, read_only=False)
-            except UserError:
-                writer = None
-            if writer is not None:
-                self.conn = writer
-                self._migrate()
-                writer.close()
-            conn = lifecycle.connect(self.path, read_only=True)
+            raise lifecycle.damaged(self.path, err) from None
+        except UserError:
+            conn.close()
+            raise
         self.conn = conn
-        version = self.schema_version()
-        if migrations.unknown(conn):
-            raise UserError(f"{self.path}: made by a newer version (schema {version})")
+        if unknown:
+            conn.close()
+            raise UserError(f"{self.path}: made by a newer version (schema {self.schema_version()}; unknown "
+                            f"migration {unknown[0]}); read it with that version")
+        if pending:
+            conn.close()
+            conn = self._migrated_copy()
         return conn
+
+    def _migrated_copy(self) -> duckdb.DuckDBPyConnection:
+        """Read-only connection to a private copy of the store with every migration applied."""
+        import shutil
+        import tempfile
+
+        self._copy_dir = Path(tempfile.mkdtemp(prefix="testhelix-read-"))
+        copy = self._copy_dir / DB_NAME
+        try:
+            for name in (DB_NAME, DB_NAME + ".wal"):
+                if (self.run_dir / name).is_file():
+                    shutil.copyfile(self.run_dir / name, self._copy_dir / name)
+            writer = RunStore.__new__(RunStore)
+            writer.path, writer._lock, writer._depth = copy, threading.RLock(), 0
+            writer.conn = duckdb.connect(str(copy))
+            try:
+                writer._migrate()
+            finally:
+                writer.conn.close()
+            return duckdb.connect(str(copy), read_only=True)
+        except duckdb.Error as err:
+            shutil.rmtree(self._copy_dir, ignore_errors=True)
+            raise lifecycle.damaged(self.path, err) from None
+        except OSError as err:
+            shutil.rmtree(self._copy_dir, ignore_errors=True)
+            raise UserError(f"{self.path}: an older store is read from a migrated copy, which could not be made in "
+                            f"{self._copy_dir.parent} ({err.strerror}); free space there or set TMPDIR") from None
 
     def _open_snapshot(self) -> duckdb.DuckDBPyConnection:
         """The writer holds the lock: read the snapshot it published after its last step."""
@@ -202,6 +242,10 @@ class RunStore:
                 pass  # the next writer marks it abandoned; nothing else depends on it
         self.conn.close()
         lifecycle.OPEN_PATHS.discard(str(self.path))
+        if getattr(self, "_copy_dir", None) is not None:
+            import shutil
+
+            shutil.rmtree(self._copy_dir, ignore_errors=True)
         if self.attempt_id:
             (self.run_dir / SNAPSHOT_NAME).unlink(missing_ok=True)  # the store itself is readable again
 

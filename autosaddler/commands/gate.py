@@ -20,7 +20,7 @@ from testhelix.inputs import InputFile, NewRunDir, PackDir
 from testhelix.parallel.options import concurrency_options
 from testhelix.parallel.progress import TaskProgress
 from testhelix.store import RunStore
-from testhelix.strategy.model import load_strategy
+from testhelix.strategy.model import is_frozen_strategy_file, load_strategy
 from testhelix.tracking import mlflow_option, requested_mlflow_uri
 
 
@@ -40,7 +40,7 @@ def run_gate(challenger_file: Path, baseline_file: Path, pack: Path, split: str,
     reused = bool(earlier)
     if reused:
         click.echo(f"warning: {REUSE_NOTE}", err=True)
-    store = RunStore(run_dir, command="autosaddler gate")
+    store = RunStore(run_dir, command="autosaddler gate", allowed={"search", "gate"})
     try:
         store.refuse_other_kinds({"search", "gate"}, "autosaddler gate")
         if not allow_reuse:
@@ -96,12 +96,15 @@ def run_gate(challenger_file: Path, baseline_file: Path, pack: Path, split: str,
               help="Execution settings (TestHelix configuration, caps) shared with the search.")
 @click.option("--allow-reuse", is_flag=True, help="Gate on a release split an earlier gate already spent (the "
                                                   "decision is then marked as no longer a fresh test).")
+@click.option("--allow-unfrozen-challenger", is_flag=True,
+              help="Gate a challenger that is not a frozen strategy file (the release split is spent on a strategy "
+                   "with no recorded provenance; a warning says so).")
 @concurrency_options
 @mlflow_option
 @execution_options
 @json_option
 def command(outcomes_csv, challenger, baseline, pack, split, split_file, model, run_dir, preset, allow_reuse,
-            jobs, backend, ray_address, as_json) -> None:
+            allow_unfrozen_challenger, jobs, backend, ray_address, as_json) -> None:
     """Promote a frozen challenger only on a positive difference with one-sided exact McNemar p <= 0.05."""
     fresh = True
     if outcomes_csv is not None:
@@ -116,6 +119,12 @@ def command(outcomes_csv, challenger, baseline, pack, split, split_file, model, 
                                   ("--model", model), ("--run", run_dir)) if v is None]
         if missing:
             raise UserError(f"give --outcomes FILE.csv, or all of: {', '.join(missing)} (missing)")
+        if not is_frozen_strategy_file(challenger):
+            if not allow_unfrozen_challenger:
+                raise UserError(f"--challenger {challenger}: not a frozen strategy (freeze it with `autosaddler freeze`; "
+                                "or pass --allow-unfrozen-challenger to spend the release split on it anyway)")
+            click.echo(f"WARNING: --challenger {challenger} is not frozen: this gate spends the release split on a "
+                       "strategy with no recorded provenance (--allow-unfrozen-challenger)", err=True)
         result, fresh = run_gate(challenger, baseline, pack, split, model, run_dir, split_file, preset, allow_reuse,
                                  jobs, backend, ray_address, progress=not as_json)
     track_gate_command(requested_mlflow_uri(), result, outcomes_csv=outcomes_csv, challenger=challenger,

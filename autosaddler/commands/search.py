@@ -35,7 +35,12 @@ def _run(run_dir: Path, meta: dict, cfg: SearchConfig, as_json: bool, jobs: int 
          backend: str = "local", ray_address: str | None = None) -> None:
     console = Console(quiet=as_json)
     splits = load_pack_splits(Path(meta["pack"]), Path(meta["split_file"]) if meta.get("split_file") else None)
-    store = RunStore(run_dir, command="autosaddler search")
+    for role, name in (("proposal split (proposal_split)", cfg.proposal_split),
+                       ("development split (development_split)", cfg.development_split)):
+        if not splits.ids(name):  # checked before the store exists: a refused search leaves no file
+            raise UserError(f"the {role} {name!r} of pack {splits.split.pack} is empty: a search needs tasks to train "
+                            "and rank on")
+    store = RunStore(run_dir, command="autosaddler search", allowed={"search", "gate"})
     started = time.monotonic()
     try:
         store.refuse_other_kinds({"search", "gate"}, "autosaddler search")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import click
@@ -140,14 +139,9 @@ def tables_command(as_json):
 
 
 def _read_counts(path: Path) -> list[list[int]]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except UnicodeDecodeError as err:
-        raise UserError(f"--counts {path}: not UTF-8 text (byte offset {err.start})") from None
-    except OSError as err:
-        raise UserError(f"cannot read {path}: {err.strerror}") from None
-    except json.JSONDecodeError as err:
-        raise UserError(f"{path}: JSON does not parse: {err}") from None
+    from testhelix.readers import read_json
+
+    data = read_json(path)
     if isinstance(data, dict):
         data = data.get("trajectories")
     if not isinstance(data, list) or not all(isinstance(t, list) for t in data):

@@ -15,6 +15,14 @@ the watchdog here, for a worker that blocks without using CPU time or a harness 
 trace gets the harness error ERROR_WALL_CLOCK (gtdd.domains.base.HARNESS_ERRORS), which the
 executor never caches, and the batch goes on in a fresh zygote.
 
+CPU time is not a deterministic measure: the same trace uses more of it on a loaded machine (cache
+and memory-bus contention, page faults), so a trace close to its limit could pass in one run and
+time out in the next. A limit hit is therefore only a screen: every trace that timed out (in its
+body or while importing) or met the wall-clock backstop is run again, alone, under limits
+`confirm_factor` times larger, and that run decides. A correct candidate would have to be slowed
+down that many times by load to be reported as a timeout, while a looping one still is; the factor
+is part of the limits and so of every commitment.
+
 Nothing here is specific to a domain: a candidate is a module file defining an entry class whose
 instances have `execute(cmd, args)` returning JSON values.
 """
@@ -33,7 +41,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 from gtdd.domains.base import (
@@ -66,6 +74,12 @@ class IsolationLimits:
     nproc: int = 64
     wall_factor: float = 10.0  # watchdog: wall_factor x rlimit_cpu_s + wall_grace_s
     wall_grace_s: float = 5.0
+    confirm_factor: float = 4.0  # a limit hit is confirmed under limits this many times larger
+
+    def confirming(self) -> IsolationLimits:
+        """The limits of the run that confirms a limit hit (see the module docstring)."""
+        f = self.confirm_factor
+        return replace(self, cpu_s=self.cpu_s * f, import_cpu_s=self.import_cpu_s * f, confirm_factor=1.0)
 
     @classmethod
     def for_timeout(cls, per_trace_cpu_s: float, **kw) -> IsolationLimits:
@@ -131,6 +145,23 @@ def run_traces(module_source: str, traces: Sequence[Trace], limits: IsolationLim
     if not traces:
         return []
     limits = limits or IsolationLimits()
+    results = _run_once(module_source, traces, limits, module_file, entry, sandbox_kind)
+    again = [i for i, r in enumerate(results) if r.error in _CONFIRM]
+    if again and limits.confirm_factor > 1:
+        confirmed = _run_once(module_source, [traces[i] for i in again], limits.confirming(), module_file, entry,
+                              sandbox_kind)
+        for i, result in zip(again, confirmed):
+            results[i] = result
+    return [TraceResult((), ERROR_IMPORT) if r.error == _IMPORT_TIMEOUT else r for r in results]
+
+
+# The import ran out of CPU time: reported as ERROR_IMPORT, but confirmed like a timeout first.
+_IMPORT_TIMEOUT = "import:timeout"
+_CONFIRM = frozenset({ERROR_TIMEOUT, ERROR_WALL_CLOCK, _IMPORT_TIMEOUT})
+
+
+def _run_once(module_source: str, traces: Sequence[Trace], limits: IsolationLimits, module_file: str, entry: str,
+              sandbox_kind: str | None) -> list[TraceResult]:
     sandbox = select_sandbox(sandbox_kind)  # the execution seam's choice (--sandbox, $TESTHELIX_SANDBOX)
     config = {"module_file": module_file, "module": Path(module_file).stem, "entry": entry,
               "cpu_s": limits.cpu_s, "import_cpu_s": limits.import_cpu_s,
@@ -191,7 +222,7 @@ class _Batch:
         if loaded is None:
             raise EvaluatorError(f"the trace zygote failed before the candidate was loaded: {_tail(self.log)}")
         if "import_error" in loaded:
-            return self._fill(start, ERROR_IMPORT)
+            return self._fill(start, ERROR_IMPORT)  # a compile error (compiling runs no candidate code)
         backstop = self.limits.wall_backstop_s
         # Frames are written ahead by a thread (each worker reads exactly its own), so a worker never
         # waits for the harness to be scheduled between two traces.
@@ -202,8 +233,8 @@ class _Batch:
         if probe is None:
             self.results[start] = TraceResult((), ERROR_WALL_CLOCK)
             return start + 1
-        if probe.error == ERROR_IMPORT:
-            return self._fill(start, ERROR_IMPORT)
+        if probe.error in (ERROR_IMPORT, _IMPORT_TIMEOUT):
+            return self._fill(start, probe.error)
         for index in range(start, len(self.traces)):
             result = self._answer(backstop)
             if result is None:  # blocked without using CPU time, or the harness hung
@@ -266,7 +297,7 @@ def classify_worker(data: bytes, status: int, cpu_s: float, limits: IsolationLim
     exited_cleanly = os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
     if isinstance(record, dict) and exited_cleanly:
         if "import_error" in record:
-            return TraceResult((), ERROR_IMPORT)
+            return TraceResult((), _IMPORT_TIMEOUT if record["import_error"] == "timeout" else ERROR_IMPORT)
         replies, error = record.get("r"), record.get("e")
         if isinstance(replies, list) and (error is None or isinstance(error, str)):
             return TraceResult(tuple(replies), error)

@@ -33,6 +33,8 @@ spliced to DATA_FD just before (runner.classify_worker reads them). Trace frames
 big-endian length, then a JSON list of ops.
 """
 
+import array
+import fcntl
 import gc
 import json
 import math
@@ -41,6 +43,7 @@ import resource
 import select
 import signal
 import sys
+import termios
 import types
 from pathlib import Path
 
@@ -94,7 +97,9 @@ def json_value(value):
 
 
 def emit(fd, record):
-    os.write(fd, (json.dumps(record, separators=(",", ":")) + "\n").encode())
+    data = memoryview((json.dumps(record, separators=(",", ":")) + "\n").encode())
+    while data:  # a write into a pipe may be partial (a signal while it waits for room): never cut a record
+        data = data[os.write(fd, data):]
 
 
 def read_exact(fd, n):
@@ -208,6 +213,13 @@ def pump(pid, record_fd, data_fd, sink_fd):
             try:
                 n = os.splice(record_fd, data_fd if moved < MAX_RECORD_BYTES else sink_fd, 1 << 16)
             except BlockingIOError:
+                # EAGAIN means either "nothing to read now" or "the harness's pipe is full" (the
+                # kernel makes a pipe-to-pipe splice non-blocking when either end is). Taking the
+                # second for the first cut records short when the harness was slow to read, i.e.
+                # under load, and a cut record reads as a malformed reply: wait for room instead.
+                if _unread(record_fd):
+                    select.select([], [data_fd], [])
+                    continue
                 break
             if n == 0:  # every writer closed the pipe: only the exit is left to wait for
                 if done is None:
@@ -217,6 +229,13 @@ def pump(pid, record_fd, data_fd, sink_fd):
     os.close(pidfd)
     _, status, usage = done
     return moved, status, usage.ru_utime + usage.ru_stime
+
+
+def _unread(fd):
+    """Bytes waiting in the pipe `fd`."""
+    count = array.array("i", [0])
+    fcntl.ioctl(fd, termios.FIONREAD, count, True)
+    return count[0]
 
 
 def zygote(sandbox, cwd, uid, limits, config, status_fd, data_fd, server_dir):

@@ -11,6 +11,7 @@ Every check raises `UserError` with a message that names the parameter in its co
 from __future__ import annotations
 
 import math
+import re
 from fractions import Fraction
 from typing import Literal, TypeAlias
 
@@ -38,11 +39,30 @@ def as_fraction(value: Number, name: str) -> Fraction:
             raise UserError(f"{_label(name)} must be finite, got {value!r}")
         return Fraction(repr(value))
     if isinstance(value, str):
+        _check_precision(value.strip(), name)
         try:
             return Fraction(value.strip())
         except (ValueError, ZeroDivisionError):
             raise UserError(f"{_label(name)} is not a number: {value!r}") from None
     raise UserError(f"{_label(name)} must be a number, got {type(value).__name__}")
+
+
+# A probability written with more digits or a larger exponent than these is refused before it is
+# converted: Fraction("1e-999999999") would build a billion-digit integer and compute for minutes.
+MAX_DIGITS, MAX_EXPONENT = 40, 300
+_DECIMAL = re.compile(r"[+-]?(?P<mantissa>\d*\.?\d*)(?:[eE](?P<exponent>[+-]?\d+))?")
+
+
+def _check_precision(text: str, name: str) -> None:
+    for part in text.split("/", 1):
+        m = _DECIMAL.fullmatch(part.strip())
+        if m is None:
+            continue  # Fraction refuses it with the usual message
+        digits = sum(c.isdigit() for c in m["mantissa"])
+        exponent = m["exponent"]
+        if digits > MAX_DIGITS or (exponent is not None and (len(exponent) > 6 or abs(int(exponent)) > MAX_EXPONENT)):
+            raise UserError(f"{_label(name)} {text[:60]!r}: more precision than supported (at most {MAX_DIGITS} "
+                            f"digits and an exponent within +-{MAX_EXPONENT})")
 
 
 def open_unit(value: Number, name: str) -> Fraction:

@@ -100,15 +100,35 @@ class AgentWorkspace:
 
     @classmethod
     def create(cls, root: Path, initial_dir: Path) -> AgentWorkspace:
-        """Copy the public initial program in; keep an existing suite/repair (later rounds)."""
+        """Copy the public initial program in; keep an existing suite/repair (later rounds).
+
+        Copies are made under a temporary name and renamed into place, so a copy that failed
+        half-way (a full disk) never looks like a finished one; and the program copy, which no
+        session may edit, is checked against the initial program's digest whenever it is reused
+        and made again when it differs."""
+        from testhelix.digest import tree_sha256
+
         ws = cls(Path(root).resolve())
         ws.root.mkdir(parents=True, exist_ok=True)
+        if ws.program.exists() and tree_sha256(ws.program) != tree_sha256(initial_dir):
+            shutil.rmtree(ws.program)
         if not ws.program.exists():
-            shutil.copytree(initial_dir, ws.program, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+            _copy_whole(initial_dir, ws.program)
         if not ws.repair.exists():
-            shutil.copytree(ws.program, ws.repair)
+            _copy_whole(ws.program, ws.repair)
         ws.suite.mkdir(exist_ok=True)
         return ws
+
+
+def _copy_whole(src: Path, dest: Path) -> None:
+    """Copy a tree (caches left out) to `dest` via a temporary sibling: all of it or nothing."""
+    tmp = dest.with_name(f".{dest.name}.partial")
+    shutil.rmtree(tmp, ignore_errors=True)
+    try:
+        shutil.copytree(src, tmp, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        tmp.rename(dest)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def _clip(text: str, limit: int) -> str:

@@ -153,7 +153,7 @@ def command(task_dir, suite_dir, pack_dir, split, split_file, suites_dir, run_di
     ids = _split_ids(pack_dir, split, split_file, tasks)
     from testhelix.store import RunStore
 
-    store = RunStore(run_dir, command="testhelix evaluate")
+    store = RunStore(run_dir, command="testhelix evaluate", allowed={"evaluate", "helix"})
     store.refuse_other_kinds({"evaluate", "helix"}, "testhelix evaluate")
     try:
         with create_executor(workers=workers, cache=StoreOutcomeCache(store)) as executor:

@@ -90,6 +90,10 @@ def command(pack_dir, split, split_file, configs, models, strategy_file, run_dir
     cfgs = [get_config(c, token_cap=token_cap, seed=seed, agent_time_limit_s=agent_time_limit) for c in configs]
     if any(c.name == "E" for c in cfgs) and strategy_file is None:
         raise UserError("--config E needs --strategy FILE (a frozen, improved strategy)")
+    if strategy_file is not None and not any(c.name == "E" for c in cfgs):
+        raise UserError(f"--strategy {strategy_file} would be ignored by --config "
+                        f"{' --config '.join(c.name for c in cfgs)} (only configuration E runs a given strategy; "
+                        "A-D run strategies/initial.json): add --config E or drop --strategy")
     improved = load_strategy(strategy_file) if strategy_file else initial_strategy()  # used by E only
     plans = [(m, with_strategy_pairs(c, s), s) for m in models for c in cfgs
              for s in [improved if c.name == "E" else initial_strategy()]]  # C, E: K from the strategy

@@ -43,11 +43,15 @@ def validate(file: Path, config_name: str, as_json: bool) -> None:
             raise
         print_json({"valid": False, "hash": None, "errors": [{"path": "$", "message": err.message}]})
         raise SystemExit(2) from None
-    if isinstance(data, dict) and "strategy" in data and "provenance" in data:
-        data = data["strategy"]  # a frozen strategy file
+    frozen = data if isinstance(data, dict) and "strategy" in data and "provenance" in data else None
+    if frozen is not None:
+        data = frozen["strategy"]
     strategy, problems = validate_strategy_data(data)
     if strategy is not None:
         problems = run_compatibility_problems(strategy, get_config(config_name).challenge_steps)
+        if frozen is not None and frozen.get("hash") != strategy.content_hash():  # what `export`/`gate` refuse too
+            problems.append(("hash", f"the frozen file says {frozen.get('hash')!r} but the strategy hashes to "
+                                     f"{strategy.content_hash()!r} (edited after freezing, or no hash)"))
         if problems:
             strategy = None
     if as_json:

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from testhelix.errors import UserError
 from testhelix.execution.outcome import Limits, Outcome
-from testhelix.plugins import EXECUTORS_GROUP, SANDBOXES_GROUP, load_plugin
+from testhelix.plugins import EXECUTORS_GROUP, SANDBOXES_GROUP, check_callable, load_plugin
 
 if TYPE_CHECKING:
     from testhelix.execution.cache import OutcomeCache
@@ -73,8 +73,8 @@ class ExecutorFactory(Protocol):
 
 def load_executor_factory(spec: str) -> ExecutorFactory:
     factory = load_plugin(spec, group=EXECUTORS_GROUP, builtins=EXECUTORS, option="--executor", what="executor")
-    if not callable(factory):
-        raise UserError(f"--executor {spec!r}: {factory!r} is not callable (expected an executor factory)")
+    check_callable(factory, option="--executor", spec=spec, what="an executor factory",
+                   workers=None, cache=None, sandbox=None)
     return factory
 
 
@@ -104,6 +104,8 @@ def select_sandbox(spec: str | None = None) -> Sandbox:
     spec = sandbox_spec(spec)
     option = "--sandbox" if spec != os.environ.get(SANDBOX_ENV) else f"${SANDBOX_ENV}"
     factory = load_plugin(spec, group=SANDBOXES_GROUP, builtins=SANDBOXES, option=option, what="sandbox")
+    if callable(factory):
+        check_callable(factory, option=option, spec=spec, what="a sandbox factory")
     sandbox = factory() if callable(factory) else factory
     missing = [a for a in ("kind", "launch_prefix", "setup_server", "fork_job", "enter_job", "confine",
                            "scratch_mounts", "private_root", "pid_namespace", "drops_privileges",

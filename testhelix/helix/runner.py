@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -135,6 +136,10 @@ class HelixRunner:
                         sink=_Tee(sink or self.require_store(), self.progress.call if self.progress else None),
                         call_timeout_s=self.call_timeout_s)
         work = self.work_root / _safe(label) / task.id
+        # A task evaluation always starts from nothing: what an interrupted attempt left here (a
+        # suite half written, a repaired copy, a copy a full disk cut short) is never reused, so a
+        # resumed run evaluates the task exactly as an uninterrupted one does.
+        shutil.rmtree(work, ignore_errors=True)
         ctx = HelixContext(task=task, strategy=strategy, config=config,
                            model=self.model_factory(model_name, task, config.seed), budget=budget,
                            executor=executor_for(self.executor, task), work_dir=work, library=self.library,

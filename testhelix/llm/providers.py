@@ -73,6 +73,25 @@ class OpenAIProvider(_SdkProvider):
         return OpenAIModel
 
 
+def url_problem(url: str) -> str | None:
+    """What is wrong with a server URL, checked when it is given (not when the first request fails
+    and would be recorded as a provider outage): scheme, host, port range, brackets of an IPv6 host."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url)
+        port = parts.port  # raises ValueError for a port out of 0-65535 or not a number
+    except ValueError as err:
+        return f"does not parse ({err}): {url!r}"
+    if parts.scheme not in ("http", "https"):
+        return f"must start with http:// or https://, got {url!r}"
+    if not parts.hostname:
+        return f"has no host: {url!r}"
+    if port == 0:
+        return f"has port 0, which no server listens on: {url!r}"
+    return None
+
+
 class OpenAICompatibleProvider(OpenAIProvider):
     """Any server speaking Chat Completions (vLLM, Ollama, llama.cpp); cost unknown."""
 
@@ -88,6 +107,9 @@ class OpenAICompatibleProvider(OpenAIProvider):
         if not m:
             raise UserError(f"model {name!r}: malformed OpenAI-compatible name; expected "
                             "openai-compatible:NAME@http://HOST:PORT/v1 (an http:// or https:// URL after '@')")
+        problem = url_problem(m["url"])
+        if problem:
+            raise UserError(f"model {name!r}: the URL after '@' {problem}")
         d = _registry()["openai-compatible"]
         return ModelInfo(name=name, provider="openai-compatible", model=m["model"], api=d["api"],
                          context_window=int(d["context_window"]), max_output_tokens=int(d["max_output_tokens"]),

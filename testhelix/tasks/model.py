@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import math
-import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
@@ -102,10 +101,9 @@ def _explain(err: ValidationError, where: str) -> UserError:
 
 # ----------------------------------------------------------------------------- task.toml
 def parse_task_toml(text: str, where: str) -> TaskToml:
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as err:
-        raise UserError(f"{where}: TOML does not parse: {err}") from None
+    from testhelix.readers import parse_toml
+
+    data = parse_toml(text, where)
     try:
         return TaskToml.model_validate(data)
     except ValidationError as err:
@@ -116,7 +114,9 @@ def read_task_toml(path: Path) -> TaskToml:
     path = Path(path)
     if not path.is_file():
         raise UserError(f"{path}: missing task.toml")
-    return parse_task_toml(path.read_text(), str(path))
+    from testhelix.readers import read_text
+
+    return parse_task_toml(read_text(path), str(path))
 
 
 def _toml_value(value: Any) -> str:
@@ -169,10 +169,9 @@ def read_manifest(path: Path) -> PanelManifest:
     path = Path(path)
     if not path.is_file():
         raise UserError(f"{path}: missing panel manifest")
-    try:
-        data = json.loads(path.read_text())
-    except json.JSONDecodeError as err:
-        raise UserError(f"{path}: JSON does not parse: {err}") from None
+    from testhelix.readers import read_json
+
+    data = read_json(path)
     if not isinstance(data, dict) or not isinstance(data.get("candidates"), list):
         raise UserError(f"{path}: expected an object with a 'candidates' list")
     try:

@@ -26,6 +26,7 @@ import shlex
 import shutil
 import subprocess
 from pathlib import Path
+from typing import Any
 
 from testhelix.digest import tree_sha256
 from testhelix.errors import UserError
@@ -69,20 +70,21 @@ def import_swebench(jsonl: Path, snapshots: Path, pack: Path, source: str = "swe
     if not snapshots.is_dir():
         raise UserError(f"{snapshots}: snapshots folder does not exist")
     Path(pack).mkdir(parents=True, exist_ok=True)
-    lines = jsonl.read_text().splitlines()
+    from testhelix.readers import read_jsonl
+
+    records = list(read_jsonl(jsonl))
     runner = TrustedRunner(workers, wheels)
-    return collect_results((_one(line, f"{jsonl.name}:{n}", snapshots, Path(pack), source, runner)
-                            for n, line in enumerate(lines, 1) if line.strip()), runner, progress)
+    return collect_results((_one(rec, f"{jsonl.name}:{n}", snapshots, Path(pack), source, runner)
+                            for n, rec in records), runner, progress)
 
 
-def _one(line: str, where: str, snapshots: Path, pack: Path, source: str, runner: TrustedRunner) -> ImportResult:
+def _one(rec: Any, where: str, snapshots: Path, pack: Path, source: str, runner: TrustedRunner) -> ImportResult:
     try:
-        rec = json.loads(line)
+        if isinstance(rec, UserError):  # the bounded reader refused this line (it names the place)
+            raise Refused(rec.message.split(": ", 1)[-1])
         if not isinstance(rec, dict):
             raise Refused("a record must be a JSON object")
         task_id = check_id(rec.get("instance_id"), "instance_id")
-    except json.JSONDecodeError as err:
-        return ImportResult(where, "refused", f"JSON does not parse: {err}")
     except Refused as err:
         return ImportResult(where, "refused", str(err))
     return import_one(pack, task_id, source, lambda stage: _build(rec, stage, task_id, snapshots, source, runner))

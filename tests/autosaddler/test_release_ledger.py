@@ -14,6 +14,7 @@ import autosaddler.commands.gate as gate_cmd
 from autosaddler.cli import main
 from autosaddler.ledger import DATA_DIR_ENV, ReleaseLedger, data_dir, ledger_key
 from autosaddler.protocols import TaskEval
+from testhelix.strategy.model import Strategy
 
 ROOT = Path(__file__).resolve().parents[2]
 RELEASE = [f"r{i:02d}" for i in range(12)]
@@ -52,7 +53,8 @@ def gate(tmp_path, capsys, run, challenger, *extra):
 def challenger_file(tmp_path, steps=20):
     path = tmp_path / f"challenger{steps}.json"
     data = json.loads((ROOT / "strategies" / "initial.json").read_text()) | {"agentSteps": steps}
-    path.write_text(json.dumps(data))
+    digest = Strategy.model_validate(data).content_hash()  # the gate takes frozen challengers only
+    path.write_text(json.dumps({"strategy": data, "provenance": {"node": "test"}, "hash": digest}))
     return path
 
 

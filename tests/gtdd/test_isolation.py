@@ -229,3 +229,32 @@ def test_project_files_and_packages_are_out_of_reach():
     result = run(source, traces(1))[0]
     assert result.error is None
     assert result.replies[0] == ["FileNotFoundError", "ModuleNotFoundError"]
+
+
+def test_a_large_record_is_never_cut_when_the_harness_reads_late(monkeypatch):
+    """A record larger than the harness's pipe reaches it whole even when the harness is slow to
+    read (a loaded machine): the zygote waits for room instead of ending the record early, which
+    read as a 'malformed' reply and made verdicts depend on load."""
+    import time
+
+    read = os.read
+
+    def slow_read(fd, n):
+        time.sleep(0.02)  # the harness drains its pipe slowly: the worker exits while it is full
+        return read(fd, min(n, 16384))
+
+    monkeypatch.setattr(os, "read", slow_read)  # in this (the harness's) process only
+    big = candidate("""
+        def execute(self, cmd, args):
+            return "x" * 300_000 if cmd == "GET" else "OK"
+    """)
+    results = run(big, traces(3))
+    assert [r.error for r in results] == [None, None, None]
+    assert all(r.replies == ("OK", "x" * 300_000, "x" * 300_000) for r in results)
+
+
+def test_limit_hits_are_confirmed_under_larger_limits_recorded_in_the_commitment():
+    limits = IsolationLimits.for_timeout(0.5)
+    larger = limits.confirming()
+    assert (larger.cpu_s, larger.import_cpu_s, larger.confirm_factor) == (2.0, 4.0, 1.0)
+    assert execution_config(limits)["limits"]["confirm_factor"] == 4.0  # part of every commitment

@@ -23,6 +23,7 @@ The script can also be replaced while serving: POST a JSON list of faults to /_t
 
 from __future__ import annotations
 
+import math
 import threading
 from dataclasses import asdict, dataclass, field
 
@@ -46,6 +47,14 @@ class Fault:
             raise UserError(f"unknown fault kind {self.kind!r}; known: {', '.join(KINDS)}")
         if self.times < 0:
             raise UserError(f"fault {self.kind}: times must be >= 0, got {self.times}")
+        # Range checks before the server uses a value (a negative or endless stall, a status that is
+        # not HTTP, an allocation of any size).
+        for name, value, low, high in (("code", self.code, 100, 599), ("seconds", self.seconds, 0, 3600),
+                                       ("retry_after", self.retry_after, 0, 3600), ("size", self.size, 0, 1 << 30),
+                                       ("factor", self.factor, 0, 1e6)):
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int | float)
+                                      or not math.isfinite(value) or not low <= value <= high):
+                raise UserError(f"fault {self.kind}: {name} must be a number in [{low}, {high}], got {value!r}")
 
 
 def parse_fault(spec: str) -> Fault:
