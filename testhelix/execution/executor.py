@@ -36,6 +36,7 @@ from testhelix.digest import tree_sha256
 from testhelix.execution.cache import MemoryOutcomeCache, OutcomeCache, cache_key, cacheable
 from testhelix.execution.cgroup import CGROUPS_ENV
 from testhelix.execution.environments import HOST_PREFIX_ENV, PythonEnv
+from testhelix.execution.masking import HIDE_ENV, hidden_paths
 from testhelix.execution.outcome import RUNNER_VERSION, Limits, Outcome, RawRun, classify
 from testhelix.execution.precompile import compile_in_helper
 from testhelix.execution.sandbox import OVERLAY_ENV, Sandbox, detect_sandbox, sandbox_env
@@ -46,6 +47,9 @@ from testhelix.plugins import import_root
 __all__ = ["Executor", "ForkServerExecutor", "Limits", "Outcome", "OutcomeCache", "default_executor"]
 
 SERVER_START_TIMEOUT_S = 60.0
+# (first uid, how many): disjoint ranges, above any system or login uid, below 2**31.
+UNTRUSTED_UIDS = (1 << 28, 1 << 28)
+TRUSTED_UIDS = (1 << 29, 1 << 28)
 KEEP_FILE = "keep-modules.json"
 COMPILE_BATCH = 4  # executions in one run_many call from which new trees are compiled first
 
@@ -99,14 +103,21 @@ def fresh_pytest_modules() -> tuple[str, ...]:
             return tuple(sorted(sys.builtin_module_names))  # forget more rather than less
 
 
+@functools.lru_cache(maxsize=1)
+def _hidden_paths() -> list[str]:
+    return hidden_paths()
+
+
 class _ServerHandle:
     """One fork server process and its line-based JSON protocol. Used by one thread at a time."""
 
-    def __init__(self, sandbox: Sandbox, staging: Path, index: int, environment: PythonEnv | None = None):
+    def __init__(self, sandbox: Sandbox, staging: Path, index: int, environment: PythonEnv | None = None,
+                 trusted: bool = False):
         self.sandbox, self.staging, self.index = sandbox, staging, index
         self.environment = environment  # None: the harness's own interpreter
-        # A uid of its own per server: RLIMIT_NPROC counts per uid, and leftovers are attributable.
-        self.uid = 100000 + (os.getpid() * 64 + index) % (1 << 22)
+        # Each job draws a uid of its own from its pool's range (RLIMIT_NPROC counts per uid, and
+        # leftovers are attributable); trusted and untrusted pools never share one.
+        self.uids = TRUSTED_UIDS if trusted else UNTRUSTED_UIDS
         self.dir = staging / f"server{index}"
         self.proc: subprocess.Popen | None = None
         self._buf = b""
@@ -120,6 +131,7 @@ class _ServerHandle:
         for knob in (OVERLAY_ENV, CGROUPS_ENV):  # the harness's own settings, passed on by name
             if knob in os.environ:
                 env[knob] = os.environ[knob]
+        env[HIDE_ENV] = json.dumps(_hidden_paths())  # what the sandbox covers (masking.py)
         python = sys.executable
         if self.environment is not None:  # a task environment: its interpreter, the harness mounted beside it
             python = str(self.environment.python)
@@ -127,7 +139,7 @@ class _ServerHandle:
             env["PATH"] = f"{self.environment.python.parent}:{env['PATH']}"
         keep = self.staging / KEEP_FILE  # written by the executor before any server starts
         argv = [*self.sandbox.launch_prefix(), python, "-s", "-m", "testhelix.execution.forkserver",
-                "--dir", str(self.dir), "--staging", str(self.staging), "--uid", str(self.uid),
+                "--dir", str(self.dir), "--staging", str(self.staging), "--uids", "%d:%d" % self.uids,
                 "--kind", getattr(self.sandbox, "spec", self.sandbox.kind), "--keep-modules", str(keep)]
         self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.DEVNULL, env=env, cwd=self.dir)
@@ -195,8 +207,9 @@ class _ServerHandle:
 class ForkServerExecutor:
     def __init__(self, workers: int | None = None, cache: OutcomeCache | None = None,
                  sandbox: str | None = None, staging_parent: Path | None = None,
-                 environment: PythonEnv | None = None):
+                 environment: PythonEnv | None = None, trusted: bool = False):
         self._args = (workers, cache, sandbox, staging_parent, environment)
+        self.trusted_pool = trusted  # runs a task's hidden tests: uids of its own (TRUSTED_UIDS)
         self._trusted: ForkServerExecutor | None = None
         self.environment = environment
         self._by_env: dict[str, ForkServerExecutor] = {}
@@ -225,7 +238,8 @@ class ForkServerExecutor:
             keep = self.staging / KEEP_FILE
             if not keep.exists():
                 keep.write_text(json.dumps(fresh_pytest_modules()))
-            handles = [_ServerHandle(self.sandbox, self.staging, i, self.environment) for i in range(self.workers)]
+            handles = [_ServerHandle(self.sandbox, self.staging, i, self.environment, self.trusted_pool)
+                       for i in range(self.workers)]
             with ThreadPoolExecutor(self.workers) as pool:
                 errors = [e for e in pool.map(_try_start, handles) if e]
             if errors:
@@ -241,7 +255,7 @@ class ForkServerExecutor:
         untrusted suites never share a server or a tree cache."""
         with self._start_lock:
             if self._trusted is None:
-                self._trusted = ForkServerExecutor(*self._args)
+                self._trusted = ForkServerExecutor(*self._args, trusted=True)
             return self._trusted
 
     def for_environment(self, environment: PythonEnv) -> ForkServerExecutor:
@@ -251,7 +265,7 @@ class ForkServerExecutor:
             if environment.digest not in self._by_env:
                 workers, cache, sandbox, staging_parent, _ = self._args
                 self._by_env[environment.digest] = ForkServerExecutor(workers, cache, sandbox, staging_parent,
-                                                                      environment)
+                                                                      environment, trusted=self.trusted_pool)
             return self._by_env[environment.digest]
 
     @property
