@@ -21,7 +21,7 @@ from testhelix.digest import tree_sha256
 from testhelix.errors import UserError
 from testhelix.inputs import InputDir, InputFile, NewRunDir, PackDir
 from testhelix.prism.coverage import CoverageMeter
-from testhelix.prism.evaluation import evaluate_task, no_submission
+from testhelix.prism.evaluation import evaluate_task, no_submission, record_panel_order
 from testhelix.prism.metrics import split_metrics
 from testhelix.tasks.task import Task, load_pack, load_task
 
@@ -84,13 +84,13 @@ def evaluate_split(executor, store, pack: Path, ids: list[str], tasks: list[Task
         task, suite, started = by_id[task_id], suites / task_id, time.monotonic()
         if suite.is_dir():
             res = evaluate_task(executor, task, suite)
-            rows, digest = res["_rows"], tree_sha256(suite)
+            rows, digest, order = res["_rows"], tree_sha256(suite), res["_panel_order"]
             fa = {k: res[k] for k in ("F", "A", "R", "S")}
             cov = meter.measure(task, suite) if coverage else meter.measure(task, None)
         else:  # no submission: an error on every program, in every denominator
-            (rows, fa), digest = no_submission(task), None
+            (rows, fa), digest, order = no_submission(task), None, None
             cov = meter.measure(task, None)
-        return {"rows": rows, "digest": digest, "fa": fa, "cov": cov, "wall_s": round(time.monotonic() - started, 3)}
+        return {"rows": rows, "digest": digest, "fa": fa, "cov": cov, "order": order, "wall_s": round(time.monotonic() - started, 3)}
 
     backend = LocalBackend(judge, jobs)
     with TaskProgress("evaluating", total=len(ids), enabled=progress) as bar:
@@ -102,6 +102,7 @@ def evaluate_split(executor, store, pack: Path, ids: list[str], tasks: list[Task
             with store.transaction():
                 store.record_task(task.id, task.source, task.context, task.difficulty, task.reference.sha256)
                 store.record_task_outcomes(RUN_LABEL, task_id, rows)
+                record_panel_order(store, RUN_LABEL, task_id, done["order"])
                 store.record_task_result({"run_label": RUN_LABEL, "task_id": task_id, "submitted": digest is not None,
                                           "suite_digest": digest, **done["fa"], "delta_c": cov.delta_c,
                                           "entry_coverage": cov.entry, "coverage_status": cov.status,

@@ -315,7 +315,8 @@ class ForkServerExecutor:
                         trees[digest] = folder
             # Compiling costs a helper process (~0.3 s idle); it pays off for a batch (a panel), not
             # for one run (an agent's run_tests), where the test process compiles what it imports.
-            self.trees.ensure(trees, compile_new=len(todo) >= COMPILE_BATCH)
+            self.trees.ensure(trees, compile_new=len(todo) >= COMPILE_BATCH,
+                              suites=frozenset(sd for _, _, sd, _ in todo.values()))
             self._ensure_started()
             # Both trees travel by digest (staged above); the suite folder is read here for its entry point.
             with ThreadPoolExecutor(min(self.workers, len(todo))) as pool:
