@@ -41,12 +41,14 @@ from testhelix.execution.outcome import RUNNER_VERSION, Limits, Outcome, RawRun,
 from testhelix.execution.precompile import compile_in_helper
 from testhelix.execution.sandbox import OVERLAY_ENV, Sandbox, detect_sandbox, sandbox_env
 from testhelix.execution.seam import Executor
+from testhelix.execution.shape import suite_problem
 from testhelix.execution.workspace import ENTRY_SCRIPT, TreeCache, force_rmtree
 from testhelix.plugins import import_root
 
 __all__ = ["Executor", "ForkServerExecutor", "Limits", "Outcome", "OutcomeCache", "default_executor"]
 
-SERVER_START_TIMEOUT_S = 60.0
+SERVER_START_TIMEOUT_S = 60.0  # on an idle machine; scaled with the load per core (start_timeout)
+SERVER_START_TIMEOUT_MAX_S = 600.0
 # (first uid, how many): disjoint ranges, above any system or login uid, below 2**31.
 UNTRUSTED_UIDS = (1 << 28, 1 << 28)
 TRUSTED_UIDS = (1 << 29, 1 << 28)
@@ -139,12 +141,12 @@ class _ServerHandle:
             env["PATH"] = f"{self.environment.python.parent}:{env['PATH']}"
         keep = self.staging / KEEP_FILE  # written by the executor before any server starts
         argv = [*self.sandbox.launch_prefix(), python, "-s", "-m", "testhelix.execution.forkserver",
-                "--dir", str(self.dir), "--staging", str(self.staging), "--uids", "%d:%d" % self.uids,
+                "--dir", str(self.dir), "--staging", str(self.staging), "--uids", f"{self.uids[0]}:{self.uids[1]}",
                 "--kind", getattr(self.sandbox, "spec", self.sandbox.kind), "--keep-modules", str(keep)]
         self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.DEVNULL, env=env, cwd=self.dir)
         self._buf = b""
-        hello = self._read_line(SERVER_START_TIMEOUT_S)
+        hello = self._read_line(start_timeout())
         if not hello or not hello.get("ready"):
             detail = (hello or {}).get("error") or self._log_tail()
             self.stop()
@@ -174,7 +176,9 @@ class _ServerHandle:
 
     def call(self, job: dict, timeout: float) -> dict:
         if self.proc is None or self.proc.poll() is not None:
-            self.start()
+            error = _try_start(self)
+            if error is not None:  # a harness fault of this job (never cached: a rerun redoes it)
+                return {"fault": error}
         assert self.proc and self.proc.stdin
         try:
             self.proc.stdin.write(json.dumps(job).encode() + b"\n")
@@ -241,11 +245,9 @@ class ForkServerExecutor:
             handles = [_ServerHandle(self.sandbox, self.staging, i, self.environment, self.trusted_pool)
                        for i in range(self.workers)]
             with ThreadPoolExecutor(self.workers) as pool:
-                errors = [e for e in pool.map(_try_start, handles) if e]
-            if errors:
-                for h in handles:
-                    h.stop()
-                raise RuntimeError(errors[0])
+                list(pool.map(_try_start, handles))
+            # A server that did not start (twice) is started again by its next job, which gets a
+            # harness fault if that fails too: recorded as such, never a traceback.
             self._handles = handles
             for h in handles:
                 self._idle.put(h)
@@ -294,10 +296,19 @@ class ForkServerExecutor:
         salt += "#coverage" if coverage else ""
         keyed = []
         digests: dict[Path, str] = {}  # within one call a folder is read once (a panel shares its suite)
-        for suite, program in jobs:
-            sd, pd = (digests.get(p) or digests.setdefault(p, _digest(p)) for p in (Path(suite), Path(program)))
-            keyed.append((cache_key(sd, pd, self.runner_version, limits) + salt, Path(suite), Path(program), sd, pd))
         results: dict[str, Outcome] = {}
+        problems: dict[Path, str | None] = {}
+        for suite, program in jobs:
+            suite = Path(suite)
+            if suite not in problems:  # the suite's shape, checked before anything reads a file of it
+                problems[suite] = suite_problem(suite) if suite.is_dir() else None
+            if problems[suite] is not None:
+                key = f"refused:{suite}"
+                results[key] = outcome_from_reply({"pre_error": f"suite refused: {problems[suite]}"}, limits, 0.0)
+                keyed.append((key, suite, Path(program), "", ""))
+                continue
+            sd, pd = (digests.get(p) or digests.setdefault(p, _digest(p)) for p in (suite, Path(program)))
+            keyed.append((cache_key(sd, pd, self.runner_version, limits) + salt, suite, Path(program), sd, pd))
         todo: dict[str, tuple[Path, Path, str, str]] = {}  # key -> suite, program, their digests
         for key, suite, program, sd, pd in keyed:
             if key in results or key in todo:
@@ -382,12 +393,25 @@ class ForkServerExecutor:
         return outcome_from_reply(reply, limits, time.monotonic() - started)
 
 
-def _try_start(handle: _ServerHandle) -> str | None:
+def start_timeout() -> float:
+    """How long a fork server may take to start: longer on a loaded machine, within a bound."""
     try:
-        handle.start()
-        return None
-    except (RuntimeError, OSError) as exc:
-        return str(exc)
+        per_core = os.getloadavg()[0] / (os.cpu_count() or 1)
+    except OSError:
+        per_core = 1.0
+    return min(SERVER_START_TIMEOUT_MAX_S, SERVER_START_TIMEOUT_S * max(1.0, per_core))
+
+
+def _try_start(handle: _ServerHandle, attempts: int = 2) -> str | None:
+    """Start a server, trying once more after a failure; the error text when both failed."""
+    error = None
+    for _ in range(attempts):
+        try:
+            handle.start()
+            return None
+        except (RuntimeError, OSError) as exc:
+            error = str(exc)
+    return error
 
 
 def outcome_from_reply(reply: dict, limits: Limits, elapsed: float) -> Outcome:

@@ -39,7 +39,6 @@ from typing import Protocol
 from testhelix.execution.masking import mask, paths_from_env
 from testhelix.execution.outcome import Limits
 from testhelix.execution.overlay import Layers, mount_layers, overlay_supported
-from testhelix.execution.workspace import INSIDE_WORKSPACE
 from testhelix.execution.syscalls import (
     CLONE_NEWCGROUP,
     CLONE_NEWIPC,
@@ -59,6 +58,7 @@ from testhelix.execution.syscalls import (
     setns,
     unshare,
 )
+from testhelix.execution.workspace import INSIDE_WORKSPACE
 
 OVERLAY_ENV = "TESTHELIX_OVERLAY"
 HOST_PREFIX_ENV = "TESTHELIX_HOST_PREFIX"  # set by the executor for a server under a task environment

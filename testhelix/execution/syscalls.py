@@ -104,7 +104,8 @@ def _filter_program(audit_arch: int, nr_socket: int, nr_socketpair: int, refused
         ("deny",),
         (_RET, 0, 0, _RET_EPERM),
     ]
-    labels, out = {}, []
+    labels: dict[str, int] = {}
+    out: list[tuple] = []
     for ins in prog:
         if len(ins) == 1:
             labels[ins[0]] = len(out)

@@ -148,7 +148,7 @@ class HelixRunner:
         suite = result.submission.suite_dir
         if suite is None:
             rows, scores = no_submission(task)  # an error on every program: it stays in every denominator
-            order = None
+            order, judged = None, {}
         else:
             judged = evaluate_task(self.executor, task, suite) if self.panel else reference_only(self.executor, task, suite)
             rows, scores = judged["_rows"], {k: judged[k] for k in ("F", "A", "R", "S")}
@@ -159,7 +159,7 @@ class HelixRunner:
                   "budget": {"cap": budget.cap_tokens, "used": budget.used, "refused": budget.refused},
                   "elided": _elided(work), "simulated": is_simulated(model_name)}
         row = {"run_label": label, "task_id": task.id, "submitted": suite is not None,
-               "suite_digest": tree_sha256(suite) if suite is not None else None, **scores,
+               "suite_digest": judged.get("_suite_digest"), **scores,
                "delta_c": cov.delta_c, "entry_coverage": cov.entry, "coverage_status": cov.status,
                "tokens": budget.used, "calls": budget.calls, "wall_s": round(time.monotonic() - started, 3),
                "detail": json.dumps(detail, default=str)}

@@ -7,8 +7,10 @@ the reference run, which is all F needs.
 The panel runs in an order shuffled with a secret token drawn per evaluation on the host
 (`secrets`); neither the task id nor the suite, both known to the suite, predicts it, and nothing
 a job can observe varies with its position (see the README, "How suites are executed"). The token
-and the order are returned as `_panel_order` and stored in `panel_orders` for audit. A task without a submitted suite is judged too: an
-`error` on every program (`no_submission`), so it stays in every denominator without credit.
+and the order are returned as `_panel_order` and stored in `panel_orders` for audit. A suite whose
+shape breaks a limit (execution/shape.py) is an `error` on every program, with the reason. A task
+without a submitted suite is judged too: an `error` on every program (`no_submission`), so it stays
+in every denominator without credit.
 """
 
 from __future__ import annotations
@@ -18,8 +20,10 @@ import random
 import secrets
 from pathlib import Path
 
+from testhelix.digest import tree_sha256
 from testhelix.execution.environments import executor_for
 from testhelix.execution.outcome import Limits, Outcome
+from testhelix.execution.shape import suite_problem
 from testhelix.prism.metrics import task_indicators
 from testhelix.tasks.task import Task, panel_programs
 
@@ -32,7 +36,7 @@ def task_limits(task: Task) -> Limits:
     return Limits(wall_s=wall, cpu_s=max(1, math.ceil(wall)), traceback=PANEL_TRACEBACK)
 
 
-def _score(task: Task, programs: list, outcomes: list[Outcome], order: dict) -> dict:
+def _score(task: Task, programs: list, outcomes: list[Outcome], order: dict | None) -> dict:
     by_id = {pid: (role, label, o) for (pid, role, label, _), o in zip(programs, outcomes)}
     ind = task_indicators({pid: (role, o.status) for pid, (role, _, o) in by_id.items()})
     return {"task": task.id,
@@ -57,14 +61,23 @@ def _run_shuffled(executor, task: Task, suite: Path, programs: list) -> tuple[li
 
 
 def evaluate_task(executor, task: Task, suite: Path) -> dict:
-    """Outcomes on the initial program, the reference and every candidate, with F, A, R, S."""
-    programs = panel_programs(task)
-    return _score(task, programs, *_run_shuffled(executor, task, suite, programs))
+    """Outcomes on the initial program, the reference and every candidate, with F, A, R, S, and
+    `_suite_digest` (None for a refused suite)."""
+    return _judge(executor, task, suite, panel_programs(task))
 
 
 def reference_only(executor, task: Task, suite: Path) -> dict:
-    programs = [p for p in panel_programs(task) if p[1] in ("initial", "reference")]
-    return _score(task, programs, *_run_shuffled(executor, task, suite, programs))
+    return _judge(executor, task, suite, [p for p in panel_programs(task) if p[1] in ("initial", "reference")])
+
+
+def _judge(executor, task: Task, suite: Path, programs: list) -> dict:
+    problem = suite_problem(Path(suite)) if Path(suite).is_dir() else None
+    if problem is not None:  # an error on every program of this task; nothing of the suite is read
+        refusal = Outcome(status="error", reason=f"suite refused: {problem}", tests_run=None, duration_s=0.0,
+                          output="")
+        return {**_score(task, programs, [refusal] * len(programs), None), "_suite_digest": None}
+    judged = _score(task, programs, *_run_shuffled(executor, task, suite, programs))
+    return {**judged, "_suite_digest": tree_sha256(suite) if Path(suite).is_dir() else None}
 
 
 def record_panel_order(store, run_label: str, task_id: str, order: dict | None) -> None:
