@@ -140,11 +140,14 @@ class _ServerHandle:
             env[HOST_PREFIX_ENV] = sys.prefix
             env["PATH"] = f"{self.environment.python.parent}:{env['PATH']}"
         keep = self.staging / KEEP_FILE  # written by the executor before any server starts
-        argv = [*self.sandbox.launch_prefix(), python, "-s", "-m", "testhelix.execution.forkserver",
-                "--dir", str(self.dir), "--staging", str(self.staging), "--uids", f"{self.uids[0]}:{self.uids[1]}",
-                "--kind", getattr(self.sandbox, "spec", self.sandbox.kind), "--keep-modules", str(keep)]
+        argv = [*self.sandbox.launch_prefix(), python, "-s", "-m", "testhelix.execution.forkserver"]
+        settings = {"dir": str(self.dir), "staging": str(self.staging), "uids": f"{self.uids[0]}:{self.uids[1]}",
+                    "kind": getattr(self.sandbox, "spec", self.sandbox.kind), "keep_modules": str(keep)}
         self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.DEVNULL, env=env, cwd=self.dir)
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(json.dumps(settings).encode() + b"\n")  # not argv: jobs see the command line
+        self.proc.stdin.flush()
         self._buf = b""
         hello = self._read_line(start_timeout())
         if not hello or not hello.get("ready"):

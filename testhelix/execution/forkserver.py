@@ -340,14 +340,19 @@ def _hide_nothing(name: str) -> bool:  # noqa: ARG001 - build_workspace's skip p
 
 
 def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(description="TestPrism fork server (started by the executor)")
-    ap.add_argument("--dir", required=True, type=Path)
-    ap.add_argument("--staging", required=True, type=Path)
-    ap.add_argument("--uids", required=True, help="FIRST:COUNT, the uids this pool's jobs draw from")
-    ap.add_argument("--kind", required=True, help="sandbox: built-in name, package.module:CLASS or entry point")
-    ap.add_argument("--keep-modules", required=True, type=Path,
-                    help="JSON list: top-level modules a fresh pytest has imported before collecting")
-    args = ap.parse_args(argv)
+    ap = argparse.ArgumentParser(description="TestPrism fork server (started by the executor); its settings come "
+                                 "as the first line on stdin, so that its command line (which every job "
+                                 "inherits in /proc/self/cmdline) names no host folder")
+    ap.parse_args(argv)
+    first_line = b""
+    while not first_line.endswith(b"\n"):  # unbuffered: job lines that follow stay in the pipe
+        byte = os.read(0, 1)
+        if not byte:
+            break
+        first_line += byte
+    settings = json.loads(first_line)
+    args = argparse.Namespace(dir=Path(settings["dir"]), staging=Path(settings["staging"]), uids=settings["uids"],
+                              kind=settings["kind"], keep_modules=Path(settings["keep_modules"]))
     proto_in = os.fdopen(os.dup(0), "rb")
     proto_out = os.fdopen(os.dup(1), "wb")
     log = os.open(args.dir / "server.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
