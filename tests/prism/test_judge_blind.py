@@ -341,3 +341,56 @@ def test_legitimate_suites_keep_their_scores(ex, tmp_path):
     assert {pid: o["outcome"] for pid, o in res["outcomes"].items()} == plain
     for t, judged in zip(sampled, trusted):
         assert judged["S"] == 1, (t.id, judged["outcomes"])
+
+
+def _good_suite(dest: Path, task_id: str) -> Path:
+    shutil.copytree(FIXTURES / "tasks" / "suites" / "good" / task_id, dest)
+    return dest
+
+
+def test_suite_shapes_are_checked_before_the_host_touches_them(ex, tmp_path):
+    """Deep nests, sparse files and non-UTF-8 names are an error of that one task, with the reason;
+    a split run stores every other task; a large module that is never imported is not compiled."""
+    from testhelix.commands.evaluate import evaluate_split
+    from testhelix.store import RunStore
+    from testhelix.tasks.task import load_pack
+
+    pack = FIXTURES / "tasks" / "pack"
+    suites = tmp_path / "suites"
+    bad = _good_suite(suites / "fx-clamp-m01", "fx-clamp-m01")
+    os.close(os.open(os.path.join(os.fsencode(bad), b"notes\xff.txt"), os.O_CREAT | os.O_WRONLY))
+    _good_suite(suites / "fx-stack-m02", "fx-stack-m02")
+    store = RunStore(tmp_path / "run", command="test")
+    try:
+        summary = evaluate_split(ex, store, pack, ["fx-clamp-m01", "fx-stack-m02"], load_pack(pack), suites,
+                                 progress=False, coverage=False, jobs=2)
+        results = {r["task_id"]: r for r in store.task_results("evaluate")}
+        outcomes = store.task_outcomes("evaluate")
+        orders = store.conn.execute("SELECT task_id, token, run_order FROM panel_orders").fetchall()
+    finally:
+        store.close()
+    assert summary["tasks"] == 2 and summary["missing"] == 0
+    assert results["fx-stack-m02"]["S"] == 1  # the other task keeps its score
+    assert results["fx-clamp-m01"]["S"] == 0 and results["fx-clamp-m01"]["submitted"]
+    refused = [o for o in outcomes if o["task_id"] == "fx-clamp-m01"]
+    assert refused and all(o["status"] == "error" and "not valid UTF-8" in o["reason"] for o in refused)
+    assert [t for t, _, _ in orders] == ["fx-stack-m02"]  # the refused suite never ran
+    task = load_task(CLAMP)
+    deep = _good_suite(tmp_path / "deep", "fx-clamp-m01")
+    d = deep
+    for _ in range(1100):
+        d = d / "n"
+        d.mkdir()
+    sparse = _good_suite(tmp_path / "sparse", "fx-clamp-m01")
+    with open(sparse / "data.bin", "wb") as f:
+        f.truncate(1 << 30)
+    for suite, reason in ((deep, "nested deeper"), (sparse, "limit per file")):
+        res = evaluate_task(ex, task, suite)
+        assert res["S"] == 0 and all(o["outcome"] == "error" and reason in o["reason"]
+                                     for o in res["outcomes"].values()), res["outcomes"]
+    bomb = _suite(tmp_path, "bomb", {"test_nothing.py": "def test_nothing():\n    pass\n",
+                                     "huge.py": "x = [\n" + "1,\n" * (1 << 20) + "]\n"})  # 2 MB, never imported
+    res = evaluate_task(ex, task, bomb)
+    assert res["S"] == 0 and all(o["outcome"] == "pass" for o in res["outcomes"].values())
+    cached = ex.trees.path(tree_sha256(bomb))
+    assert (cached / "__pycache__").is_dir() and not list((cached / "__pycache__").glob("huge.*"))
