@@ -10,6 +10,7 @@ import pytest
 
 from testhelix.digest import tree_files, tree_sha256
 from testhelix.execution.shape import SuiteShape, suite_problem
+from testhelix.execution.workspace import force_rmtree
 
 
 def _nest(root: Path, depth: int) -> Path:
@@ -29,8 +30,11 @@ def test_a_plain_suite_passes(tmp_path):
 
 def test_deep_nests_are_refused_without_recursion(tmp_path):
     root = _nest(tmp_path / "s", 1100)
-    assert "nested deeper than 32" in suite_problem(root)
-    assert len(tree_files(root)) == 1  # the digest's walk is iterative too: no RecursionError
+    try:
+        assert "nested deeper than 32" in suite_problem(root)
+        assert len(tree_files(root)) == 1  # the digest's walk is iterative too: no RecursionError
+    finally:
+        force_rmtree(root)  # pytest's own clean-up of old temporary folders recurses
 
 
 def test_sparse_files_count_by_apparent_size(tmp_path):

@@ -23,6 +23,7 @@ from testhelix.digest import tree_sha256
 from testhelix.execution.executor import TRUSTED_UIDS, UNTRUSTED_UIDS, ForkServerExecutor
 from testhelix.execution.outcome import Limits
 from testhelix.execution.sandbox import namespaces_available
+from testhelix.execution.workspace import force_rmtree
 from testhelix.pack.bundle import bundled_packs, manifest_path
 from testhelix.paths import bundled_pack
 from testhelix.prism.evaluation import evaluate_task
@@ -384,10 +385,13 @@ def test_suite_shapes_are_checked_before_the_host_touches_them(ex, tmp_path):
     sparse = _good_suite(tmp_path / "sparse", "fx-clamp-m01")
     with open(sparse / "data.bin", "wb") as f:
         f.truncate(1 << 30)
-    for suite, reason in ((deep, "nested deeper"), (sparse, "limit per file")):
-        res = evaluate_task(ex, task, suite)
-        assert res["S"] == 0 and all(o["outcome"] == "error" and reason in o["reason"]
-                                     for o in res["outcomes"].values()), res["outcomes"]
+    try:
+        for suite, reason in ((deep, "nested deeper"), (sparse, "limit per file")):
+            res = evaluate_task(ex, task, suite)
+            assert res["S"] == 0 and all(o["outcome"] == "error" and reason in o["reason"]
+                                         for o in res["outcomes"].values()), res["outcomes"]
+    finally:
+        force_rmtree(deep)  # pytest's own clean-up of old temporary folders recurses
     bomb = _suite(tmp_path, "bomb", {"test_nothing.py": "def test_nothing():\n    pass\n",
                                      "huge.py": "x = [\n" + "1,\n" * (1 << 20) + "]\n"})  # 2 MB, never imported
     res = evaluate_task(ex, task, bomb)
