@@ -20,6 +20,7 @@ from testhelix.cliutil import execution_options, json_option, print_json
 from testhelix.errors import UserError
 from testhelix.inputs import InputDir, InputFile, NewRunDir, PackDir
 from testhelix.prism.coverage import CoverageMeter
+from testhelix.execution.shape import suite_problem
 from testhelix.prism.evaluation import evaluate_task, no_submission, record_panel_order
 from testhelix.prism.metrics import split_metrics
 from testhelix.tasks.task import Task, load_pack, load_task
@@ -141,6 +142,9 @@ def command(task_dir, suite_dir, pack_dir, split, split_file, suites_dir, run_di
             raise UserError("--task needs --suite (and no --pack)")
         if not suite_dir.is_dir():
             raise UserError(f"{suite_dir}: suite folder does not exist")
+        problem = suite_problem(suite_dir)
+        if problem is not None:  # one task named on the command line: bad input (a split run judges it)
+            raise UserError(f"{suite_dir}: suite refused: {problem}")
         task = load_task(task_dir)
         with create_executor(workers=workers) as executor:
             result = _public(evaluate_task(executor, task, suite_dir))

@@ -71,10 +71,14 @@ def _project_entries(site: str) -> list[str]:
 
 
 def paths_from_env() -> list[str]:
+    """The executor's list; a process started without one (GTDD's trace isolation, a task's build
+    script) computes it here: its own packages and data folders, from its own environment."""
+    if HIDE_ENV not in os.environ:
+        return hidden_paths()
     try:
-        return [str(p) for p in json.loads(os.environ.get(HIDE_ENV) or "[]")]
+        return [str(p) for p in json.loads(os.environ[HIDE_ENV])]
     except ValueError:
-        return []
+        return hidden_paths()
 
 
 def _below(path: str, folder: str) -> bool:
