@@ -18,9 +18,9 @@ import click
 
 from testhelix.cliutil import execution_options, json_option, print_json
 from testhelix.errors import UserError
+from testhelix.execution.shape import suite_problem
 from testhelix.inputs import InputDir, InputFile, NewRunDir, PackDir
 from testhelix.prism.coverage import CoverageMeter
-from testhelix.execution.shape import suite_problem
 from testhelix.prism.evaluation import evaluate_task, no_submission, record_panel_order
 from testhelix.prism.metrics import split_metrics
 from testhelix.tasks.task import Task, load_pack, load_task
