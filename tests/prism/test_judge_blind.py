@@ -153,7 +153,12 @@ def mark():
 
 
 @pytest.fixture(scope="module")
-def ex(mark):
+def katas() -> Path:
+    return bundled_pack("katas")  # unpacked into the ordinary cache, before `ex` moves it
+
+
+@pytest.fixture(scope="module")
+def ex(mark, katas):
     """One pool for the module (two servers: jobs run in parallel). Started with project data (a
     pack cache and a release ledger holding a canary task) under a folder the sandbox mounts."""
     hidden_root = Path(tempfile.mkdtemp(prefix="th-data-", dir=sys.prefix))
@@ -244,10 +249,10 @@ def _dgram_listener(path: Path) -> socket.socket:
     return s
 
 
-def test_label_oracles_learn_nothing(ex, tmp_path):
+def test_label_oracles_learn_nothing(ex, katas, tmp_path):
     """One suite tries each route on every program of a bundled kata; it learns nothing anywhere,
     so it passes everywhere (S=0). A second evaluation harvests nothing the first published."""
-    task = load_task(bundled_pack("katas") / "katas-lru_cache-m01")
+    task = load_task(katas / "katas-lru_cache-m01")
     dgram = Path(sys.prefix) / f"prism-oracle-{os.getpid()}.sock"  # a mounted, read-only folder
     listener = _dgram_listener(dgram)
     try:
@@ -332,10 +337,10 @@ def _plain_pytest(suite: Path, program: Path, tmp: Path) -> str:
     return "pass" if rc == 0 else "fail"
 
 
-def test_legitimate_suites_keep_their_scores(ex, tmp_path):
+def test_legitimate_suites_keep_their_scores(ex, katas, tmp_path):
     task = load_task(CLAMP)
     http = _suite(tmp_path, "http", {"test_http.py": HTTP_SUITE})
-    sampled = [load_task(bundled_pack("katas") / t) for t in ("katas-lru_cache-m01", "katas-interval_merge-m04")]
+    sampled = [load_task(katas / t) for t in ("katas-lru_cache-m01", "katas-interval_merge-m04")]
     res = evaluate_task(ex, task, http)
     trusted = [evaluate_task(ex, t, t.trusted_tests_dir) for t in sampled]
     plain = {pid: _plain_pytest(http, tree, tmp_path) for pid, _, _, tree in panel_programs(task)}
