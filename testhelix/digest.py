@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +26,8 @@ def _ignored(rel: Path) -> bool:
 
 
 def file_sha256(path: Path) -> str:
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    with open(path, "rb") as f:  # streamed: a large file is never held in memory
+        return hashlib.file_digest(f, "sha256").hexdigest()
 
 
 class NonUtf8Name(UserError):
@@ -44,12 +46,20 @@ def tree_files(root: Path) -> list[Path]:
     """Relative paths of the files a tree digest covers, sorted. Raises `NonUtf8Name`."""
     root = Path(root)
     out = []
-    for p in root.rglob("*"):
-        check_name(p)
-        if p.is_file() and not p.is_symlink():
-            rel = p.relative_to(root)
-            if not _ignored(rel):
-                out.append(rel)
+    stack = [root]  # iterative: any depth (a recursive walk overflowed on deep nests)
+    while stack:
+        folder = stack.pop()
+        for entry in os.scandir(folder):
+            p = Path(entry.path)
+            check_name(p)
+            if entry.is_symlink():
+                continue
+            if entry.is_dir():
+                stack.append(p)
+            elif entry.is_file():
+                rel = p.relative_to(root)
+                if not _ignored(rel):
+                    out.append(rel)
     return sorted(out, key=lambda r: r.as_posix())
 
 

@@ -116,6 +116,13 @@ MIGRATIONS: tuple[Migration, ...] = (
         run_label TEXT, task_id TEXT, cause TEXT, error TEXT, tokens BIGINT, calls INTEGER,
         created_at TIMESTAMP DEFAULT now());
     """),
+    # The order each task's panel ran in, for audit after the fact: drawn from a secret token per
+    # evaluation (testhelix/prism/evaluation.py), kept on the host, never shown to a job.
+    Migration(CORE, "panel-orders", """
+    CREATE TABLE panel_orders (
+        run_label TEXT, task_id TEXT, token TEXT, run_order JSON, created_at TIMESTAMP DEFAULT now(),
+        PRIMARY KEY (run_label, task_id));
+    """),
 )
 
 # Recorded before packages owned their migrations: bare names, known to every process.

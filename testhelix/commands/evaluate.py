@@ -17,11 +17,11 @@ from pathlib import Path
 import click
 
 from testhelix.cliutil import execution_options, json_option, print_json
-from testhelix.digest import tree_sha256
 from testhelix.errors import UserError
+from testhelix.execution.shape import suite_problem
 from testhelix.inputs import InputDir, InputFile, NewRunDir, PackDir
 from testhelix.prism.coverage import CoverageMeter
-from testhelix.prism.evaluation import evaluate_task, no_submission
+from testhelix.prism.evaluation import evaluate_task, no_submission, record_panel_order
 from testhelix.prism.metrics import split_metrics
 from testhelix.tasks.task import Task, load_pack, load_task
 
@@ -84,13 +84,14 @@ def evaluate_split(executor, store, pack: Path, ids: list[str], tasks: list[Task
         task, suite, started = by_id[task_id], suites / task_id, time.monotonic()
         if suite.is_dir():
             res = evaluate_task(executor, task, suite)
-            rows, digest = res["_rows"], tree_sha256(suite)
+            rows, digest, order = res["_rows"], res["_suite_digest"], res["_panel_order"]
             fa = {k: res[k] for k in ("F", "A", "R", "S")}
             cov = meter.measure(task, suite) if coverage else meter.measure(task, None)
         else:  # no submission: an error on every program, in every denominator
-            (rows, fa), digest = no_submission(task), None
+            (rows, fa), digest, order = no_submission(task), None, None
             cov = meter.measure(task, None)
-        return {"rows": rows, "digest": digest, "fa": fa, "cov": cov, "wall_s": round(time.monotonic() - started, 3)}
+        return {"rows": rows, "digest": digest, "fa": fa, "cov": cov, "order": order, "submitted": suite.is_dir(),
+                "wall_s": round(time.monotonic() - started, 3)}
 
     backend = LocalBackend(judge, jobs)
     with TaskProgress("evaluating", total=len(ids), enabled=progress) as bar:
@@ -98,11 +99,12 @@ def evaluate_split(executor, store, pack: Path, ids: list[str], tasks: list[Task
         for task_id, done in backend.run(ids):
             task, rows, digest, cov = by_id[task_id], done["rows"], done["digest"], done["cov"]
             for_metrics[task_id] = {r["program_id"]: (r["role"], r["status"]) for r in rows}
-            submitted += digest is not None
+            submitted += done["submitted"]
             with store.transaction():
                 store.record_task(task.id, task.source, task.context, task.difficulty, task.reference.sha256)
                 store.record_task_outcomes(RUN_LABEL, task_id, rows)
-                store.record_task_result({"run_label": RUN_LABEL, "task_id": task_id, "submitted": digest is not None,
+                record_panel_order(store, RUN_LABEL, task_id, done["order"])
+                store.record_task_result({"run_label": RUN_LABEL, "task_id": task_id, "submitted": done["submitted"],
                                           "suite_digest": digest, **done["fa"], "delta_c": cov.delta_c,
                                           "entry_coverage": cov.entry, "coverage_status": cov.status,
                                           "tokens": None, "calls": None, "wall_s": done["wall_s"]})
@@ -140,6 +142,9 @@ def command(task_dir, suite_dir, pack_dir, split, split_file, suites_dir, run_di
             raise UserError("--task needs --suite (and no --pack)")
         if not suite_dir.is_dir():
             raise UserError(f"{suite_dir}: suite folder does not exist")
+        problem = suite_problem(suite_dir)
+        if problem is not None:  # one task named on the command line: bad input (a split run judges it)
+            raise UserError(f"{suite_dir}: suite refused: {problem}")
         task = load_task(task_dir)
         with create_executor(workers=workers) as executor:
             result = _public(evaluate_task(executor, task, suite_dir))

@@ -36,16 +36,22 @@ from testhelix.digest import tree_sha256
 from testhelix.execution.cache import MemoryOutcomeCache, OutcomeCache, cache_key, cacheable
 from testhelix.execution.cgroup import CGROUPS_ENV
 from testhelix.execution.environments import HOST_PREFIX_ENV, PythonEnv
+from testhelix.execution.masking import HIDE_ENV, hidden_paths
 from testhelix.execution.outcome import RUNNER_VERSION, Limits, Outcome, RawRun, classify
 from testhelix.execution.precompile import compile_in_helper
 from testhelix.execution.sandbox import OVERLAY_ENV, Sandbox, detect_sandbox, sandbox_env
 from testhelix.execution.seam import Executor
+from testhelix.execution.shape import suite_problem
 from testhelix.execution.workspace import ENTRY_SCRIPT, TreeCache, force_rmtree
 from testhelix.plugins import import_root
 
 __all__ = ["Executor", "ForkServerExecutor", "Limits", "Outcome", "OutcomeCache", "default_executor"]
 
-SERVER_START_TIMEOUT_S = 60.0
+SERVER_START_TIMEOUT_S = 60.0  # on an idle machine; scaled with the load per core (start_timeout)
+SERVER_START_TIMEOUT_MAX_S = 600.0
+# (first uid, how many): disjoint ranges, above any system or login uid, below 2**31.
+UNTRUSTED_UIDS = (1 << 28, 1 << 28)
+TRUSTED_UIDS = (1 << 29, 1 << 28)
 KEEP_FILE = "keep-modules.json"
 COMPILE_BATCH = 4  # executions in one run_many call from which new trees are compiled first
 
@@ -99,14 +105,21 @@ def fresh_pytest_modules() -> tuple[str, ...]:
             return tuple(sorted(sys.builtin_module_names))  # forget more rather than less
 
 
+@functools.lru_cache(maxsize=1)
+def _hidden_paths() -> list[str]:
+    return hidden_paths()
+
+
 class _ServerHandle:
     """One fork server process and its line-based JSON protocol. Used by one thread at a time."""
 
-    def __init__(self, sandbox: Sandbox, staging: Path, index: int, environment: PythonEnv | None = None):
+    def __init__(self, sandbox: Sandbox, staging: Path, index: int, environment: PythonEnv | None = None,
+                 trusted: bool = False):
         self.sandbox, self.staging, self.index = sandbox, staging, index
         self.environment = environment  # None: the harness's own interpreter
-        # A uid of its own per server: RLIMIT_NPROC counts per uid, and leftovers are attributable.
-        self.uid = 100000 + (os.getpid() * 64 + index) % (1 << 22)
+        # Each job draws a uid of its own from its pool's range (RLIMIT_NPROC counts per uid, and
+        # leftovers are attributable); trusted and untrusted pools never share one.
+        self.uids = TRUSTED_UIDS if trusted else UNTRUSTED_UIDS
         self.dir = staging / f"server{index}"
         self.proc: subprocess.Popen | None = None
         self._buf = b""
@@ -120,19 +133,23 @@ class _ServerHandle:
         for knob in (OVERLAY_ENV, CGROUPS_ENV):  # the harness's own settings, passed on by name
             if knob in os.environ:
                 env[knob] = os.environ[knob]
+        env[HIDE_ENV] = json.dumps(_hidden_paths())  # what the sandbox covers (masking.py)
         python = sys.executable
         if self.environment is not None:  # a task environment: its interpreter, the harness mounted beside it
             python = str(self.environment.python)
             env[HOST_PREFIX_ENV] = sys.prefix
             env["PATH"] = f"{self.environment.python.parent}:{env['PATH']}"
         keep = self.staging / KEEP_FILE  # written by the executor before any server starts
-        argv = [*self.sandbox.launch_prefix(), python, "-s", "-m", "testhelix.execution.forkserver",
-                "--dir", str(self.dir), "--staging", str(self.staging), "--uid", str(self.uid),
-                "--kind", getattr(self.sandbox, "spec", self.sandbox.kind), "--keep-modules", str(keep)]
+        argv = [*self.sandbox.launch_prefix(), python, "-s", "-m", "testhelix.execution.forkserver"]
+        settings = {"dir": str(self.dir), "staging": str(self.staging), "uids": f"{self.uids[0]}:{self.uids[1]}",
+                    "kind": getattr(self.sandbox, "spec", self.sandbox.kind), "keep_modules": str(keep)}
         self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.DEVNULL, env=env, cwd=self.dir)
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(json.dumps(settings).encode() + b"\n")  # not argv: jobs see the command line
+        self.proc.stdin.flush()
         self._buf = b""
-        hello = self._read_line(SERVER_START_TIMEOUT_S)
+        hello = self._read_line(start_timeout())
         if not hello or not hello.get("ready"):
             detail = (hello or {}).get("error") or self._log_tail()
             self.stop()
@@ -162,7 +179,9 @@ class _ServerHandle:
 
     def call(self, job: dict, timeout: float) -> dict:
         if self.proc is None or self.proc.poll() is not None:
-            self.start()
+            error = _try_start(self)
+            if error is not None:  # a harness fault of this job (never cached: a rerun redoes it)
+                return {"fault": error}
         assert self.proc and self.proc.stdin
         try:
             self.proc.stdin.write(json.dumps(job).encode() + b"\n")
@@ -195,8 +214,9 @@ class _ServerHandle:
 class ForkServerExecutor:
     def __init__(self, workers: int | None = None, cache: OutcomeCache | None = None,
                  sandbox: str | None = None, staging_parent: Path | None = None,
-                 environment: PythonEnv | None = None):
+                 environment: PythonEnv | None = None, trusted: bool = False):
         self._args = (workers, cache, sandbox, staging_parent, environment)
+        self.trusted_pool = trusted  # runs a task's hidden tests: uids of its own (TRUSTED_UIDS)
         self._trusted: ForkServerExecutor | None = None
         self.environment = environment
         self._by_env: dict[str, ForkServerExecutor] = {}
@@ -225,13 +245,12 @@ class ForkServerExecutor:
             keep = self.staging / KEEP_FILE
             if not keep.exists():
                 keep.write_text(json.dumps(fresh_pytest_modules()))
-            handles = [_ServerHandle(self.sandbox, self.staging, i, self.environment) for i in range(self.workers)]
+            handles = [_ServerHandle(self.sandbox, self.staging, i, self.environment, self.trusted_pool)
+                       for i in range(self.workers)]
             with ThreadPoolExecutor(self.workers) as pool:
-                errors = [e for e in pool.map(_try_start, handles) if e]
-            if errors:
-                for h in handles:
-                    h.stop()
-                raise RuntimeError(errors[0])
+                list(pool.map(_try_start, handles))
+            # A server that did not start (twice) is started again by its next job, which gets a
+            # harness fault if that fails too: recorded as such, never a traceback.
             self._handles = handles
             for h in handles:
                 self._idle.put(h)
@@ -241,7 +260,7 @@ class ForkServerExecutor:
         untrusted suites never share a server or a tree cache."""
         with self._start_lock:
             if self._trusted is None:
-                self._trusted = ForkServerExecutor(*self._args)
+                self._trusted = ForkServerExecutor(*self._args, trusted=True)
             return self._trusted
 
     def for_environment(self, environment: PythonEnv) -> ForkServerExecutor:
@@ -251,7 +270,7 @@ class ForkServerExecutor:
             if environment.digest not in self._by_env:
                 workers, cache, sandbox, staging_parent, _ = self._args
                 self._by_env[environment.digest] = ForkServerExecutor(workers, cache, sandbox, staging_parent,
-                                                                      environment)
+                                                                      environment, trusted=self.trusted_pool)
             return self._by_env[environment.digest]
 
     @property
@@ -280,10 +299,19 @@ class ForkServerExecutor:
         salt += "#coverage" if coverage else ""
         keyed = []
         digests: dict[Path, str] = {}  # within one call a folder is read once (a panel shares its suite)
-        for suite, program in jobs:
-            sd, pd = (digests.get(p) or digests.setdefault(p, _digest(p)) for p in (Path(suite), Path(program)))
-            keyed.append((cache_key(sd, pd, self.runner_version, limits) + salt, Path(suite), Path(program), sd, pd))
         results: dict[str, Outcome] = {}
+        problems: dict[Path, str | None] = {}
+        for suite, program in jobs:
+            suite = Path(suite)
+            if suite not in problems:  # the suite's shape, checked before anything reads a file of it
+                problems[suite] = suite_problem(suite) if suite.is_dir() else None
+            if problems[suite] is not None:
+                key = f"refused:{suite}"
+                results[key] = outcome_from_reply({"pre_error": f"suite refused: {problems[suite]}"}, limits, 0.0)
+                keyed.append((key, suite, Path(program), "", ""))
+                continue
+            sd, pd = (digests.get(p) or digests.setdefault(p, _digest(p)) for p in (suite, Path(program)))
+            keyed.append((cache_key(sd, pd, self.runner_version, limits) + salt, suite, Path(program), sd, pd))
         todo: dict[str, tuple[Path, Path, str, str]] = {}  # key -> suite, program, their digests
         for key, suite, program, sd, pd in keyed:
             if key in results or key in todo:
@@ -301,7 +329,8 @@ class ForkServerExecutor:
                         trees[digest] = folder
             # Compiling costs a helper process (~0.3 s idle); it pays off for a batch (a panel), not
             # for one run (an agent's run_tests), where the test process compiles what it imports.
-            self.trees.ensure(trees, compile_new=len(todo) >= COMPILE_BATCH)
+            self.trees.ensure(trees, compile_new=len(todo) >= COMPILE_BATCH,
+                              suites=frozenset(sd for _, _, sd, _ in todo.values()))
             self._ensure_started()
             # Both trees travel by digest (staged above); the suite folder is read here for its entry point.
             with ThreadPoolExecutor(min(self.workers, len(todo))) as pool:
@@ -367,12 +396,25 @@ class ForkServerExecutor:
         return outcome_from_reply(reply, limits, time.monotonic() - started)
 
 
-def _try_start(handle: _ServerHandle) -> str | None:
+def start_timeout() -> float:
+    """How long a fork server may take to start: longer on a loaded machine, within a bound."""
     try:
-        handle.start()
-        return None
-    except (RuntimeError, OSError) as exc:
-        return str(exc)
+        per_core = os.getloadavg()[0] / (os.cpu_count() or 1)
+    except OSError:
+        per_core = 1.0
+    return min(SERVER_START_TIMEOUT_MAX_S, SERVER_START_TIMEOUT_S * max(1.0, per_core))
+
+
+def _try_start(handle: _ServerHandle, attempts: int = 2) -> str | None:
+    """Start a server, trying once more after a failure; the error text when both failed."""
+    error = None
+    for _ in range(attempts):
+        try:
+            handle.start()
+            return None
+        except (RuntimeError, OSError) as exc:
+            error = str(exc)
+    return error
 
 
 def outcome_from_reply(reply: dict, limits: Limits, elapsed: float) -> Outcome:

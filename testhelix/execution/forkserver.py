@@ -44,6 +44,7 @@ import argparse
 import gc
 import json
 import os
+import secrets
 import select
 import signal
 import socket
@@ -83,9 +84,10 @@ from testhelix.execution.zygote import Job, Zygote, zygote_loop
 
 # ----------------------------------------------------------------------------- supervisor
 class Server:
-    def __init__(self, sandbox: Sandbox, server_dir: Path, staging: Path, uid: int, zygote: socket.socket,
-                 keep: frozenset[str], cgroups: Cgroups):
-        self.sandbox, self.server_dir, self.uid, self.zygote = sandbox, server_dir, uid, zygote
+    def __init__(self, sandbox: Sandbox, server_dir: Path, staging: Path, uids: tuple[int, int],
+                 zygote: socket.socket, keep: frozenset[str], cgroups: Cgroups):
+        self.sandbox, self.server_dir, self.zygote = sandbox, server_dir, zygote
+        self.uids = uids  # (first, how many): this pool's range, disjoint from every other pool's
         self.trees = staging / "trees"
         self.keep, self.cgroups = keep, cgroups
         self.zygote_modules = tuple(sys.modules)  # what the zygote has imported (it forked from here)
@@ -120,17 +122,19 @@ class Server:
         shadow = (p_names | s_names) - self.keep
         forget = tuple(m for m in self.zygote_modules if m.split(".", 1)[0] in shadow)
         self.count += 1
-        name = f"j{self.count}"
+        # Drawn per job, so nothing a job can see (its uid, its folder) follows its position.
+        uid = self.uids[0] + secrets.randbelow(self.uids[1])
+        name = secrets.token_hex(8)
         workspace: Path | Layers
         if self.sandbox.builds_workspace:
             workspace = self.ws_root / name
         else:
-            workspace = self._layers(program, suite, p_listing, s_listing, hide)
+            workspace = self._layers(program, suite, p_listing, s_listing, hide, uid)
         mounted, keeper = False, None
         try:
             if isinstance(workspace, Path):
                 mounted = self._workspace_tmpfs(workspace, limits, p_bytes + s_bytes)
-                owner = self.uid if self.sandbox.drops_privileges else None
+                owner = uid if self.sandbox.drops_privileges else None
                 link = self.sandbox.links_programs and not mounted  # hard links cannot cross into a tmpfs
                 build_workspace(workspace, program, suite, link, owner, hide or _hide_nothing)
             try:
@@ -138,7 +142,7 @@ class Server:
             except OSError as exc:
                 raw = {"fault": f"could not start the job: {exc}"}
             else:
-                raw = self._execute(Job(workspace, entry, forget, limits, self.uid, keeper.cg is not None), keeper)
+                raw = self._execute(Job(workspace, entry, forget, limits, uid, keeper.cg is not None), keeper)
         except OSError as exc:
             raw = {"fault": f"workspace: {exc}"}
         finally:
@@ -173,7 +177,7 @@ class Server:
 
     def _start_keeper(self, limits: Limits) -> WaitingKeeper:
         self._keepers += 1
-        cg = self.cgroups.create(f"{self.server_dir.name}-{os.getpid()}-k{self._keepers}", limits)
+        cg = self.cgroups.create(secrets.token_hex(12), limits)  # random: its name says nothing of order
         spec_r, spec_w = os.pipe()
         out_r, out_w = os.pipe()
         st_r, st_w = os.pipe()
@@ -240,14 +244,14 @@ class Server:
         return True
 
     def _layers(self, program: Path, suite: Path, p_listing: tuple, s_listing: tuple,
-                hide: Callable[[str], bool] | None) -> Layers:
+                hide: Callable[[str], bool] | None, uid: int) -> Layers:
         (program_folders, program_files), (suite_folders, suite_files) = p_listing, s_listing
         hidden: list[str] = []
         if hide is not None:
             hidden = [rel for rel in program_files if hide(os.path.basename(rel))
                       and not rel.startswith(SUITE_SUBDIR + "/")]  # the suite's own overlay covers those
             hidden += [f"{SUITE_SUBDIR}/{rel}" for rel in suite_files if hide(os.path.basename(rel))]
-        return Layers(program, suite, program_folders, suite_folders, self.uid, tuple(hidden))
+        return Layers(program, suite, program_folders, suite_folders, uid, tuple(hidden))
 
     def _fork_keeper(self, spec_r: int, out_w: int, st_w: int) -> tuple[int, int]:
         socket.send_fds(self.zygote, [b"j"], [spec_r, out_w, st_w])
@@ -336,14 +340,19 @@ def _hide_nothing(name: str) -> bool:  # noqa: ARG001 - build_workspace's skip p
 
 
 def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(description="TestPrism fork server (started by the executor)")
-    ap.add_argument("--dir", required=True, type=Path)
-    ap.add_argument("--staging", required=True, type=Path)
-    ap.add_argument("--uid", required=True, type=int)
-    ap.add_argument("--kind", required=True, help="sandbox: built-in name, package.module:CLASS or entry point")
-    ap.add_argument("--keep-modules", required=True, type=Path,
-                    help="JSON list: top-level modules a fresh pytest has imported before collecting")
-    args = ap.parse_args(argv)
+    ap = argparse.ArgumentParser(description="TestPrism fork server (started by the executor); its settings come "
+                                 "as the first line on stdin, so that its command line (which every job "
+                                 "inherits in /proc/self/cmdline) names no host folder")
+    ap.parse_args(argv)
+    first_line = b""
+    while not first_line.endswith(b"\n"):  # unbuffered: job lines that follow stay in the pipe
+        byte = os.read(0, 1)
+        if not byte:
+            break
+        first_line += byte
+    settings = json.loads(first_line)
+    args = argparse.Namespace(dir=Path(settings["dir"]), staging=Path(settings["staging"]), uids=settings["uids"],
+                              kind=settings["kind"], keep_modules=Path(settings["keep_modules"]))
     proto_in = os.fdopen(os.dup(0), "rb")
     proto_out = os.fdopen(os.dup(1), "wb")
     log = os.open(args.dir / "server.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
@@ -383,7 +392,8 @@ def main(argv: list[str] | None = None) -> None:
         finally:
             os._exit(0)
     theirs.close()
-    server = Server(sandbox, args.dir, args.staging, args.uid, ours, keep, cgroups)
+    first, count = (int(x) for x in args.uids.split(":"))
+    server = Server(sandbox, args.dir, args.staging, (first, count), ours, keep, cgroups)
     server.prepare(Limits())  # the first job's keeper
     send({"ready": True, "kind": sandbox.kind, "cgroups": cgroups.kind})
     for line in proto_in:

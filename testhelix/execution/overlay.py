@@ -47,22 +47,31 @@ def _mirror_folders(folders: tuple[str, ...], upper: Path, owner: int) -> None:
         os.chown(target, owner, owner)
 
 
-def _overlay(lower: Path, upper: Path, work: Path, target: str, flags: int) -> None:
-    work.mkdir(exist_ok=True)
-    mount("overlay", target, "overlay", flags, f"lowerdir={lower},upperdir={upper},workdir={work}")
+def _overlay(lower: Path, upper: str, work: str, target: str, flags: int) -> None:
+    """Mount an overlay naming no host folder: the lower tree through a descriptor
+    (/proc/self/fd/N) and the upper and work folders relative to the current folder, so
+    /proc/self/mountinfo inside the job shows neither the staging folder nor a tree's digest."""
+    os.makedirs(work, exist_ok=True)
+    fd = os.open(lower, os.O_PATH | os.O_DIRECTORY)
+    try:
+        mount("overlay", target, "overlay", flags, f"lowerdir=/proc/self/fd/{fd},upperdir={upper},workdir={work}")
+    finally:
+        os.close(fd)
 
 
 def mount_layers(layers: Layers, target: str, scratch: Path, size_mb: int, flags: int) -> None:
-    """Mount the workspace at `target` (runs as root in the job's own mount namespace)."""
+    """Mount the workspace at `target` (runs as root in the job's own mount namespace; leaves the
+    current folder at `scratch`, which the job's chroot leaves behind)."""
     mount("tmpfs", str(scratch), "tmpfs", flags, f"mode=0700,size={size_mb}m")
+    os.chdir(scratch)
     program_up, suite_up = scratch / "program-up", scratch / "suite-up"
     _mirror_folders(layers.program_folders, program_up, layers.owner)
     _mirror_folders(layers.suite_folders, suite_up, layers.owner)
     for extra in (HOME_SUBDIR, SUITE_SUBDIR):  # the home folder, and the suite overlay's mount point
         (program_up / extra).mkdir(exist_ok=True)
         os.chown(program_up / extra, layers.owner, layers.owner)
-    _overlay(layers.program, program_up, scratch / "program-work", target, flags)
-    _overlay(layers.suite, suite_up, scratch / "suite-work", f"{target}/{SUITE_SUBDIR}", flags)
+    _overlay(layers.program, "program-up", "program-work", target, flags)
+    _overlay(layers.suite, "suite-up", "suite-work", f"{target}/{SUITE_SUBDIR}", flags)
     for rel in layers.hidden:
         os.unlink(os.path.join(target, rel))  # unlinking through the overlay leaves a whiteout above it
 
@@ -77,7 +86,12 @@ def overlay_supported(probe_dir: Path) -> bool:
         mount("tmpfs", str(scratch), "tmpfs", 0, "mode=0700,size=1m")
         try:
             (scratch / "up").mkdir()
-            _overlay(lower, scratch / "up", scratch / "work", str(merged), 0)
+            here = os.getcwd()
+            os.chdir(scratch)
+            try:
+                _overlay(lower, "up", "work", str(merged), 0)
+            finally:
+                os.chdir(here)
             ok = (merged / "probe").read_text() == "1"
             umount(str(merged))
         finally:

@@ -40,37 +40,49 @@ MAX_MODULES = 400
 CHECKED_HASH_FLAGS = (3).to_bytes(4, "little")  # PEP 552: hash-based, always checked
 
 
-def precompile_tree(root: Path, max_modules: int = MAX_MODULES) -> int:
+MAX_SOURCE_BYTES = 1 << 20  # larger modules are left to the test process (which may never import them)
+HELPER_MEMORY_MB, HELPER_CPU_S = 1024, 120  # the compile helper's rlimits
+
+
+def precompile_tree(root: Path, max_modules: int = MAX_MODULES, shown_as: str | None = None) -> int:
     """Write both kinds of pyc for every .py file under `root` (nothing for a tree of more than
-    `max_modules` modules). Returns how many files were written."""
+    `max_modules` modules). `shown_as`: the folder the tree will be seen at inside the sandbox; the
+    code objects name their files there, never the host folder being compiled. Returns how many
+    files were written."""
     sources = [os.path.join(d, name) for d, _dirs, files in os.walk(root) for name in files if name.endswith(".py")]
     if len(sources) > max_modules:
         return 0
     written = 0
     for src in sources:
-        written += _plain_pyc(src)
+        try:
+            if os.lstat(src).st_size > MAX_SOURCE_BYTES:
+                continue
+        except OSError:
+            continue
+        shown = os.path.join(shown_as, os.path.relpath(src, root)) if shown_as else src
+        written += _plain_pyc(src, shown)
         if any(fnmatch.fnmatch(os.path.basename(src), pat) for pat in REWRITTEN_PATTERNS):
-            written += _rewritten_pyc(Path(src))
+            written += _rewritten_pyc(Path(src), shown)
     return written
 
 
-def _plain_pyc(src: str) -> int:
+def _plain_pyc(src: str, shown: str) -> int:
     try:
-        py_compile.compile(src, cfile=importlib.util.cache_from_source(src), doraise=True,
+        py_compile.compile(src, cfile=importlib.util.cache_from_source(src), dfile=shown, doraise=True,
                            invalidation_mode=py_compile.PycInvalidationMode.CHECKED_HASH)
         return 1
     except (py_compile.PyCompileError, OSError, ValueError):
         return 0
 
 
-def _rewritten_pyc(src: Path) -> int:
+def _rewritten_pyc(src: Path, shown: str) -> int:
     try:
         source = src.read_bytes()
-        tree = ast.parse(source, filename=str(src))
+        tree = ast.parse(source, filename=shown)
         # config=None: the rewrite without the assertion-pass hook, which is what a run gets unless
         # an ini file enables it (see asks_for_pass_hook; such runs do not get these files).
-        _rewrite.rewrite_asserts(tree, source, str(src), None)
-        code = compile(tree, str(src), "exec", dont_inherit=True)
+        _rewrite.rewrite_asserts(tree, source, shown, None)
+        code = compile(tree, shown, "exec", dont_inherit=True)
         cache = src.parent / "__pycache__"
         cache.mkdir(exist_ok=True)
         data = importlib.util.MAGIC_NUMBER + CHECKED_HASH_FLAGS + importlib.util.source_hash(source)[:8]
@@ -100,8 +112,17 @@ def is_rewritten_pyc(name: str) -> bool:
     return name.endswith(REWRITTEN_SUFFIX)
 
 
-def compile_in_helper(trees: list[Path], timeout_s: float = 300.0, helpers: int = 1) -> None:
-    """Compile trees in short-lived helper processes (`python -m testhelix.execution.precompile DIR...`):
+def _helper_limits() -> None:
+    import resource
+
+    mb = 1024 * 1024
+    resource.setrlimit(resource.RLIMIT_AS, (HELPER_MEMORY_MB * mb, HELPER_MEMORY_MB * mb))
+    resource.setrlimit(resource.RLIMIT_CPU, (HELPER_CPU_S, HELPER_CPU_S + 1))
+
+
+def compile_in_helper(trees: list[tuple[Path, str]], timeout_s: float = 300.0, helpers: int = 1) -> None:
+    """Compile (tree, folder it is seen at in the sandbox) pairs in short-lived helper processes
+    (`python -m testhelix.execution.precompile DIR SHOWN_AS ...`), each under a memory and CPU rlimit:
     no long-lived process of the harness ever parses a tree. Up to `helpers` of them run at once,
     each on its share of the trees (a batch's compile time is otherwise spent on one core while the
     others wait for it). A helper that fails only means the test processes compile what they
@@ -116,9 +137,10 @@ def compile_in_helper(trees: list[Path], timeout_s: float = 300.0, helpers: int 
     procs = []
     for share in shares:
         try:
-            procs.append(subprocess.Popen([sys.executable, "-s", "-m", "testhelix.execution.precompile", *map(str, share)],
+            args = [str(x) for pair in share for x in pair]
+            procs.append(subprocess.Popen([sys.executable, "-s", "-m", "testhelix.execution.precompile", *args],
                                           env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                          stderr=subprocess.DEVNULL))
+                                          stderr=subprocess.DEVNULL, preexec_fn=_helper_limits))
         except OSError:
             continue
     deadline = time.monotonic() + timeout_s
@@ -130,12 +152,12 @@ def compile_in_helper(trees: list[Path], timeout_s: float = 300.0, helpers: int 
             proc.wait()
 
 
-def _shares(trees: list[Path], n: int) -> list[list[Path]]:
+def _shares(trees: list[tuple[Path, str]], n: int) -> list[list[tuple[Path, str]]]:
     """Split trees into at most `n` shares of about equal source size (largest first, each to the
     lightest share); a helper is only worth its start-up for a few trees."""
     n = min(n, max(1, len(trees) // 4))
-    sizes = {tree: _source_bytes(tree) for tree in trees}
-    shares: list[list[Path]] = [[] for _ in range(n)]
+    sizes = {tree: _source_bytes(tree[0]) for tree in trees}
+    shares: list[list[tuple[Path, str]]] = [[] for _ in range(n)]
     loads = [0] * n
     for tree in sorted(trees, key=lambda t: -sizes[t]):
         i = loads.index(min(loads))
@@ -159,5 +181,6 @@ def _source_bytes(tree: Path) -> int:
 if __name__ == "__main__":
     import sys
 
-    for tree in sys.argv[1:]:
-        precompile_tree(Path(tree))
+    pairs = sys.argv[1:]
+    for tree, shown_as in zip(pairs[::2], pairs[1::2]):
+        precompile_tree(Path(tree), shown_as=shown_as)

@@ -4,8 +4,9 @@ Two implementations of the small `Sandbox` protocol:
 
 - `NamespaceSandbox` (root + util-linux `unshare`, the normal case on our machines and in CI). The
   fork server is launched inside new network, mount, IPC and UTS namespaces, so neither it nor any
-  child has a network (only its own loopback). Every execution starts as PID 1 of a new PID
-  namespace, which unshares a mount and IPC namespace of its own, mounts the workspace (overlays of
+  child has a network. Every execution starts as PID 1 of a new PID namespace with a network
+  namespace of its own (only its own loopback, up), which unshares a mount, IPC and cgroup
+  namespace of its own, mounts the workspace (overlays of
   the cached program and suite trees over a private tmpfs, see overlay.py; or a hard-linked folder
   the server built, where overlayfs is missing) into a minimal root (read-only /usr, /etc, the
   Python installation, a few /dev nodes, a private /proc and /tmp) and chroots there, so task
@@ -35,10 +36,13 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Protocol
 
+from testhelix.execution.masking import mask, paths_from_env
 from testhelix.execution.outcome import Limits
 from testhelix.execution.overlay import Layers, mount_layers, overlay_supported
 from testhelix.execution.syscalls import (
+    CLONE_NEWCGROUP,
     CLONE_NEWIPC,
+    CLONE_NEWNET,
     CLONE_NEWNS,
     CLONE_NEWPID,
     MS_BIND,
@@ -54,8 +58,8 @@ from testhelix.execution.syscalls import (
     setns,
     unshare,
 )
+from testhelix.execution.workspace import INSIDE_WORKSPACE
 
-INSIDE_WORKSPACE = "/workspace"
 OVERLAY_ENV = "TESTHELIX_OVERLAY"
 HOST_PREFIX_ENV = "TESTHELIX_HOST_PREFIX"  # set by the executor for a server under a task environment
 PLUGIN_DIR_NAME = "prism-plugin"
@@ -162,6 +166,7 @@ class NamespaceSandbox:
         self._own_pid_ns: int | None = None
         self.builds_workspace = True
         self._scratch: Path | None = None
+        self._hide: list[str] = []
 
     def launch_prefix(self) -> list[str]:
         return ["unshare", "--net", "--mount", "--ipc", "--uts", "--propagation", "private", "--"]
@@ -171,6 +176,7 @@ class NamespaceSandbox:
         root = server_dir / "root"
         root.mkdir(parents=True, exist_ok=True)
         mount("tmpfs", str(root), "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=16m")
+        mounted = []
         for name in ("usr", "bin", "sbin", "lib", "lib32", "lib64", "etc"):
             host = Path("/") / name
             if host.is_symlink():
@@ -178,9 +184,13 @@ class NamespaceSandbox:
             elif host.is_dir():
                 (root / name).mkdir()
                 bind_readonly(str(host), str(root / name))
+                mounted.append(str(host))
         for prefix in _python_prefixes():
             (root / prefix.lstrip("/")).mkdir(parents=True, exist_ok=True)
             bind_readonly(prefix, str(root / prefix.lstrip("/")))
+            mounted.append(prefix)
+        self._hide = paths_from_env()  # the project's own files and data (masking.py)
+        mask(str(root), self._hide, mounted)
         dev = root / "dev"
         dev.mkdir()
         mount("tmpfs", str(dev), "tmpfs", MS_NOSUID, "mode=0755,size=64k")
@@ -215,6 +225,12 @@ class NamespaceSandbox:
         finally:
             if os.getpid() != 1:  # the parent (the child is PID 1 of the new namespace)
                 self._back_to_own_pid_ns()
+        if pid == 0:
+            # A network namespace of the job's own, with its own loopback: suites that serve on
+            # 127.0.0.1:<port> work in parallel jobs, and no job can plant a listener for another.
+            # Done here, in a keeper forked ahead of its job, so it costs the job no time.
+            unshare(CLONE_NEWNET)
+            loopback_up()
         return pid
 
     def _back_to_own_pid_ns(self) -> None:
@@ -228,7 +244,9 @@ class NamespaceSandbox:
     def enter_job(self, workspace: Path | Layers, limits: Limits) -> str:
         assert self.root is not None and self._scratch is not None, "setup_server was not called"
         root = self.root
-        unshare(CLONE_NEWNS | CLONE_NEWIPC)  # PID 1 of the job: mounts and IPC of its own
+        # PID 1 of the job: mounts and IPC of its own; a cgroup namespace rooted at the job's cgroup
+        # (the keeper is in it by now), so /proc/self/cgroup shows "/" and names nothing.
+        unshare(CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWCGROUP)
         target = root + INSIDE_WORKSPACE
         if isinstance(workspace, Layers):
             # Writes to the workspace land in RAM: cap them like a few maximum-size files.
@@ -245,6 +263,7 @@ class NamespaceSandbox:
             if prefix.startswith("/tmp/"):
                 os.makedirs(root + prefix, exist_ok=True)
                 bind_readonly(prefix, root + prefix)
+                mask(root, self._hide, [prefix])
         mount("proc", root + "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
         os.chroot(root)
         return INSIDE_WORKSPACE

@@ -6,6 +6,7 @@ import ctypes
 import os
 
 CLONE_NEWNS, CLONE_NEWIPC, CLONE_NEWPID = 0x00020000, 0x08000000, 0x20000000
+CLONE_NEWNET, CLONE_NEWCGROUP = 0x40000000, 0x02000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
 MS_REMOUNT, MS_BIND, MS_REC = 32, 4096, 16384
 MNT_DETACH = 2
@@ -50,15 +51,21 @@ def umount(target: str) -> None:
     _check(_libc.umount2(target.encode(), ctypes.c_int(MNT_DETACH)), f"umount {target}")
 
 
-# seccomp: refuse socket(AF_UNIX, ...) in the test process. A listening unix socket anywhere under
-# a folder the sandbox mounts read-only would otherwise be reachable (connect() ignores read-only
-# mounts); socketpair() stays allowed (multiprocessing, asyncio). Abstract sockets are already
-# private to the job's network namespace.
+# seccomp, in the test process: refuse
+# - socket(AF_UNIX, ...): a listening unix socket anywhere under a folder the sandbox mounts
+#   read-only would otherwise be reachable (connect() ignores read-only mounts);
+# - socketpair(AF_UNIX, SOCK_DGRAM): an unbound datagram socket can still sendto() any path;
+#   stream and seqpacket pairs stay allowed (multiprocessing, asyncio), and refuse addresses;
+# - the kernel keyrings (add_key, request_key, keyctl): keys outlive the job and are shared;
+# - io_uring (setup, enter, register): it creates sockets and files past the checks above.
+# Abstract sockets are already private to the job's own network namespace.
 PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 22, 2
-_SECCOMP_ARCH = {"x86_64": (0xC000003E, 41), "aarch64": (0xC00000B7, 198)}  # audit arch, __NR_socket
+# audit arch, __NR_socket, __NR_socketpair, refused outright (keyrings, io_uring)
+_SECCOMP_ARCH = {"x86_64": (0xC000003E, 41, 53, (248, 249, 250, 425, 426, 427)),
+                 "aarch64": (0xC00000B7, 198, 199, (217, 218, 219, 425, 426, 427))}
 _RET_ALLOW, _RET_EPERM = 0x7FFF0000, 0x00050000 | 1
-_LD_ABS, _JEQ, _JGE, _RET = 0x20, 0x15, 0x35, 0x06
-_AF_UNIX, _X32_BIT = 1, 0x40000000
+_LD_ABS, _JEQ, _JGE, _JSET, _ALU_AND, _RET = 0x20, 0x15, 0x35, 0x45, 0x54, 0x06
+_AF_UNIX, _SOCK_DGRAM, _SOCK_TYPE_MASK, _X32_BIT = 1, 2, 0xF, 0x40000000
 
 
 class _SockFilter(ctypes.Structure):
@@ -73,23 +80,50 @@ def unix_socket_filter_supported() -> bool:
     return os.uname().machine in _SECCOMP_ARCH
 
 
+def _filter_program(audit_arch: int, nr_socket: int, nr_socketpair: int, refused: tuple[int, ...]) -> list[tuple]:
+    """The classic-BPF program. Jump targets are written as labels ("allow", "deny", "pair") and
+    turned into the relative offsets BPF wants at the end."""
+    prog: list[tuple] = [
+        (_LD_ABS, 0, 0, 4),  # seccomp_data.arch
+        (_JEQ, 0, "deny", audit_arch),  # another ABI (e.g. 32-bit socketcall): refuse
+        (_LD_ABS, 0, 0, 0),  # seccomp_data.nr
+        (_JGE, "deny", 0, _X32_BIT),  # x32 calls: refuse
+        *[(_JEQ, "deny", 0, nr) for nr in refused],
+        (_JEQ, 0, "pair", nr_socket),
+        (_LD_ABS, 0, 0, 16),  # args[0], low 32 bits: the address family
+        (_JEQ, "deny", "allow", _AF_UNIX),
+        ("pair",),
+        (_JEQ, 0, "allow", nr_socketpair),
+        (_LD_ABS, 0, 0, 16),
+        (_JEQ, 0, "allow", _AF_UNIX),
+        (_LD_ABS, 0, 0, 24),  # args[1]: the socket type (flags in its high bits)
+        (_ALU_AND, 0, 0, _SOCK_TYPE_MASK),
+        (_JEQ, "deny", "allow", _SOCK_DGRAM),
+        ("allow",),
+        (_RET, 0, 0, _RET_ALLOW),
+        ("deny",),
+        (_RET, 0, 0, _RET_EPERM),
+    ]
+    labels: dict[str, int] = {}
+    out: list[tuple] = []
+    for ins in prog:
+        if len(ins) == 1:
+            labels[ins[0]] = len(out)
+        else:
+            out.append(ins)
+
+    def rel(target: int | str, at: int) -> int:
+        return labels[target] - at - 1 if isinstance(target, str) else target
+
+    return [(code, rel(jt, i), rel(jf, i), k) for i, (code, jt, jf, k) in enumerate(out)]
+
+
 def deny_unix_sockets() -> None:
     """Install the filter (needs no_new_privs or root). Other architectures: no filter."""
     arch = _SECCOMP_ARCH.get(os.uname().machine)
     if arch is None:
         return
-    audit_arch, nr_socket = arch
-    program = [
-        (_LD_ABS, 0, 0, 4),  # seccomp_data.arch
-        (_JEQ, 0, 6, audit_arch),  # another ABI (e.g. 32-bit socketcall): refuse
-        (_LD_ABS, 0, 0, 0),  # seccomp_data.nr
-        (_JGE, 4, 0, _X32_BIT),  # x32 calls: refuse
-        (_JEQ, 0, 2, nr_socket),
-        (_LD_ABS, 0, 0, 16),  # args[0], low 32 bits: the address family
-        (_JEQ, 1, 0, _AF_UNIX),
-        (_RET, 0, 0, _RET_ALLOW),
-        (_RET, 0, 0, _RET_EPERM),
-    ]
+    program = _filter_program(*arch)
     filters = (_SockFilter * len(program))(*[_SockFilter(*ins) for ins in program])
     prog = _SockFprog(len(program), filters)
     rc = _libc.prctl(PR_SET_SECCOMP, ctypes.c_ulong(SECCOMP_MODE_FILTER), ctypes.byref(prog), 0, 0)

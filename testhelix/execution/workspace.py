@@ -17,6 +17,7 @@ iteratively, never following a symlink and never raising.
 from __future__ import annotations
 
 import os
+import secrets
 import shutil
 import stat
 import threading
@@ -25,6 +26,7 @@ from pathlib import Path
 
 from testhelix.digest import tree_files
 
+INSIDE_WORKSPACE = "/workspace"  # where the namespaced sandbox shows a job's workspace
 SUITE_SUBDIR = "suite"
 HOME_SUBDIR = ".home"
 ENTRY_SCRIPT = "run_tests.sh"
@@ -41,12 +43,18 @@ def _copy_tree(src: Path, tmp: Path) -> None:
         os.chmod(target, 0o555 if os.access(src / rel, os.X_OK) else 0o444)
 
 
+FIXED_MTIME = 946684800  # 2000-01-01: every cached file and folder, so no timestamp follows copy order
+
+
 def _seal(tmp: Path, dest: Path) -> None:
-    """Make a prepared copy read-only and move it to its digest name."""
-    for d, _, files in os.walk(tmp):
-        os.chmod(d, 0o555)
+    """Make a prepared copy read-only, with one fixed timestamp, and move it to its digest name."""
+    for d, _, files in os.walk(tmp, topdown=False):
         for name in files:
-            os.chmod(os.path.join(d, name), os.stat(os.path.join(d, name)).st_mode & 0o555)
+            path = os.path.join(d, name)
+            os.chmod(path, os.stat(path).st_mode & 0o555)
+            os.utime(path, (FIXED_MTIME, FIXED_MTIME))
+        os.chmod(d, 0o555)
+        os.utime(d, (FIXED_MTIME, FIXED_MTIME))
     try:
         os.rename(tmp, dest)  # atomic: another thread may have cached the same digest meanwhile
     except OSError:
@@ -140,7 +148,7 @@ class TreeCache:
     no process that forks test processes ever parsed a tree.
     """
 
-    def __init__(self, staging: Path, compile_trees: Callable[[list[Path]], object] | None = None):
+    def __init__(self, staging: Path, compile_trees: Callable[[list[tuple[Path, str]]], object] | None = None):
         self.root = staging / "trees"
         self.root.mkdir(parents=True, exist_ok=True)
         os.chmod(self.root, 0o711)  # the sandbox uid (plain fallback) must not list other trees
@@ -150,17 +158,23 @@ class TreeCache:
     def path(self, digest: str) -> Path:
         return self.root / digest
 
-    def ensure(self, trees: dict[str, Path], compile_new: bool = True) -> None:
-        """Cache every `{digest: source folder}` not cached yet (compiled unless `compile_new` is off)."""
+    def ensure(self, trees: dict[str, Path], compile_new: bool = True, suites: frozenset[str] = frozenset()) -> None:
+        """Cache every `{digest: source folder}` not cached yet (compiled unless `compile_new` is off;
+        the digests in `suites` are compiled as seen in a job's suite/ folder, the others at its root)."""
         with self._lock:
             new = {d: src for d, src in trees.items() if not self.path(d).is_dir()}
             if not new:
                 return
-            tmps = {d: self.root / f".tmp-{d}" for d in new}
-            for d, src in new.items():
-                _copy_tree(src, tmps[d])
+            # Copied in an order drawn at random, not the caller's (a panel's run order): inode
+            # numbers and change times then say nothing about a program's position.
+            digests = list(new)
+            secrets.SystemRandom().shuffle(digests)
+            tmps = {d: self.root / f".tmp-{secrets.token_hex(8)}" for d in digests}
+            for d in digests:
+                _copy_tree(new[d], tmps[d])
             if self.compile_trees is not None and compile_new:
-                self.compile_trees(list(tmps.values()))
+                self.compile_trees([(tmp, f"{INSIDE_WORKSPACE}/{SUITE_SUBDIR}" if d in suites else INSIDE_WORKSPACE)
+                                    for d, tmp in tmps.items()])
             for d, tmp in tmps.items():
                 _seal(tmp, self.path(d))
 

@@ -40,7 +40,7 @@ from testhelix.llm.base import ChatModel, ModelError
 from testhelix.llm.registry import create_model, is_simulated, model_label
 from testhelix.parallel.jobs import TaskJob
 from testhelix.prism.coverage import MISSING, CoverageMeter
-from testhelix.prism.evaluation import evaluate_task, no_submission, reference_only
+from testhelix.prism.evaluation import evaluate_task, no_submission, record_panel_order, reference_only
 from testhelix.skills import load_library
 from testhelix.store import RunStore
 from testhelix.strategy.model import Strategy, check_run_compatibility
@@ -155,21 +155,23 @@ class HelixRunner:
         suite = result.submission.suite_dir
         if suite is None:
             rows, scores = no_submission(task)  # an error on every program: it stays in every denominator
+            order, judged = None, {}
         else:
             judged = evaluate_task(self.executor, task, suite) if self.panel else reference_only(self.executor, task, suite)
             rows, scores = judged["_rows"], {k: judged[k] for k in ("F", "A", "R", "S")}
+            order = judged["_panel_order"]
         cov = self.meter.measure(task, suite) if self.coverage else MISSING
         detail = {"submission": result.submission.rule, "pair": result.submission.pair,
                   "support": result.submission.support, "pairs": list(result.pairs), "events": list(result.events),
                   "budget": {"cap": budget.cap_tokens, "used": budget.used, "refused": budget.refused},
                   "elided": _elided(work), "simulated": is_simulated(model_name) or budget.simulated_calls > 0}
         row = {"run_label": label, "task_id": task.id, "submitted": suite is not None,
-               "suite_digest": tree_sha256(suite) if suite is not None else None, **scores,
+               "suite_digest": judged.get("_suite_digest"), **scores,
                "delta_c": cov.delta_c, "entry_coverage": cov.entry, "coverage_status": cov.status,
                "tokens": budget.used, "calls": budget.calls, "wall_s": round(time.monotonic() - started, 3),
                "detail": json.dumps(detail, default=str)}
         return {"task": task.id, **scores, "rule": result.submission.rule, "detail": detail, "row": row,
-                "outcome_rows": rows}
+                "outcome_rows": rows, "panel_order": order}
 
     def record(self, task: Task, label: str, result: dict) -> None:
         """Store one finished task (driver thread): its outcomes, then its result row, in one transaction."""
@@ -178,6 +180,7 @@ class HelixRunner:
             self.absorb(result)
             store.record_task(task.id, task.source, task.context, task.difficulty, task.reference.sha256)
             store.record_task_outcomes(label, task.id, result["outcome_rows"])
+            record_panel_order(store, label, task.id, result.get("panel_order"))
             store.record_task_result(result["row"])
 
     def absorb(self, result: dict) -> None:

@@ -35,7 +35,7 @@ def _tree(root: Path, files: dict[str, str]) -> Path:
 def test_cached_suite_carries_pytests_own_rewrite(tmp_path):
     src = _tree(tmp_path / "suite", {"test_a.py": TEST_SOURCE, "conftest.py": "X = 1\n", "helper.py": "Y = 2\n"})
     cache = TreeCache(tmp_path / "staging", compile_trees=compile_in_helper)  # a helper process compiles
-    cache.ensure({"digest-1": src})
+    cache.ensure({"digest-1": src}, suites=frozenset({"digest-1"}))
     cached = cache.path("digest-1")
     pyc = cached / "__pycache__" / ("test_a" + REWRITTEN_SUFFIX)
     data = pyc.read_bytes()
@@ -43,7 +43,10 @@ def test_cached_suite_carries_pytests_own_rewrite(tmp_path):
     assert data[8:16] == importlib.util.source_hash(TEST_SOURCE.encode())[:8]
     tree = __import__("ast").parse(TEST_SOURCE)
     rewrite_asserts(tree, TEST_SOURCE.encode(), str(cached / "test_a.py"), None)
-    assert marshal.loads(data[16:]) == compile(tree, str(cached / "test_a.py"), "exec", dont_inherit=True)
+    code = marshal.loads(data[16:])
+    assert code == compile(tree, str(cached / "test_a.py"), "exec", dont_inherit=True)
+    assert code.co_filename == "/workspace/suite/test_a.py"  # where a job sees it, never the host folder
+    assert str(tmp_path).encode() not in data
     assert (cached / "__pycache__" / ("conftest" + REWRITTEN_SUFFIX)).is_file()
     assert not (cached / "__pycache__" / ("helper" + REWRITTEN_SUFFIX)).exists()  # not a test module
     assert Path(importlib.util.cache_from_source(str(cached / "helper.py"))).is_file()
