@@ -18,6 +18,7 @@ A missing extra or a missing file is a UserError naming what to install or which
 
 from __future__ import annotations
 
+import importlib.util
 import threading
 from dataclasses import dataclass
 from functools import lru_cache
@@ -55,12 +56,12 @@ def model_path(model: str) -> Path:
     """The GGUF file for `local:MODEL`: a bundled name or a path to a .gguf file."""
     if model in BUNDLED:
         package, filename = BUNDLED[model]
-        try:
-            module = __import__(package)
-        except ImportError:
+        # Located, never imported: the package's own code is a plug-in for another tool.
+        spec = importlib.util.find_spec(package)
+        if spec is None or not spec.submodule_search_locations:
             raise UserError(f"local:{model}: its weights come with the package {package.replace('_', '-')}; "
-                            f"{EXTRA_HINT}") from None
-        path = Path(module.__file__).parent / filename
+                            f"{EXTRA_HINT}")
+        path = Path(next(iter(spec.submodule_search_locations))) / filename
         if not path.is_file():
             raise UserError(f"local:{model}: {path} is missing from the installed {package} package")
         return path

