@@ -18,6 +18,7 @@ A missing extra or a missing file is a UserError naming what to install or which
 
 from __future__ import annotations
 
+import atexit
 import importlib.util
 import threading
 from dataclasses import dataclass
@@ -76,19 +77,30 @@ def model_path(model: str) -> Path:
 
 @lru_cache(maxsize=8)
 def context_window(path: Path) -> int:
-    """The model's training context length, from its GGUF metadata (vocabulary only, no weights)."""
+    """The model's training context length, from its GGUF metadata (read with the vocabulary only)."""
     llama_cpp = require_runtime()
     try:
         probe = llama_cpp.Llama(model_path=str(path), vocab_only=True, verbose=False)
     except (ValueError, RuntimeError) as err:
         raise UserError(f"local model {path}: llama.cpp cannot read it as GGUF: {err}") from None
     try:
-        return int(probe._model.n_ctx_train())
+        arch = probe.metadata.get("general.architecture", "llama")
+        window = int(probe.metadata.get(f"{arch}.context_length", 0))
     finally:
         probe.close()
+    if window <= 0:
+        raise UserError(f"local model {path}: its GGUF metadata gives no context length ({arch}.context_length)")
+    return window
 
 
 _instances = threading.local()
+_opened: list[Any] = []   # closed before the interpreter tears down the runtime (no noise at exit)
+
+
+@atexit.register
+def _close_all() -> None:
+    while _opened:
+        _opened.pop().close()
 
 
 def _llama(path: Path, n_ctx: int) -> Any:
@@ -101,6 +113,7 @@ def _llama(path: Path, n_ctx: int) -> Any:
         llama_cpp = require_runtime()
         cache[key] = llama_cpp.Llama(model_path=str(path), n_ctx=n_ctx, n_threads=1, n_threads_batch=1,
                                      seed=0, verbose=False)
+        _opened.append(cache[key])
     return cache[key]
 
 
