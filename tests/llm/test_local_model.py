@@ -118,8 +118,9 @@ def _free_port() -> int:
 def test_the_server_on_loopback_gives_the_same_session_as_in_process(executor, tmp_path):
     port = _free_port()
     env = {k: v for k, v in os.environ.items() if k not in ("HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy")}
+    log = tmp_path / "server.log"      # a file, not a pipe: an unread pipe would block the server
     server = subprocess.Popen([sys.executable, "-m", "testhelix.llm.local_server", "--model", "smollm2-135m",
-                               "--port", str(port)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                               "--port", str(port)], env=env, stdout=subprocess.DEVNULL, stderr=log.open("w"))
     try:
         deadline = time.monotonic() + 120
         while True:
@@ -130,7 +131,7 @@ def test_the_server_on_loopback_gives_the_same_session_as_in_process(executor, t
             except (urllib.error.URLError, OSError):
                 pass
             if server.poll() is not None or time.monotonic() > deadline:
-                pytest.fail(f"llama.cpp server did not start: {server.stderr.read().decode()[-2000:]}")
+                pytest.fail(f"llama.cpp server did not start: {log.read_text()[-2000:]}")
             time.sleep(0.5)
         served = _session(f"openai-compatible:smollm2-135m@http://127.0.0.1:{port}/v1", tmp_path / "served",
                           executor, max_output_tokens=96)
