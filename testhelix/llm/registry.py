@@ -7,8 +7,9 @@ Public API:
 
 Accepted names: `anthropic:MODEL`, `openai:MODEL` (listed in models.toml), aliases from its
 [aliases] table, `openai-compatible:NAME@http://HOST:PORT/v1` (any server speaking the Chat
-Completions protocol: vLLM, Ollama, llama.cpp; cost unknown), and `sim:NAME` (simulated models,
-see testhelix/llm/sim). Unknown names raise UserError naming the registry file, so a typo never
+Completions protocol: vLLM, Ollama, llama.cpp; cost unknown), `local:NAME` or `local:/path/model.gguf`
+(a GGUF model on this machine's CPU, testhelix/llm/local.py; the `local` extra), and `sim:NAME`
+(simulated models, see testhelix/llm/sim). Unknown names raise UserError naming the registry file, so a typo never
 silently reaches a provider.
 
 Providers are objects behind `providers.ModelProvider`, found by the name's prefix: the built-ins
@@ -47,9 +48,9 @@ class Prices:
 @dataclass(frozen=True)
 class ModelInfo:
     name: str                   # canonical, e.g. "anthropic:claude-opus-4-6"
-    provider: str               # anthropic | openai | openai-compatible | sim
+    provider: str               # anthropic | openai | openai-compatible | local | sim
     model: str                  # the provider's own model id (or the sim profile name)
-    api: str                    # messages | chat | responses | sim
+    api: str                    # messages | chat | responses | local | sim
     context_window: int
     max_output_tokens: int
     prices: Prices | None
@@ -77,7 +78,7 @@ def _prices(entry: dict) -> Prices | None:
 # point group or a dotted path `package.module:OBJECT/MODEL` (see _provider).
 PROVIDERS = {"anthropic": "testhelix.llm.providers:ANTHROPIC", "openai": "testhelix.llm.providers:OPENAI",
              "openai-compatible": "testhelix.llm.providers:OPENAI_COMPATIBLE",
-             "sim": "testhelix.llm.providers:SIMULATED"}
+             "sim": "testhelix.llm.providers:SIMULATED", "local": "testhelix.llm.local:LOCAL"}
 _LOADED: dict[str, Any] = {}  # provider prefix -> provider object, for credential_env_vars()
 
 
