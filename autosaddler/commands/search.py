@@ -23,6 +23,7 @@ from testhelix.inputs import InputFile, NewRunDir, PackDir, RunDir
 from testhelix.llm.registry import create_optimizer_model, is_simulated, resolve
 from testhelix.parallel.options import concurrency_options
 from testhelix.parallel.progress import TaskProgress
+from testhelix.splits import spread_by_context
 from testhelix.store import RunStore
 from testhelix.strategy.model import initial_strategy
 from testhelix.tracking import mlflow_option, requested_mlflow_uri
@@ -61,7 +62,8 @@ def _run(run_dir: Path, meta: dict, cfg: SearchConfig, as_json: bool, jobs: int 
                 TaskProgress("task evaluations", enabled=not as_json, console=console) as progress:
             evaluator.runner.progress = progress
             search = Search(cfg, store, evaluator, optimizer, splits.ids(cfg.proposal_split),
-                            splits.ids(cfg.development_split), known_task_ids=list(splits.tasks), on_step=show)
+                            _development_order(splits, cfg.development_split, meta), known_task_ids=list(splits.tasks),
+                            on_step=show)
             dag = search.run(initial_strategy())
         summary = dag.summary()
     finally:
@@ -108,7 +110,8 @@ def search(pack: Path, model: str, optimizer_model: str, run_dir: Path, preset: 
         if started:
             raise UserError(f"{run_dir}: a search already ran here; use `autosaddler resume {run_dir}` or a new --run")
     meta = {"pack": str(pack), "model": model, "optimizer_model": optimizer_model, "preset": preset,
-            "config": cfg.model_dump(), "split_file": str(split_file) if split_file else None}
+            "config": cfg.model_dump(), "split_file": str(split_file) if split_file else None,
+            "development_order": "by_context"}
     _run(run_dir, meta, cfg, as_json, jobs, backend, ray_address)
     track_search(run_dir, requested_mlflow_uri())  # no-op without --mlflow-uri
 
@@ -131,6 +134,16 @@ def resume(run_dir: Path, jobs, backend, ray_address, as_json: bool) -> None:
     if not isinstance(meta, dict):
         raise UserError(f"{_meta_row(run_dir)} is not an object")
     _run(run_dir, meta, _stored_config(run_dir, meta), as_json, jobs, backend, ray_address)
+
+
+def _development_order(splits, name: str, meta: dict) -> list[str]:
+    """The development tasks in the order a `development_limit` takes them: spread over the routing
+    contexts (and katas) for searches that recorded that order, sorted ids for older runs."""
+    ids = splits.ids(name)
+    if meta.get("development_order") != "by_context":
+        return ids
+    tasks = splits.tasks
+    return spread_by_context(ids, {i: tasks[i].context for i in ids}, {i: tasks[i].id.rsplit("-", 1)[0] for i in ids})
 
 
 def _meta_row(run_dir: Path) -> str:
