@@ -81,9 +81,12 @@ class StudyEvaluator:
     """Plays every strategy as the initial one under the strategy's own label (the null profile),
     plus, for the planted profile, the fixture's effect on the planted tasks."""
 
-    def __init__(self, inner, contexts: dict[str, str], planted: bool):
+    def __init__(self, inner, contexts: dict[str, str], planted: bool, played: dict | None = None):
         self.inner, self.contexts, self.planted = inner, contexts, planted
         self.runner = inner.runner
+        # (label, task) -> what was played: one replicate's two profiles play the gate's baseline
+        # (and a challenger that is the root) under the same label, seed and model, so identically
+        self.played = played if played is not None else {}
 
     def evaluate(self, strategy: Strategy, task_ids: Sequence[str]) -> dict[str, TaskEval]:
         out = dict(self.evaluate_each(strategy, task_ids))
@@ -91,13 +94,18 @@ class StudyEvaluator:
 
     def evaluate_each(self, strategy: Strategy, task_ids: Sequence[str]) -> Iterator[tuple[str, TaskEval]]:
         lift = self.planted and carries_plant(strategy)
-        for task_id, ev in self.inner.evaluate_each(initial_strategy(), task_ids, label=self.inner.label(strategy)):
+        label = self.inner.label(strategy)
+        todo = [t for t in task_ids if (label, t) not in self.played]
+        for task_id, ev in self.inner.evaluate_each(initial_strategy(), todo, label=label):
+            self.played[label, task_id] = ev
+        for task_id in task_ids:
+            ev = self.played[label, task_id]
             if lift and planted_task(task_id, self.contexts[task_id]):
                 ev = TaskEval(success=1, trace={**ev.trace, "success": 1}, usage=ev.usage)
             yield task_id, ev
 
 
-def run_replicate(profile: str, r: int, noise: float, jobs: int, work: Path, splits) -> dict:
+def run_replicate(profile: str, r: int, noise: float, jobs: int, work: Path, splits, played: dict) -> dict:
     cfg = load_config("demo", overrides={**STUDY_PRESET, "seed": 1000 + r})
     model = f"sim:weak?noise={noise}&seed={r}"
     contexts = {t: task.context for t, task in splits.tasks.items()}
@@ -116,7 +124,7 @@ def run_replicate(profile: str, r: int, noise: float, jobs: int, work: Path, spl
         best = dag.best()
         challenger = Strategy.model_validate(best.strategy)
         with helix_evaluator(store, run, splits.tasks, model, cfg, "gate", jobs) as inner:
-            study = StudyEvaluator(inner, contexts, profile == "planted")
+            study = StudyEvaluator(inner, contexts, profile == "planted", played)
             release = splits.ids("release")
             c = study.evaluate(challenger, release)
             b = study.evaluate(initial_strategy(), release)
@@ -196,8 +204,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="validity-") as tmp:
         work = args.work or Path(tmp)
         for r in range(args.replicates):
+            played: dict = {}       # the replicate's gate evaluations, shared by its two profiles
             for profile in ("null", "planted"):
-                row = run_replicate(profile, r, args.noise, args.jobs, work, splits)
+                row = run_replicate(profile, r, args.noise, args.jobs, work, splits, played)
                 rows.append(row)
                 print(json.dumps(row), flush=True)
     n_rep = args.replicates
