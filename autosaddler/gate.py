@@ -143,10 +143,16 @@ def wins_needed(discordant: int, alpha: float = ALPHA) -> int | None:
     return next((w for w in range(discordant + 1) if float(binom.sf(w - 1, discordant, 0.5)) <= alpha), None)
 
 
-def explain(result: GateResult) -> str:
-    """One plain paragraph: why the decision came out as it did."""
+def explain(result: GateResult, same_strategy: bool = False) -> str:
+    """One plain paragraph: why the decision came out as it did (`same_strategy`: the challenger
+    is the baseline itself, e.g. a search that froze its root)."""
     w, lo, n = result.wins, result.losses, result.n
     both = f"{result.challenger_successes} vs {result.baseline_successes} of {n} tasks"
+    if same_strategy:
+        return (f"Why: the challenger is the baseline strategy itself (same hash): the search froze its root, because "
+                f"no child beat it on the development split. Both arms succeeded on the same tasks ({both}); with no "
+                "discordant task there is no evidence either way, and the initial strategy stays. `autosaddler view` "
+                "shows each proposal and why it was screened out.")
     if w + lo == 0:
         return (f"Why: the two strategies succeeded on exactly the same tasks ({both}), so not one task tells them "
                 "apart. Without a discordant task there is no evidence either way, and the initial strategy stays. "

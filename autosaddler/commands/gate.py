@@ -88,7 +88,7 @@ def run_gate(challenger_file: Path, baseline_file: Path, pack: Path, split: str,
             f"baseline: {baseline_file} ({baseline.content_hash()[:12]})\nmodel: {model}"
             f"{' (simulated test double)' if is_simulated(model) else ''}\nsplit: {split} of {pack} ({len(ids)} tasks)\n\n"
             + (f"**Not a fresh test.** {REUSE_NOTE}.\n\n" if reused else "")
-            + f"```\n{render(result)}\n```\n\n{explain(result)}\n")
+            + f"```\n{render(result)}\n```\n\n{explain(result, challenger.content_hash() == baseline.content_hash())}\n")
     finally:
         store.close()
     return GateRun(result, not reused, None)
@@ -142,6 +142,8 @@ def command(outcomes_csv, challenger, baseline, pack, split, split_file, model, 
     if replay is None:   # a replay was tracked when it was decided
         track_gate_command(requested_mlflow_uri(), result, outcomes_csv=outcomes_csv, challenger=challenger,
                            baseline=baseline, pack=pack, split=split, model=model, run_dir=run_dir)  # no-op without URI
+    same = replay.challenger_hash == replay.baseline_hash if replay is not None else (
+        run is not None and load_strategy(challenger).content_hash() == load_strategy(baseline).content_hash())
     replay_note = None if replay is None else (
         f"replay: the same challenger and baseline with the same model on the same {result.n} tasks were decided by "
         f"release gate {replay.gate_id} (run {replay.run_dir}); this is that test's recorded decision, not a new "
@@ -149,7 +151,7 @@ def command(outcomes_csv, challenger, baseline, pack, split, split_file, model, 
     if as_json:
         print_json(result.to_json() | ({} if fresh else {"fresh_test": False, "note": REUSE_NOTE})
                    | ({} if replay is None else {"replay_of": replay.gate_id, "note": replay_note})
-                   | {"why": explain(result)})
+                   | {"why": explain(result, same)})
         return
     click.echo(render(result))
     if not fresh:
@@ -157,6 +159,6 @@ def command(outcomes_csv, challenger, baseline, pack, split, split_file, model, 
     if replay_note:
         click.echo(f"note: {replay_note}")
     click.echo("")
-    click.echo(explain(result))
+    click.echo(explain(result, same))
     if run_dir is not None:
         click.echo(next_steps(Path(replay.run_dir) if replay is not None else run_dir))

@@ -94,3 +94,4 @@ def test_the_gate_says_why_it_decided():
     short = explain(decide(outcomes(40, 40, 4, 2)))
     assert "needs at least 6 of them" in short and "initial strategy stays" in short
     assert "did not do better" in explain(decide(outcomes(40, 40, 2, 3)))
+    assert "froze its root" in explain(decide(outcomes(42, 27, 0, 0)), same_strategy=True)

@@ -163,7 +163,7 @@ def test_freeze_export_and_dag_cli(tmp_path):
     other["provenance"]["node"] = "n999"
     out.write_text(json.dumps(other))
     refused = CliRunner().invoke(cli, ["freeze", str(run), "--out", str(out)])  # anything else: never overwritten
-    assert refused.exit_code != 0 and "never overwritten" in refused.output
+    assert refused.exit_code != 0 and "never overwritten" in str(refused.exception) + refused.output
     out.write_text(json.dumps(doc))
     y = CliRunner().invoke(cli, ["export", str(out), "--format", "yaml"])
     assert y.exit_code == 0 and "strategy:" in y.output
