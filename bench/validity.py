@@ -84,8 +84,9 @@ class StudyEvaluator:
     def __init__(self, inner, contexts: dict[str, str], planted: bool, played: dict | None = None):
         self.inner, self.contexts, self.planted = inner, contexts, planted
         self.runner = inner.runner
-        # (label, task) -> what was played: one replicate's two profiles play the gate's baseline
-        # (and a challenger that is the root) under the same label, seed and model, so identically
+        # (label, task) -> what was played. One replicate's two profiles play every strategy as the
+        # initial one under the same labels, seed and model, so each (label, task) identically: the
+        # planted search replays the null one until a strategy carrying the plant comes up.
         self.played = played if played is not None else {}
 
     def evaluate(self, strategy: Strategy, task_ids: Sequence[str]) -> dict[str, TaskEval]:
@@ -118,7 +119,7 @@ def run_replicate(profile: str, r: int, noise: float, jobs: int, work: Path, spl
                                    Budget(5_000_000, label="optimizer", run_label="optimizer", sink=store),
                                    timeouts=timeouts)
         with helix_evaluator(store, run, splits.tasks, model, cfg, "search", jobs) as inner:
-            study = StudyEvaluator(inner, contexts, profile == "planted")
+            study = StudyEvaluator(inner, contexts, profile == "planted", played)
             dag = Search(cfg, store, study, optimizer, splits.ids("proposal"), dev,
                          known_task_ids=list(splits.tasks)).run(initial_strategy())
         best = dag.best()
@@ -204,7 +205,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="validity-") as tmp:
         work = args.work or Path(tmp)
         for r in range(args.replicates):
-            played: dict = {}       # the replicate's gate evaluations, shared by its two profiles
+            played: dict = {}       # the replicate's evaluations, shared by its two profiles
             for profile in ("null", "planted"):
                 row = run_replicate(profile, r, args.noise, args.jobs, work, splits, played)
                 rows.append(row)
