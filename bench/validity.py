@@ -198,7 +198,12 @@ def main() -> None:
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--png", type=Path, default=ROOT / "docs" / "validity-power.png")
     ap.add_argument("--work", type=Path, help="Keep the run folders here (default: a temporary folder).")
+    ap.add_argument("--summarize", type=Path, help="Only summarise the JSON rows (one per line) a study printed.")
     args = ap.parse_args()
+    if args.summarize:
+        rows = [json.loads(line) for line in args.summarize.read_text().splitlines() if line.startswith("{")]
+        summarize(rows, args.noise, args.png, None)
+        return
     started = time.monotonic()
     splits = load_pack_splits(bundled_pack("katas"))
     rows = []
@@ -210,29 +215,38 @@ def main() -> None:
                 row = run_replicate(profile, r, args.noise, args.jobs, work, splits, played)
                 rows.append(row)
                 print(json.dumps(row), flush=True)
-    n_rep = args.replicates
+    summarize(rows, args.noise, args.png, time.monotonic() - started)
+
+
+def summarize(rows: list[dict], noise: float, png: Path, seconds: float | None) -> None:
+    """The study's summary lines (and plot) from its per-replicate rows; `--summarize` re-reads
+    rows an interrupted study printed (each profile's count is then the replicates it finished)."""
     null = [x for x in rows if x["profile"] == "null"]
     planted = [x for x in rows if x["profile"] == "planted"]
-    n = planted[0]["n"]
+    n = rows[0]["n"]
     discordances = [x["discordant_unplanted"] / (n - x["planted_release"]) for x in rows
                     if x["discordant_unplanted"] is not None]
     discordance = sum(discordances) / len(discordances) if discordances else 0.0
-    effect = sum(x["planted_baseline_failures"] for x in planted) / (n * len(planted))
-    share = planted[0]["planted_release"] / n
+    effect = sum(x["planted_baseline_failures"] for x in planted) / (n * len(planted)) if planted else 0.0
+    share = rows[0]["planted_release"] / n
     power = mcnemar_power(n, effect + discordance / 2 * (1 - share), discordance / 2 * (1 - share))
     false_promotions = sum(x["promoted"] for x in null)
-    print(f"study: {n_rep} replicates per profile, model sim:weak?noise={args.noise}, configuration A, "
-          f"release split {n} tasks, {time.monotonic() - started:.0f} s")
-    print(f"null: false promotions {interval(false_promotions, n_rep)} (nominal alpha {ALPHA}); "
-          f"froze the root {sum(x['frozen_is_root'] for x in null)}/{n_rep}")
+    print(f"study: {len(null)} null and {len(planted)} planted replicates, model sim:weak?noise={noise}, "
+          f"configuration A, release split {n} tasks" + ("" if seconds is None else f", {seconds:.0f} s"))
+    if null:
+        print(f"null: false promotions {interval(false_promotions, len(null))} (nominal alpha {ALPHA}); "
+              f"froze the root {sum(x['frozen_is_root'] for x in null)}/{len(null)}")
     for stage, key in zip(STAGES, ("proposed", "screened_in", "frozen_plant", "promoted_plant")):
-        print(f"planted: {stage} {interval(sum(x[key] for x in planted), n_rep)}")
+        if planted:
+            print(f"planted: {stage} {interval(sum(x[key] for x in planted), len(planted))}")
     print(f"planted effect: {effect:.3f} of release tasks ({share:.3f} planted); noise discordance "
           f"{discordance:.3f} from {len(discordances)} gate(s) with distinct arms; exact gate power {power:.2f}")
-    plot(args.png, n, discordance, effect, (sum(x["promoted_plant"] for x in planted), n_rep))
-    print(f"plot: {args.png}")
-    print(f"false_promotions={false_promotions}/{n_rep} planted_promotions={sum(x['promoted_plant'] for x in planted)}"
-          f"/{n_rep} analytic_power={power:.2f}")
+    promoted = sum(x["promoted_plant"] for x in planted)
+    if planted:
+        plot(png, n, discordance, effect, (promoted, len(planted)))
+        print(f"plot: {png}")
+    print(f"false_promotions={false_promotions}/{len(null)} planted_promotions={promoted}/{len(planted)} "
+          f"analytic_power={power:.2f}")
 
 
 if __name__ == "__main__":
