@@ -25,8 +25,8 @@ class HelixStrategyEvaluator:
         self.config = config
         self.scope = scope              # ledger label prefix, e.g. "search" or "gate"
 
-    def evaluate(self, strategy: Strategy, task_ids: Sequence[str]) -> dict[str, TaskEval]:
-        out = dict(self.evaluate_each(strategy, task_ids))
+    def evaluate(self, strategy: Strategy, task_ids: Sequence[str], label: str | None = None) -> dict[str, TaskEval]:
+        out = dict(self.evaluate_each(strategy, task_ids, label))
         return {t: out[t] for t in task_ids}
 
     def evaluate_each(self, strategy: Strategy, task_ids: Sequence[str],
@@ -46,8 +46,10 @@ class HelixStrategyEvaluator:
             yield job.task_id, TaskEval(success=int(result["F"]), trace=public_trace(task, result),
                                         usage={"tokens": result["row"]["tokens"], "calls": result["row"]["calls"]})
 
-    def label(self, strategy: Strategy) -> str:
-        return f"{self.scope}/{strategy.content_hash()[:12]}"
+    def label(self, strategy: Strategy, arm: str = "") -> str:
+        """`<scope>/<hash>`, or `<scope>/<arm>/<hash>` for one arm of a comparison (the gate's
+        challenger and baseline are two evaluations even when they are the same strategy)."""
+        return f"{self.scope}/{arm + '/' if arm else ''}{strategy.content_hash()[:12]}"
 
     def record_incomplete(self, strategy: Strategy, task_id: str, inc: EvaluationIncomplete) -> None:
         """The named step for an evaluation the provider prevented: stored (as `search:<hash>`, so

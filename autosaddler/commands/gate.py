@@ -62,8 +62,10 @@ def run_gate(challenger_file: Path, baseline_file: Path, pack: Path, split: str,
         with helix_evaluator(store, run_dir, splits.tasks, model, cfg, "gate", jobs, backend, ray_address) as evaluator, \
                 TaskProgress("release gate", enabled=progress) as bar:
             evaluator.runner.progress = bar
-            c = evaluator.evaluate(challenger, ids)      # up to `jobs` tasks at once, same results for any `jobs`
-            b = evaluator.evaluate(baseline, ids)
+            # up to `jobs` tasks at once, same results for any `jobs`; each arm is an evaluation of its
+            # own (its own label, so its own sampling seed), even when both arms hold the same strategy
+            c = evaluator.evaluate(challenger, ids, evaluator.label(challenger, "challenger"))
+            b = evaluator.evaluate(baseline, ids, evaluator.label(baseline, "baseline"))
         outcomes = [PairedOutcome(t, c[t].success, b[t].success) for t in ids]
         result = decide(outcomes)
         gate_id = f"gate-{uuid.uuid4().hex[:8]}"

@@ -25,7 +25,10 @@ class Evaluator:
 
     runner = SimpleNamespace(progress=None)     # the gate hands its progress display to the runner
 
-    def evaluate(self, strategy, ids):
+    def label(self, strategy, arm=""):
+        return f"gate/{arm}/{strategy.content_hash()[:12]}"
+
+    def evaluate(self, strategy, ids, label=None):
         return {t: TaskEval(success=int(strategy.agentSteps != 12)) for t in ids}
 
 
