@@ -25,13 +25,16 @@ class HelixStrategyEvaluator:
         self.config = config
         self.scope = scope              # ledger label prefix, e.g. "search" or "gate"
 
-    def evaluate(self, strategy: Strategy, task_ids: Sequence[str]) -> dict[str, TaskEval]:
-        out = dict(self.evaluate_each(strategy, task_ids))
+    def evaluate(self, strategy: Strategy, task_ids: Sequence[str], label: str | None = None) -> dict[str, TaskEval]:
+        out = dict(self.evaluate_each(strategy, task_ids, label))
         return {t: out[t] for t in task_ids}
 
-    def evaluate_each(self, strategy: Strategy, task_ids: Sequence[str]) -> Iterator[tuple[str, TaskEval]]:
-        """Up to the runner's `jobs` tasks at once; each (task id, evaluation) as soon as it finishes."""
-        label = f"{self.scope}/{strategy.content_hash()[:12]}"
+    def evaluate_each(self, strategy: Strategy, task_ids: Sequence[str],
+                      label: str | None = None) -> Iterator[tuple[str, TaskEval]]:
+        """Up to the runner's `jobs` tasks at once; each (task id, evaluation) as soon as it finishes.
+        The run label (default `<scope>/<hash>`) names the evaluation, and with it the sampling seed
+        of a model that samples (bench/validity.py plays one strategy under another's label)."""
+        label = label or self.label(strategy)
         jobs = [self.runner.job(self.tasks[t], strategy, self.config, self.model, label) for t in task_ids]
         for job, result in self.runner.evaluate_jobs(jobs):
             self.runner.absorb(result)          # a remote worker's ledger rows and executions
@@ -42,6 +45,11 @@ class HelixStrategyEvaluator:
             task = self.tasks[job.task_id]
             yield job.task_id, TaskEval(success=int(result["F"]), trace=public_trace(task, result),
                                         usage={"tokens": result["row"]["tokens"], "calls": result["row"]["calls"]})
+
+    def label(self, strategy: Strategy, arm: str = "") -> str:
+        """`<scope>/<hash>`, or `<scope>/<arm>/<hash>` for one arm of a comparison (the gate's
+        challenger and baseline are two evaluations even when they are the same strategy)."""
+        return f"{self.scope}/{arm + '/' if arm else ''}{strategy.content_hash()[:12]}"
 
     def record_incomplete(self, strategy: Strategy, task_id: str, inc: EvaluationIncomplete) -> None:
         """The named step for an evaluation the provider prevented: stored (as `search:<hash>`, so

@@ -44,7 +44,10 @@ def freeze(run_dir: Path, out: Path) -> dict:
     doc = frozen_document(run_dir)
     out = Path(out)
     if out.exists():
-        raise UserError(f"{out}: exists already; frozen strategies are never overwritten")
+        if _same_freeze(out, doc):
+            return doc | {"repeat": True}     # the same node of the same run: already frozen, nothing written
+        raise UserError(f"{out}: exists already and holds another strategy or provenance; frozen strategies are "
+                        "never overwritten")
     strategy, problems = validate_strategy_data(doc["strategy"])
     if strategy is None:
         raise UserError(f"{run_dir}: node {doc['provenance']['node']} holds an invalid strategy", problems)
@@ -54,6 +57,14 @@ def freeze(run_dir: Path, out: Path) -> dict:
         tmp.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
         load_strategy(tmp)  # proves the written file loads and its hash verifies
     return doc
+
+
+def _same_freeze(path: Path, doc: dict) -> bool:
+    try:
+        old = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(old, dict) and old.get("hash") == doc["hash"] and old.get("provenance") == doc["provenance"]
 
 
 def export(frozen: Path, fmt: str) -> str:

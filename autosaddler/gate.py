@@ -134,3 +134,37 @@ def render(result: GateResult) -> str:
         f"99% paired bootstrap CI: [{100 * result.ci99[0]:+.1f}, {100 * result.ci99[1]:+.1f}] points",
         f"decision: {'PROMOTED' if result.promoted else 'NOT PROMOTED (the initial strategy stays)'}",
     ])
+
+
+def wins_needed(discordant: int, alpha: float = ALPHA) -> int | None:
+    """The fewest challenger-only tasks out of `discordant` that give p <= alpha (None: none do)."""
+    return next((w for w in range(discordant + 1) if float(binom.sf(w - 1, discordant, 0.5)) <= alpha), None)
+
+
+def explain(result: GateResult, same_strategy: bool = False) -> str:
+    """One plain paragraph: why the decision came out as it did (`same_strategy`: the challenger
+    is the baseline itself, e.g. a search that froze its root)."""
+    w, lo, n = result.wins, result.losses, result.n
+    both = f"{result.challenger_successes} vs {result.baseline_successes} of {n} tasks"
+    if same_strategy:
+        return (f"Why: the challenger is the baseline strategy itself (same hash): the search froze its root, because "
+                f"no child beat it on the development split. Both arms succeeded on the same tasks ({both}); with no "
+                "discordant task there is no evidence either way, and the initial strategy stays. `autosaddler view` "
+                "shows each proposal and why it was screened out.")
+    if w + lo == 0:
+        return (f"Why: the two strategies succeeded on exactly the same tasks ({both}), so not one task tells them "
+                "apart. Without a discordant task there is no evidence either way, and the initial strategy stays. "
+                "This is what an edit that changes nothing the release tasks react to looks like (with simulated "
+                "models: no cue reached these tasks; README, 'What the simulated models react to').")
+    if result.promoted:
+        return (f"Why: the challenger solved {w} task(s) the initial strategy did not and lost {lo} ({both}); "
+                f"under no difference, {w} or more of {w + lo} discordant tasks has probability "
+                f"p = {result.p_value:.6f} <= {ALPHA}, so it is promoted.")
+    if w <= lo:
+        return (f"Why: the challenger did not do better ({w} task(s) only it solved, {lo} only the initial strategy "
+                f"solved; {both}); promotion needs a positive difference, so the initial strategy stays.")
+    need = wins_needed(w + lo)
+    return (f"Why: the challenger won more discordant tasks ({w} vs {lo}; {both}), but p = {result.p_value:.6f} > "
+            f"{ALPHA}: with {w + lo} discordant tasks, promotion needs "
+            + (f"at least {need} of them" if need is not None else "more of them than there are")
+            + ". The difference may be real but is too small for this many release tasks; the initial strategy stays.")

@@ -24,6 +24,10 @@ def freeze(run_dir: Path, out: Path, as_json: bool) -> None:
         print_json({"file": str(out), "hash": doc["hash"], "provenance": doc["provenance"]})
         return
     prov = doc["provenance"]
+    if doc.get("repeat"):
+        click.echo(f"{out} already holds node {prov['node']} of this run (hash {doc['hash'][:12]}): a repeat, "
+                   "nothing written")
+        return
     click.echo(f"froze node {prov['node']} (development {100 * prov['scores']['development']:.1f}% vs initial "
                f"{100 * prov['scores']['initial_development']:.1f}%, {len(prov['edits'])} edit(s)) to {out}")
     click.echo(f"hash {doc['hash']}")

@@ -4,19 +4,21 @@ from __future__ import annotations
 
 import csv
 import uuid
+from dataclasses import dataclass
 from pathlib import Path
 
 import click
 
 from autosaddler.config import load_config
-from autosaddler.gate import GateResult, PairedOutcome, decide, read_outcomes_csv, render
-from autosaddler.ledger import REUSE_NOTE, ReleaseLedger, new_entry, refuse_spent_release
+from autosaddler.gate import GateResult, PairedOutcome, decide, explain, read_outcomes_csv, render
+from autosaddler.ledger import REUSE_NOTE, ReleaseLedger, SpentRelease, check_release, new_entry
 from autosaddler.session import helix_evaluator, load_pack_splits, refuse_spent
 from autosaddler.tracking import track_gate_command
 from testhelix import atomic
 from testhelix.cliutil import execution_options, json_option, print_json
 from testhelix.errors import UserError
 from testhelix.inputs import InputFile, NewRunDir, PackDir
+from testhelix.llm.registry import is_simulated
 from testhelix.parallel.options import concurrency_options
 from testhelix.parallel.progress import TaskProgress
 from testhelix.store import RunStore
@@ -24,19 +26,31 @@ from testhelix.strategy.model import is_frozen_strategy_file, load_strategy
 from testhelix.tracking import mlflow_option, requested_mlflow_uri
 
 
+@dataclass(frozen=True)
+class GateRun:
+    result: GateResult
+    fresh: bool                       # False: --allow-reuse on tasks an earlier gate had spent
+    replay_of: SpentRelease | None    # the same test decided before: its recorded decision
+
+
 def run_gate(challenger_file: Path, baseline_file: Path, pack: Path, split: str, model: str, run_dir: Path,
              split_file: Path | None, preset: str, allow_reuse: bool = False, jobs: int | None = None,
-             backend: str = "local", ray_address: str | None = None,
-             progress: bool = False) -> tuple[GateResult, bool]:
+             backend: str = "local", ray_address: str | None = None, progress: bool = False) -> GateRun:
     """Evaluate both strategies with the same model on the release split, decide, record, and mark
-    the split as spent for this run and in the machine's release ledger. Returns the result and
-    whether it is a fresh test (False when an earlier gate had spent the split: --allow-reuse)."""
+    its tasks as spent for this run and in the machine's release ledger. The same challenger and
+    baseline with the same model on the same tasks replays the recorded decision instead."""
     challenger, baseline = load_strategy(challenger_file), load_strategy(baseline_file)
     splits = load_pack_splits(pack, split_file)
     ids = splits.ids(split)
     cfg = load_config(preset)
     ledger = ReleaseLedger()
-    earlier = refuse_spent_release(ledger, splits.split.pack, splits.split.pack_digest, split, allow_reuse)
+    replay, earlier = check_release(ledger, pack=splits.split.pack, pack_digest=splits.split.pack_digest, split=split,
+                                    task_ids=ids, challenger_hash=challenger.content_hash(),
+                                    baseline_hash=baseline.content_hash(), model=model, allow_reuse=allow_reuse)
+    if replay is not None and replay.result is not None:
+        data = dict(replay.result)
+        data["ci95"], data["ci99"] = tuple(data["ci95"]), tuple(data["ci99"])
+        return GateRun(GateResult(**data), True, replay)
     reused = bool(earlier)
     if reused:
         click.echo(f"warning: {REUSE_NOTE}", err=True)
@@ -48,8 +62,10 @@ def run_gate(challenger_file: Path, baseline_file: Path, pack: Path, split: str,
         with helix_evaluator(store, run_dir, splits.tasks, model, cfg, "gate", jobs, backend, ray_address) as evaluator, \
                 TaskProgress("release gate", enabled=progress) as bar:
             evaluator.runner.progress = bar
-            c = evaluator.evaluate(challenger, ids)      # up to `jobs` tasks at once, same results for any `jobs`
-            b = evaluator.evaluate(baseline, ids)
+            # up to `jobs` tasks at once, same results for any `jobs`; each arm is an evaluation of its
+            # own (its own label, so its own sampling seed), even when both arms hold the same strategy
+            c = evaluator.evaluate(challenger, ids, evaluator.label(challenger, "challenger"))
+            b = evaluator.evaluate(baseline, ids, evaluator.label(baseline, "baseline"))
         outcomes = [PairedOutcome(t, c[t].success, b[t].success) for t in ids]
         result = decide(outcomes)
         gate_id = f"gate-{uuid.uuid4().hex[:8]}"
@@ -61,9 +77,9 @@ def run_gate(challenger_file: Path, baseline_file: Path, pack: Path, split: str,
                 "p_value": result.p_value, "ci95": list(result.ci95), "ci99": list(result.ci99),
                 "promoted": result.promoted})
             store.upsert("spent_splits", {"pack": splits.split.pack, "split": split, "gate_id": gate_id})
-        ledger.record(new_entry(pack=splits.split.pack, pack_digest=splits.split.pack_digest, split=split,
+        ledger.record(new_entry(pack=splits.split.pack, pack_digest=splits.split.pack_digest, split=split, task_ids=ids,
                                 challenger_hash=challenger.content_hash(), baseline_hash=baseline.content_hash(),
-                                model=model, run_dir=run_dir, gate_id=gate_id, promoted=result.promoted,
+                                model=model, run_dir=run_dir, gate_id=gate_id, result=result.to_json(),
                                 reused=reused))
         with atomic.atomic_path(Path(run_dir) / "gate_outcomes.csv") as tmp, tmp.open("w", newline="") as fh:
             writer = csv.writer(fh)
@@ -72,12 +88,18 @@ def run_gate(challenger_file: Path, baseline_file: Path, pack: Path, split: str,
         atomic.write_text(Path(run_dir) / "gate_report.md",
             f"# Release gate\n\nchallenger: {challenger_file} ({challenger.content_hash()[:12]})\n"
             f"baseline: {baseline_file} ({baseline.content_hash()[:12]})\nmodel: {model}"
-            f"{' (simulated test double)' if model.startswith('sim:') else ''}\nsplit: {split} of {pack}\n\n"
+            f"{' (simulated test double)' if is_simulated(model) else ''}\nsplit: {split} of {pack} ({len(ids)} tasks)\n\n"
             + (f"**Not a fresh test.** {REUSE_NOTE}.\n\n" if reused else "")
-            + f"```\n{render(result)}\n```\n")
+            + f"```\n{render(result)}\n```\n\n{explain(result, challenger.content_hash() == baseline.content_hash())}\n")
     finally:
         store.close()
-    return result, not reused
+    return GateRun(result, not reused, None)
+
+
+def next_steps(run_dir: Path) -> str:
+    return (f"Look next: {Path(run_dir) / 'gate_report.md'} (this decision), {Path(run_dir) / 'gate_outcomes.csv'} "
+            f"(each task's two outcomes), `autosaddler view {run_dir} --out {Path(run_dir) / 'search-report.html'}` "
+            "(the 2x2 table, p and intervals beside the search that produced the challenger).")
 
 
 @click.command("gate")
@@ -106,7 +128,7 @@ def run_gate(challenger_file: Path, baseline_file: Path, pack: Path, split: str,
 def command(outcomes_csv, challenger, baseline, pack, split, split_file, model, run_dir, preset, allow_reuse,
             allow_unfrozen_challenger, jobs, backend, ray_address, as_json) -> None:
     """Promote a frozen challenger only on a positive difference with one-sided exact McNemar p <= 0.05."""
-    fresh = True
+    fresh, replay, run = True, None, None
     if outcomes_csv is not None:
         ignored = [n for n, v in (("--challenger", challenger), ("--baseline", baseline), ("--pack", pack),
                                   ("--model", model), ("--run", run_dir), ("--split-file", split_file)) if v is not None]
@@ -125,13 +147,29 @@ def command(outcomes_csv, challenger, baseline, pack, split, split_file, model, 
                                 "or pass --allow-unfrozen-challenger to spend the release split on it anyway)")
             click.echo(f"WARNING: --challenger {challenger} is not frozen: this gate spends the release split on a "
                        "strategy with no recorded provenance (--allow-unfrozen-challenger)", err=True)
-        result, fresh = run_gate(challenger, baseline, pack, split, model, run_dir, split_file, preset, allow_reuse,
-                                 jobs, backend, ray_address, progress=not as_json)
-    track_gate_command(requested_mlflow_uri(), result, outcomes_csv=outcomes_csv, challenger=challenger,
-                       baseline=baseline, pack=pack, split=split, model=model, run_dir=run_dir)  # no-op without URI
+        run = run_gate(challenger, baseline, pack, split, model, run_dir, split_file, preset, allow_reuse,
+                       jobs, backend, ray_address, progress=not as_json)
+        result, fresh, replay = run.result, run.fresh, run.replay_of
+    if replay is None:   # a replay was tracked when it was decided
+        track_gate_command(requested_mlflow_uri(), result, outcomes_csv=outcomes_csv, challenger=challenger,
+                           baseline=baseline, pack=pack, split=split, model=model, run_dir=run_dir)  # no-op without URI
+    same = replay.challenger_hash == replay.baseline_hash if replay is not None else (
+        run is not None and load_strategy(challenger).content_hash() == load_strategy(baseline).content_hash())
+    replay_note = None if replay is None else (
+        f"replay: the same challenger and baseline with the same model on the same {result.n} tasks were decided by "
+        f"release gate {replay.gate_id} (run {replay.run_dir}); this is that test's recorded decision, not a new "
+        "look, and nothing was run")
     if as_json:
-        print_json(result.to_json() | ({} if fresh else {"fresh_test": False, "note": REUSE_NOTE}))
-    else:
-        click.echo(render(result))
-        if not fresh:
-            click.echo(f"note: {REUSE_NOTE}")
+        print_json(result.to_json() | ({} if fresh else {"fresh_test": False, "note": REUSE_NOTE})
+                   | ({} if replay is None else {"replay_of": replay.gate_id, "note": replay_note})
+                   | {"why": explain(result, same)})
+        return
+    click.echo(render(result))
+    if not fresh:
+        click.echo(f"note: {REUSE_NOTE}")
+    if replay_note:
+        click.echo(f"note: {replay_note}")
+    click.echo("")
+    click.echo(explain(result, same))
+    if run_dir is not None:
+        click.echo(next_steps(Path(replay.run_dir) if replay is not None else run_dir))

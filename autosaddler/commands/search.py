@@ -12,7 +12,7 @@ from rich.console import Console
 from autosaddler.config import PRESETS, SearchConfig, config_from_data, load_config
 from autosaddler.dag import Node
 from autosaddler.edits import in_words
-from autosaddler.ledger import ReleaseLedger, refuse_spent_release
+from autosaddler.ledger import ReleaseLedger, refuse_spent_tasks
 from autosaddler.optimizer import ModelOptimizer
 from autosaddler.search import Search
 from autosaddler.session import helix_evaluator, load_pack_splits, refuse_spent
@@ -24,6 +24,7 @@ from testhelix.inputs import InputFile, NewRunDir, PackDir, RunDir
 from testhelix.llm.registry import create_optimizer_model, is_simulated, resolve
 from testhelix.parallel.options import concurrency_options
 from testhelix.parallel.progress import TaskProgress
+from testhelix.splits import spread_by_context
 from testhelix.store import RunStore
 from testhelix.strategy.model import initial_strategy
 from testhelix.tracking import mlflow_option, requested_mlflow_uri
@@ -45,8 +46,9 @@ def _run(run_dir: Path, meta: dict, cfg: SearchConfig, as_json: bool, jobs: int 
     try:
         store.refuse_other_kinds({"search", "gate"}, "autosaddler search")
         refuse_spent(store, splits.split.pack, cfg.proposal_split, cfg.development_split)
-        for name in (cfg.proposal_split, cfg.development_split):  # spent by a gate anywhere on this machine
-            refuse_spent_release(ReleaseLedger(), splits.split.pack, splits.split.pack_digest, name, False, "a search")
+        for name in (cfg.proposal_split, cfg.development_split):  # tasks a gate spent anywhere on this machine
+            refuse_spent_tasks(ReleaseLedger(), splits.split.pack, splits.split.pack_digest, name, splits.ids(name),
+                               "a search")
         store.put_state("meta", meta)
         timeouts = cfg.session_timeouts()
         opt_models = {session: create_optimizer_model(meta["optimizer_model"], seed=cfg.seed, timeout_s=limit)
@@ -68,7 +70,8 @@ def _run(run_dir: Path, meta: dict, cfg: SearchConfig, as_json: bool, jobs: int 
                 TaskProgress("task evaluations", enabled=not as_json, console=console) as progress:
             evaluator.runner.progress = progress
             search = Search(cfg, store, evaluator, optimizer, splits.ids(cfg.proposal_split),
-                            splits.ids(cfg.development_split), known_task_ids=list(splits.tasks), on_step=show)
+                            _development_order(splits, cfg.development_split, meta), known_task_ids=list(splits.tasks),
+                            on_step=show)
             dag = search.run(initial_strategy())
         summary = dag.summary()
     finally:
@@ -84,7 +87,10 @@ def _run(run_dir: Path, meta: dict, cfg: SearchConfig, as_json: bool, jobs: int 
         console.print(f"best: {summary['best']['node']} with development {100 * summary['best']['dev_score']:.1f}%")
     if summary["simulated"]:
         console.print("note: this search used simulated test doubles; these scores measure the simulation")
-    console.print(f"next: autosaddler dag {run_dir}; autosaddler freeze {run_dir} --out strategies/frozen/NAME.json")
+    console.print(f"next: `autosaddler freeze {run_dir} --out {Path(run_dir) / 'frozen.json'}` freezes the best "
+                  f"development score for the release gate; `autosaddler view {run_dir} --out "
+                  f"{Path(run_dir) / 'search-report.html'}` shows every proposal, its minibatch and its fate; "
+                  f"`autosaddler dag {run_dir}` prints the DAG")
 
 
 def _parent_strategy(store: RunStore, node_id: str) -> dict | None:
@@ -115,17 +121,26 @@ def search(pack: Path, model: str, optimizer_model: str, run_dir: Path, preset: 
     """Evolve a TestHelix strategy on the proposal split, ranking children on the development split."""
     resolve(model), resolve(optimizer_model)
     cfg = load_config(preset, config_file)
+    meta = {"pack": str(pack), "model": model, "optimizer_model": optimizer_model, "preset": preset,
+            "config": cfg.model_dump(), "split_file": str(split_file) if split_file else None,
+            "development_order": "by_context"}
     if (Path(run_dir) / "run.duckdb").exists():
         store = RunStore(run_dir, read_only=True)
         try:
             store.refuse_other_kinds({"search", "gate"}, "autosaddler search")
             started = store.get_state("search") is not None
+            stored = store.get_state("meta")
         finally:
             store.close()
-        if started:
-            raise UserError(f"{run_dir}: a search already ran here; use `autosaddler resume {run_dir}` or a new --run")
-    meta = {"pack": str(pack), "model": model, "optimizer_model": optimizer_model, "preset": preset,
-            "config": cfg.model_dump(), "split_file": str(split_file) if split_file else None}
+        if started and stored != meta:
+            differ = sorted(k for k in set(meta) | set(stored if isinstance(stored, dict) else {})
+                            if not isinstance(stored, dict) or stored.get(k) != meta.get(k))
+            raise UserError(f"{run_dir}: a search with other settings already ran here ({', '.join(differ)} differ); "
+                            f"use `autosaddler resume {run_dir}` or a new --run")
+        if started and not as_json:
+            # The same command again is the same search: it continues (a finished one has nothing left to do).
+            click.echo(f"{run_dir}: this search already ran here with the same settings; continuing it "
+                       "(finished steps are never redone)")
     _run(run_dir, meta, cfg, as_json, jobs, backend, ray_address)
     track_search(run_dir, requested_mlflow_uri())  # no-op without --mlflow-uri
 
@@ -148,6 +163,16 @@ def resume(run_dir: Path, jobs, backend, ray_address, as_json: bool) -> None:
     if not isinstance(meta, dict):
         raise UserError(f"{_meta_row(run_dir)} is not an object")
     _run(run_dir, meta, _stored_config(run_dir, meta), as_json, jobs, backend, ray_address)
+
+
+def _development_order(splits, name: str, meta: dict) -> list[str]:
+    """The development tasks in the order a `development_limit` takes them: spread over the routing
+    contexts (and katas) for searches that recorded that order, sorted ids for older runs."""
+    ids = splits.ids(name)
+    if meta.get("development_order") != "by_context":
+        return ids
+    tasks = splits.tasks
+    return spread_by_context(ids, {i: tasks[i].context for i in ids}, {i: tasks[i].id.rsplit("-", 1)[0] for i in ids})
 
 
 def _meta_row(run_dir: Path) -> str:

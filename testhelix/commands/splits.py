@@ -10,7 +10,15 @@ from testhelix.cliutil import json_option, print_json
 from testhelix.errors import UserError
 from testhelix.inputs import InputFile, OutputFile, PackDir
 from testhelix.paths import splits_dir
-from testhelix.splits import SPLIT_NAMES, check_splits, load_split_file, make_splits, write_split_file
+from testhelix.splits import (
+    SPLIT_NAMES,
+    check_splits,
+    coverage,
+    divided_groups,
+    load_split_file,
+    make_splits,
+    write_split_file,
+)
 
 
 @click.group("splits")
@@ -26,9 +34,12 @@ def command() -> None:
 @click.option("--release", type=click.IntRange(0, 1_000_000), help="Release split size (default: 100, or 15%).")
 @click.option("--test", type=click.IntRange(0, 1_000_000), help="Test split size (default: 300, or 20%).")
 @click.option("--group-by", type=click.Choice(["kata"]), help="Keep every task of a group in one split.")
+@click.option("--stratify-by", type=click.Choice(["context"]),
+              help="Assign per routing context, so that every split holds every context.")
 @click.option("--out", type=OutputFile(), help="Output file (default: splits/<pack>.json).")
 @json_option
-def make(pack_dir: Path, seed: int, proposal, development, release, test, group_by, out, as_json) -> None:
+def make(pack_dir: Path, seed: int, proposal, development, release, test, group_by, stratify_by, out,
+         as_json) -> None:
     """Write a split file for PACK with seed 42 by default."""
     given = {"proposal": proposal, "development": development, "release": release, "test": test}
     sizes = None
@@ -39,7 +50,7 @@ def make(pack_dir: Path, seed: int, proposal, development, release, test, group_
         sizes = given
         if sum(given.values()) == 0:
             raise UserError("--proposal, --development, --release, --test: all sizes are 0; a split file needs at least one task")
-    split = make_splits(pack_dir, sizes, seed, group_by)
+    split = make_splits(pack_dir, sizes, seed, group_by, stratify_by)
     out = out or splits_dir() / f"{split.pack}.json"
     write_split_file(split, out)
     data = split.to_json()
@@ -55,16 +66,29 @@ def make(pack_dir: Path, seed: int, proposal, development, release, test, group_
 @click.option("--pack", "pack_dir", required=True, type=PackDir(), help="Task pack folder, or a bundled pack's name (katas).")
 @json_option
 def check(split_file: Path, pack_dir: Path, as_json: bool) -> None:
-    """Refuse overlaps, unknown ids and a pack that changed since the splits were made."""
+    """Refuse overlaps, unknown ids and a pack that changed since the splits were made (and, in a
+    file stratified by context, a split without some context); show tasks per context and split."""
     split = load_split_file(split_file)
     problems = check_splits(split, pack_dir)
+    contexts = coverage(split, pack_dir)
+    divided = divided_groups(split, pack_dir) if split.group_by else {}
     if as_json:
         print_json({"ok": not problems, "sizes": {k: len(v) for k, v in split.splits.items()},
+                    "contexts": contexts, "divided_groups": divided,
                     "problems": [{"path": p, "message": m} for p, m in problems]})
         if problems:
             raise SystemExit(2)
         return
     if problems:
         raise UserError(f"{split_file}: {len(problems)} problem(s)", problems)
+    names = sorted({c for counts in contexts.values() for c in counts})
+    click.echo(f"{'split':<12}{'tasks':>6}  " + "".join(f"{c:>12}" for c in names))
+    for name in (k for k in SPLIT_NAMES if k in split.splits):
+        click.echo(f"{name:<12}{len(split.splits[name]):>6}  "
+                   + "".join(f"{contexts[name].get(c, 0):>12}" for c in names))
+    for group, where in divided.items():
+        click.echo(f"divided {split.group_by}: {group} (" + ", ".join(f"{k} {v}" for k, v in where.items()) + ")")
     sizes = ", ".join(f"{k} {len(split.splits[k])}" for k in SPLIT_NAMES if k in split.splits)
-    click.echo(f"ok: {sizes}; disjoint; pack unchanged")
+    every = all(set(names) <= set(c) for n, c in contexts.items() if split.splits[n])
+    click.echo(f"ok: {sizes}; disjoint; pack unchanged; "
+               + (f"every split holds all {len(names)} contexts" if every else "some split lacks a context"))

@@ -20,6 +20,7 @@ configuration errors are raised as they are: they stop the whole job.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import shutil
@@ -56,6 +57,13 @@ ModelFactory = Callable[[str, Task, int], ChatModel]
 
 def default_model_factory(name: str, task: Task, seed: int) -> ChatModel:
     return create_model(name, task=task, seed=seed)
+
+
+def evaluation_seed(seed: int, label: str) -> int:
+    """The model's seed for one evaluation: the run's seed and the run label, so two evaluations
+    (two strategies, a gate's two arms, two configurations) sample separately and a resumed one
+    samples as before. Hosted models ignore it; a simulated model reads it only for `noise=P`."""
+    return int(hashlib.sha256(f"{seed}\0{label}".encode()).hexdigest()[:12], 16)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -141,7 +149,7 @@ class HelixRunner:
         # resumed run evaluates the task exactly as an uninterrupted one does.
         shutil.rmtree(work, ignore_errors=True)
         ctx = HelixContext(task=task, strategy=strategy, config=config,
-                           model=self.model_factory(model_name, task, config.seed), budget=budget,
+                           model=self.model_factory(model_name, task, evaluation_seed(config.seed, label)), budget=budget,
                            executor=executor_for(self.executor, task), work_dir=work, library=self.library,
                            concurrent=self.jobs > 1)
         budget.deadline = ctx.deadline

@@ -137,7 +137,7 @@ class SimulatedProvider:
     def resolve(self, name: str, model: str) -> ModelInfo:  # noqa: ARG002 - ModelProvider's signature
         from testhelix.llm.sim.latency import split_sim_options
         from testhelix.llm.sim.profiles import get_profile
-        name = split_sim_options(name)[0]          # `?latency=SECONDS` changes timing only (see create)
+        name = split_sim_options(name)[0]          # the options act in `create`
         profile = get_profile(name[4:])
         return ModelInfo(name=name, provider="sim", model=profile.name, api="sim",
                          context_window=profile.context_window, max_output_tokens=profile.max_output_tokens,
@@ -146,13 +146,15 @@ class SimulatedProvider:
     def create(self, name: str, info: ModelInfo, *, task: Any, seed: int,
                http_client: Any, max_retries: int, timeout_s: float | None,  # noqa: ARG002 - ModelProvider's signature
                max_retry_wait_s: float) -> ChatModel:  # noqa: ARG002 - ModelProvider's signature
-        from testhelix.llm.sim.latency import LatencyModel, split_sim_options
+        from testhelix.llm.sim.latency import LatencyModel
         from testhelix.llm.sim.model import SimulatedModel
+        from testhelix.llm.sim.options import parse_sim_name
         if task is None:
             raise UserError(f"{name}: a simulated model needs the task it plays (task=...)")
-        model: ChatModel = SimulatedModel(info, task=task, seed=seed)
-        latency = split_sim_options(name)[1]  # `sim:NAME?latency=SECONDS`: the same answers, each after a delay
-        return LatencyModel(model, latency) if latency > 0 else model
+        options = parse_sim_name(name)[1]   # `?seed=N&noise=P` choose the agent and its sampling noise
+        model: ChatModel = SimulatedModel(info, task=task, seed=seed, options=options)
+        # `?latency=SECONDS`: the same answers, each after a delay
+        return LatencyModel(model, options.latency) if options.latency > 0 else model
 
 
 ANTHROPIC = AnthropicProvider()

@@ -75,7 +75,8 @@ def _rate(task, executor, tmp_path, model, strategy, seeds):
     qualified, clean = 0, 0
     bank = bank_for(task)
     for seed in seeds:
-        result = run_agent_session(create_model(model, task=task, seed=seed), Budget(10**6), SessionConfig(
+        # `?seed=N` picks another simulated agent (without noise, the creation seed changes nothing)
+        result = run_agent_session(create_model(f"{model}?seed={seed}", task=task), Budget(10**6), SessionConfig(
             task=task, strategy=strategy, workspace_root=tmp_path / f"{model}-{strategy.content_hash()[:8]}-{seed}",
             executor=executor))
         ok = _qualified(task, executor, result)

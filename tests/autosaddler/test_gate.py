@@ -57,7 +57,7 @@ def test_cli_json_from_csv(tmp_path):
     assert r.exit_code == 0, r.output
     data = json.loads(r.output)
     assert set(data) == {"promoted", "p_value", "wins", "losses", "challenger_successes", "baseline_successes",
-                         "n", "difference", "ci95", "ci99"}
+                         "n", "difference", "ci95", "ci99", "why"}
     assert data["promoted"] is True and round(data["p_value"], 6) == 0.00647
     text = CliRunner().invoke(cli, ["gate", "--outcomes", str(f)]).output
     assert "p = 0.006470" in text and "PROMOTED" in text
@@ -83,3 +83,15 @@ def test_cli_bad_input_exit_2(tmp_path):
     with pytest.raises(SystemExit) as exc:
         main(["gate", "--outcomes", str(f)])
     assert exc.value.code == 2
+
+
+def test_the_gate_says_why_it_decided():
+    from autosaddler.gate import explain, wins_needed
+    none = explain(decide(outcomes(42, 27, 0, 0)))
+    assert "not one task tells them apart" in none and "no evidence" in none
+    assert "p = 0.006470" in explain(decide(outcomes(46, 40, 12, 2))) and "promoted" in explain(decide(outcomes(46, 40, 12, 2)))
+    assert wins_needed(6) == 6 and wins_needed(10) == 9 and wins_needed(4) is None
+    short = explain(decide(outcomes(40, 40, 4, 2)))
+    assert "needs at least 6 of them" in short and "initial strategy stays" in short
+    assert "did not do better" in explain(decide(outcomes(40, 40, 2, 3)))
+    assert "froze its root" in explain(decide(outcomes(42, 27, 0, 0)), same_strategy=True)

@@ -157,7 +157,14 @@ def test_freeze_export_and_dag_cli(tmp_path):
     assert r.exit_code == 0, r.output
     doc = json.loads(out.read_text())
     assert doc["provenance"]["lineage"][0] == "n000" and load_strategy(out).content_hash() == doc["hash"]
-    assert CliRunner().invoke(cli, ["freeze", str(run), "--out", str(out)]).exit_code != 0  # never overwritten
+    again = CliRunner().invoke(cli, ["freeze", str(run), "--out", str(out)])   # the same node again: a repeat
+    assert again.exit_code == 0 and "a repeat, nothing written" in again.output
+    other = json.loads(out.read_text())
+    other["provenance"]["node"] = "n999"
+    out.write_text(json.dumps(other))
+    refused = CliRunner().invoke(cli, ["freeze", str(run), "--out", str(out)])  # anything else: never overwritten
+    assert refused.exit_code != 0 and "never overwritten" in str(refused.exception) + refused.output
+    out.write_text(json.dumps(doc))
     y = CliRunner().invoke(cli, ["export", str(out), "--format", "yaml"])
     assert y.exit_code == 0 and "strategy:" in y.output
     doc["strategy"]["agentSteps"] = 29

@@ -102,8 +102,17 @@ def test_freeze_and_gate_spend_the_release_split(setup):
     result = json.loads(gate.stdout)
     assert result["n"] == 6 and set(result) >= {"promoted", "p_value", "wins", "losses", "ci95", "ci99"}
     assert (run / "gate_report.md").is_file()
-    # the release split is now spent for this run: a search that names it is refused
-    again = subprocess.run(cli("gate", "--challenger", str(frozen), "--baseline", str(frozen), "--pack", str(PACK),
+    initial = Path(__file__).resolve().parents[2] / "strategies" / "initial.json"
+    # the same gate again is the same test: its recorded decision, said to be a replay
+    replay = subprocess.run(cli("gate", "--challenger", str(frozen), "--baseline", str(initial), "--pack", str(PACK),
+                                "--split-file", str(split), "--split", "release", "--model", "sim:strong",
+                                "--run", str(run), "--preset", "demo", "--json"), capture_output=True, text=True)
+    assert replay.returncode == 0, replay.stderr
+    assert json.loads(replay.stdout)["replay_of"] and json.loads(replay.stdout)["wins"] == result["wins"]
+    # the release tasks are now spent: a gate with another baseline on them is refused
+    other = root / "other-baseline.json"
+    other.write_text(json.dumps(json.loads(initial.read_text()) | {"agentSteps": 20}))
+    again = subprocess.run(cli("gate", "--challenger", str(frozen), "--baseline", str(other), "--pack", str(PACK),
                                "--split-file", str(split), "--split", "release", "--model", "sim:strong",
                                "--run", str(run)), capture_output=True, text=True)
     assert again.returncode == 2 and "spent" in again.stderr

@@ -77,3 +77,51 @@ def test_write_round_trip(tmp_path):
     s = make_splits(make_pack(tmp_path / "pack"))
     write_split_file(s, tmp_path / "x.json")
     assert load_split_file(tmp_path / "x.json").splits == s.splits
+
+
+def make_context_pack(root, katas_per_context):
+    """Katas of 6 tasks each; `katas_per_context` maps a context to its number of katas."""
+    n = 0
+    for context, katas in katas_per_context.items():
+        for k in range(katas):
+            for m in range(6):
+                d = root / f"{context}-k{k}-m{m}"
+                d.mkdir(parents=True)
+                (d / "task.toml").write_text(f'[metadata]\nid = "{d.name}"\nkata = "{context}-k{k}"\n'
+                                             f'context = "{context}"\n')
+                (d / "instruction.md").write_text(f"task {n}")
+                n += 1
+    return root
+
+
+def test_stratified_splits_hold_every_context_and_keep_katas_whole(tmp_path):
+    from testhelix.splits import coverage, divided_groups, spread_by_context
+    pack = make_context_pack(tmp_path / "pack", {"cli": 6, "general": 5, "visual": 3})
+    s = make_splits(pack, group_by="kata", stratify_by="context")
+    assert s.to_json() == make_splits(pack, group_by="kata", stratify_by="context").to_json()   # seeded
+    assert sum(len(v) for v in s.splits.values()) == 84                                       # every task assigned
+    assert all(set(c) == {"cli", "general", "visual"} for c in coverage(s, pack).values())
+    # visual has 3 katas for 4 splits: only its last kata is divided, between the two held-out splits
+    divided = divided_groups(s, pack)
+    assert list(divided) == [next(iter(divided))] and next(iter(divided)).startswith("visual")
+    assert set(next(iter(divided.values()))) == {"release", "test"}
+    assert check_splits(s, pack) == []
+    # a stratified file whose split lost a context is refused by check
+    broken = type(s)(s.pack, s.pack_digest, s.seed, s.group_by,
+                     {**s.splits, "release": [i for i in s.splits["release"] if not i.startswith("visual")]}, "context")
+    assert any("visual" in m for _, m in check_splits(broken, pack))
+    # a development prefix spread over contexts covers all of them
+    dev = s.splits["development"]
+    order = spread_by_context(dev, {i: i.split("-")[0] for i in dev}, {i: i.rsplit("-", 1)[0] for i in dev})
+    assert sorted(order) == sorted(dev) and {i.split("-")[0] for i in order[:3]} == {"cli", "general", "visual"}
+
+
+def test_cli_check_shows_contexts_per_split(tmp_path):
+    pack = make_context_pack(tmp_path / "pack", {"cli": 4, "general": 4})
+    out = tmp_path / "s.json"
+    r = CliRunner().invoke(cli, ["splits", "make", "--pack", str(pack), "--group-by", "kata", "--stratify-by",
+                                 "context", "--out", str(out)])
+    assert r.exit_code == 0, r.output
+    r = CliRunner().invoke(cli, ["splits", "check", str(out), "--pack", str(pack)])
+    assert r.exit_code == 0, r.output
+    assert "every split holds all 2 contexts" in r.output and "release" in r.output and "cli" in r.output

@@ -1,44 +1,48 @@
 """Information flow: hidden task material never reaches a simulated model.
 
-For a few bundled tasks, a decoy copy replaces everything hidden -- the panel's labels are swapped
+What the simulation bank of a task may be built from (testhelix/pack/build.py), and nothing else:
+(1) the initial program (the reference with the task's defect: public anyway), (2) the kata's
+hand-written candidate repairs of that defect in `mutations.toml` (`fixes` and `wrong_fixes`),
+which the build keeps or drops by running the trusted tests, so a bank holds a correct repair when
+the kata has one (a model of an agent able to write the right fix; the fix is the reference's text
+at the defect, which is why the simulated agents' preferred repair behaves like the reference),
+and (3) the kata's bank tests. Its labels are runs of (3) on (1) and (2) only.
+`test_the_bank_holds_only_its_allowed_build_inputs` checks (2): every bank repair of every bundled
+task is exactly one of those candidate repairs -- no alternative, no invalid candidate, no other
+program.
+
+Then, for a few tasks, a decoy copy replaces everything hidden -- the panel's labels are swapped
 (alternatives become invalid candidates and invalid candidates valid alternatives), the reference
-is replaced by another program and the trusted tests by a decoy test -- and its simulation bank is
-relabelled afresh by the pack's own labelling (`relabel_task_bank`), as a rebuild would label it.
-`sim:weak` and `sim:strong` then play configurations A and C on the intact and on the decoy copy:
-every trajectory, every selection and every submitted suite must be byte-identical. If a label the
-simulation acts on were measured on hidden material, or a simulated model read a hidden file, the
-decoy would change what it does.
+is replaced by another program and the trusted tests by a decoy test -- and its bank is relabelled
+afresh by the pack's own labelling (`relabel_task_bank`). The intact and the decoy copy are played
+in two separate processes (tests/fixtures/flow/probe.py), each with its own executor, outcome
+cache and cache folder, so nothing one side executed can be read back by the other: every
+trajectory, selection and submitted suite must be byte-identical. The positive control plants a
+leak (a simulated model that seeds itself from the reference's digest) and must be caught.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from testhelix.digest import tree_sha256
-from testhelix.execution.executor import default_executor
-from testhelix.helix.config import get_config
-from testhelix.helix.runner import HelixRunner
 from testhelix.pack.bank import dump_json, relabel_task_bank
+from testhelix.pack.kata import load_kata, write_variant
 from testhelix.paths import bundled_pack
-from testhelix.store import RunStore
-from testhelix.strategy.model import initial_strategy
 from testhelix.tasks.task import load_task
 
-TASKS = ("katas-interval_merge-m04", "katas-lru_cache-m05", "katas-semver_range-m01")
-MODELS = ("sim:weak", "sim:strong")
-CONFIGS = ("A", "C")
+TASKS = ("katas-interval_merge-m04", "katas-lru_cache-m05")
+LABELS = ("sim:weak/A", "sim:strong/C")
+PROBE = Path(__file__).resolve().parents[1] / "fixtures" / "flow" / "probe.py"
+KATAS_SRC = Path(__file__).resolve().parents[2] / "tasks" / "katas-src"
 DECOY_TEST = "def test_decoy_trusted_test():\n    assert False, 'decoy: the real trusted tests were replaced'\n"
-
-
-@pytest.fixture(scope="module")
-def executor():
-    ex = default_executor(workers=2)
-    yield ex
-    ex.close()
 
 
 def make_decoy(task_dir: Path) -> None:
@@ -63,34 +67,67 @@ def make_decoy(task_dir: Path) -> None:
     dump_json(relabel_task_bank(task_dir, workers=1), task_dir / "bank" / "bank.json")
 
 
-def _behaviour(root: Path, executor, task_dir: Path, model: str, config: str) -> dict:
-    runner = HelixRunner(RunStore(root / "store"), executor, root / "work", coverage=False, panel=False)
-    try:
-        result = runner.run_one(load_task(task_dir), initial_strategy(), get_config(config), model,
-                                f"{model}/{config}", record=False)
-    finally:
-        runner.store.close()
-    work = next((root / "work").glob(f"*/{task_dir.name}"))
-    trajectories = {str(p.relative_to(work)): p.read_bytes() for p in sorted(work.glob("pair*/trajectory-*.json"))}
-    return {"trajectories": trajectories, "rule": result.rule, "pair": result.detail["pair"],
-            "suite": result.row["suite_digest"], "events": json.dumps(result.detail["events"], sort_keys=True)}
+def play(tmp_path: Path, task_id: str, labels: tuple[str, ...], plant: bool = False) -> tuple[dict, dict]:
+    """The intact and the decoy copy, each played in a process of its own (at the same time)."""
+    source = bundled_pack("katas") / task_id
+    procs = []
+    for side in ("intact", "decoy"):
+        task_dir = tmp_path / side / task_id
+        shutil.copytree(source, task_dir)
+        if side == "decoy":
+            make_decoy(task_dir)
+            assert load_task(task_dir).reference.sha256 != load_task(tmp_path / "intact" / task_id).reference.sha256
+        env = os.environ | {"TESTHELIX_CACHE_DIR": str(tmp_path / f"cache-{side}")}
+        cmd = [sys.executable, str(PROBE), str(task_dir), str(tmp_path / f"{side}.json"), *labels,
+               *(["--plant"] if plant else [])]
+        procs.append(subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+    for proc in procs:
+        _, err = proc.communicate(timeout=600)
+        assert proc.returncode == 0, err[-3000:]
+    return (json.loads((tmp_path / "intact.json").read_text()), json.loads((tmp_path / "decoy.json").read_text()))
+
+
+def differences(intact: dict, decoy: dict) -> list[str]:
+    out = []
+    for label, a in intact.items():
+        b = decoy[label]
+        assert a["trajectories"], f"{label}: no trajectory was saved"
+        if a["trajectories"].keys() != b["trajectories"].keys():
+            out.append(f"{label}: sessions differ")
+        out += [f"{label}: {name} differs" for name in a["trajectories"]
+                if a["trajectories"][name] != b["trajectories"].get(name)]
+        out += [f"{label}: {key} differs" for key in ("rule", "pair", "suite", "events") if a[key] != b[key]]
+    return out
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("task_id", TASKS)
-def test_hidden_material_does_not_reach_simulated_models(task_id, executor, tmp_path):
-    source = bundled_pack("katas") / task_id
-    intact, decoy = tmp_path / "intact" / task_id, tmp_path / "decoy" / task_id
-    shutil.copytree(source, intact)
-    shutil.copytree(source, decoy)
-    make_decoy(decoy)
-    assert load_task(decoy).reference.sha256 != load_task(intact).reference.sha256
-    for model in MODELS:
-        for config in CONFIGS:
-            a = _behaviour(tmp_path / "runs-intact" / model / config, executor, intact, model, config)
-            b = _behaviour(tmp_path / "runs-decoy" / model / config, executor, decoy, model, config)
-            assert a["trajectories"], f"{model}/{config}: no trajectory was saved"
-            assert a["trajectories"].keys() == b["trajectories"].keys(), f"{model}/{config}: sessions differ"
-            for name in a["trajectories"]:
-                assert a["trajectories"][name] == b["trajectories"][name], f"{model}/{config}: {name} differs"
-            assert (a["rule"], a["pair"], a["suite"], a["events"]) == (b["rule"], b["pair"], b["suite"], b["events"])
+def test_hidden_material_does_not_reach_simulated_models(task_id, tmp_path):
+    intact, decoy = play(tmp_path, task_id, LABELS)
+    assert differences(intact, decoy) == []
+
+
+@pytest.mark.slow
+def test_a_planted_leak_is_caught(tmp_path):
+    intact, decoy = play(tmp_path, TASKS[0], LABELS[:1], plant=True)
+    assert differences(intact, decoy), "the planted leak (agent seeded by the reference's digest) went unseen"
+
+
+def test_the_bank_holds_only_its_allowed_build_inputs(tmp_path):
+    pack, made = bundled_pack("katas"), {}
+    checked = 0
+    for task_dir in sorted(pack.glob("katas-*")):
+        meta = load_task(task_dir)
+        kata_name, defect = task_dir.name.removeprefix("katas-").rsplit("-", 1)
+        kata = load_kata(KATAS_SRC / kata_name)
+        mutation = next(m for m in kata.mutations if m.id == defect)
+        allowed = set()
+        for i, fix in enumerate((*mutation.fixes, *mutation.wrong_fixes)):
+            key = (kata_name, defect, i)
+            if key not in made:
+                made[key] = tree_sha256(write_variant(kata, tmp_path / "-".join(map(str, key)), mutation, fix))
+            allowed.add(made[key])
+        for repair in sorted((task_dir / "bank" / "repairs").iterdir()):
+            assert tree_sha256(repair) in allowed, f"{meta.id}: bank repair {repair.name} is not a candidate repair of {defect}"
+            checked += 1
+    assert checked > 300

@@ -4,7 +4,6 @@ exactly as the cue vocabulary (testhelix/llm/sim/cues.py) says."""
 from __future__ import annotations
 
 import json
-import random
 import re
 from pathlib import Path
 
@@ -15,6 +14,7 @@ from testhelix.llm.base import CallTags, Message, ModelRequest
 from testhelix.llm.registry import create_model
 from testhelix.llm.sim.agent import SUITE_FILE, SimAgentPolicy
 from testhelix.llm.sim.bank import bank_for, incidental_reasons
+from testhelix.llm.sim.draws import Draws
 from testhelix.llm.sim.model import infer_role, request_seed
 from testhelix.llm.sim.profiles import get_profile
 from testhelix.strategy.model import Strategy, initial_strategy
@@ -41,7 +41,7 @@ def _first_suites(task, strategy: Strategy, profile: str = "weak", n: int = 300)
     msgs = tuple(session_messages(strategy, PublicTask.of(task), phase="generation", direction="d"))
     out = []
     for seed in range(n):
-        _, calls = policy.decide(ModelRequest(msgs), "generation", random.Random(seed))
+        _, calls = policy.decide(ModelRequest(msgs), "generation", Draws((seed, task.id, "generation", "d", "", 0)))
         suite = next(c for c in calls if c.arguments["path"] == SUITE_FILE).arguments["content"]
         out.append(re.findall(r"^def (test_\w+)\(", suite, re.M))
     return out
@@ -121,3 +121,43 @@ def test_reviewer_flags_from_evidence_it_can_see(task):
     # evidence: a message match (text) and a test that fails on every own repair; none for the reproducing one
     assert flagged["test_size_error_message"] > 40 and flagged["test_clamp_wrong_expectation"] > 40
     assert flagged["test_keeps_last_partial_chunk"] < 10
+
+
+# --- common random numbers (testhelix/llm/sim/draws.py) ---------------------------------------
+
+def test_a_cue_free_edit_leaves_every_decision_unchanged(task):
+    plain = _first_suites(task, initial_strategy())
+    tidy = _strategy(guidance="Keep a tidy workspace and write clear test names.")
+    assert _first_suites(task, tidy) == plain
+    # a skill routed to a context this task does not have is no cue either
+    other = next(c for c in ("visual", "cli", "framework") if c != task.context)
+    assert _first_suites(task, _strategy(skillRoutes={other: ["boundary-values"]})) == plain
+
+
+def test_a_cue_changes_only_what_the_cue_table_says(task):
+    bank = bank_for(task)
+    plain = _first_suites(task, initial_strategy())
+    broad = _first_suites(task, _strategy(guidance="Add a regression test next to the fix."))
+    assert all(len(b) == len(p) + 1 and b[:len(p)] == p for p, b in zip(plain, broad))   # one guard more
+    narrow = _first_suites(task, _strategy(guidance="Keep the suite minimal."))
+    assert all(len(n) == len(p) - 1 for p, n in zip(plain, narrow))
+    cued = _first_suites(task, _strategy(guidance="Reproduce the bug report first."))
+    kept = [(p, c) for p, c in zip(plain, cued) if bank.role(p[0]) == "reproduces"]
+    assert kept and all(c[0] == p[0] for p, c in kept)          # a higher chance keeps every earlier success
+    moved = [c for p, c in zip(plain, cued) if c[0] != p[0]]
+    assert moved and all(bank.role(c[0]) == "reproduces" for c in moved)   # and adds only reproducing picks
+
+
+def test_noise_is_drawn_per_evaluation(task):
+    msgs = tuple(session_messages(initial_strategy(), PublicTask.of(task), phase="generation", direction="d"))
+
+    def replies(name: str, seed: int) -> list:
+        model = create_model(name, task=task, seed=seed)
+        return [model.complete(ModelRequest(msgs[:2] + (Message("user", f"variant {i}"),))).tool_calls
+                for i in range(1)] + [model.complete(ModelRequest(msgs)).tool_calls]
+
+    assert replies("sim:weak", 1) == replies("sim:weak", 2)            # no noise: the sampling seed is unused
+    noisy = [replies("sim:weak?noise=1", s) for s in range(8)]
+    assert noisy[0] == replies("sim:weak?noise=1", 0)                  # the same evaluation replays
+    assert len({json.dumps([[c.raw_arguments for c in r] for r in x]) for x in noisy}) > 1
+    assert replies("sim:weak?seed=5", 1) != replies("sim:weak", 1) or replies("sim:weak?seed=6", 1) != replies("sim:weak", 1)

@@ -24,7 +24,6 @@ distinct repair digests, as two real sessions would.
 from __future__ import annotations
 
 import json
-import random
 import re
 from collections.abc import Set
 from dataclasses import dataclass, field
@@ -32,7 +31,8 @@ from dataclasses import dataclass, field
 from testhelix.agent.prompts import FEEDBACK_HEADER
 from testhelix.llm.base import ModelRequest, ToolCall
 from testhelix.llm.sim.bank import REPAIR_NOTE, SimBank
-from testhelix.llm.sim.cues import read_cues
+from testhelix.llm.sim.cues import Cues, read_cues
+from testhelix.llm.sim.draws import Draws
 from testhelix.llm.sim.profiles import SimProfile
 
 SUITE_FILE = "suite/test_reproduction.py"
@@ -118,40 +118,52 @@ def read_view(request: ModelRequest, bank: SimBank, phase: str) -> View:
     return view
 
 
+@dataclass(frozen=True)
+class _Turn:
+    """What one decision (one reply) works with: its keyed draws and the cue-adjusted chances.
+    Built per call, so concurrent pairs sharing the policy never share it."""
+
+    draws: Draws
+    cues: Cues
+    p_good: float
+    diagnosis: float
+    direction: str
+
+
 class SimAgentPolicy:
     def __init__(self, profile: SimProfile, bank: SimBank, context: str, package_files: tuple[str, ...]):
         self.profile, self.bank, self.context, self.package_files = profile, bank, context, package_files
 
-    def decide(self, request: ModelRequest, phase: str, rng: random.Random) -> tuple[str, list[ToolCall]]:
+    def decide(self, request: ModelRequest, phase: str, draws: Draws) -> tuple[str, list[ToolCall]]:
         p, view = self.profile, read_view(request, self.bank, phase)
         call = _Caller(sum(1 for m in request.messages if m.role == "assistant"))
-        if rng.random() < p.malformed_rate:
+        if draws.below(p.malformed_rate, "malformed"):
             return "Writing the file.", [call.raw("write_file", '{"path": "suite/x.py", "content": "oops')]
         if view.suite is None:
             return "Reading my earlier suite back.", [call("read_file", path=SUITE_FILE)]
         if view.repair is None:
             target = self.bank.repairs[0].files[0][0] if self.bank.repairs else self.package_files[0]
             return "Reading my earlier repair back.", [call("read_file", path=f"repair/{target}")]
-        if view.looked < 2 and rng.random() > p.step_efficiency:
-            target = rng.choice(("program", *[f"program/{f}" for f in self.package_files]))
+        if view.looked < 2 and not draws.below(p.step_efficiency, "look"):
+            target = draws.choice(("program", *[f"program/{f}" for f in self.package_files]), "look")
             name = "list_files" if target == "program" else "read_file"
             return "Looking at the program first.", [call(name, path=target)]
-        self.cues = read_cues(request.messages, self.context)
-        self.p_good = _clip(p.base_skill + self.cues.pick_boost)
-        self.diagnosis = _clip(p.diagnosis + self.cues.diagnosis_boost)
+        cues = read_cues(request.messages, self.context)
         direction = next(iter(_DIRECTION.findall(next((m.content for m in request.messages if m.role == "user"), ""))), "")
+        turn = _Turn(draws, cues, _clip(p.base_skill + cues.pick_boost), _clip(p.diagnosis + cues.diagnosis_boost),
+                     direction)
         if not view.suite:
-            view.suite = self._compose(view, rng)
+            view.suite = self._compose(view, turn)
             text, calls = self._write_suite(view, call, "Writing a suite that reproduces the report.")
-            if view.repair == 0 and self.bank.repairs and rng.random() < p.step_efficiency:
-                view.repair = self._choose_repair(None, rng)     # an efficient model writes both at once
+            if view.repair == 0 and self.bank.repairs and draws.below(p.step_efficiency, "both-at-once"):
+                view.repair = self._choose_repair(None, turn, "first")     # an efficient model writes both at once
                 text, more = self._write_repair(view, call, direction)
                 calls += more
             return text, calls
         if phase == "repair" and not view.feedback_done:
-            return self._apply_feedback(request, view, call, rng)
+            return self._apply_feedback(request, view, call, turn)
         if view.repair == 0 and self.bank.repairs:
-            view.repair = self._choose_repair(None, rng)
+            view.repair = self._choose_repair(None, turn, "first")
             return self._write_repair(view, call, direction)
         initial = next((r for r in reversed(view.runs) if r.program == "initial"), None)
         if initial is None:
@@ -160,26 +172,27 @@ class SimAgentPolicy:
             bad = [n for n in initial.failing if n in view.suite] if initial.status == "error" else []
             keep = [n for n in view.suite if n not in bad]
             if initial.status == "pass" and len(keep) >= p.tests_per_suite + 2:
-                keep.remove(rng.choice(keep))
+                keep.remove(draws.choice(keep, "trim"))
             view.dropped |= set(bad)
-            view.suite = keep + self._pick(view, rng, "reproduces", exclude=set(keep))
+            view.suite = keep + self._pick(view, turn, "reproduces", ("fix-initial",), exclude=set(keep))
             return self._write_suite(view, call, "The suite does not fail on the initial program; adding a test.")
         own = next((r for r in reversed(view.runs) if r.program == "repair"), None)
         if own is None:
             return "Running the suite on my repair.", [call("run_tests", program="repair")]
         if own.status == "pass":
             return "The suite fails on the initial program and passes on my repair.", [call("submit", summary="done")]
-        return self._blame(view, own, call, rng, direction)
+        return self._blame(view, own, call, turn)
 
     # --- decisions ---------------------------------------------------------------------------
-    def _compose(self, view: View, rng: random.Random) -> list[str]:
-        """One reproducing test, then guards: `tests_per_suite - 1`, one more or fewer by cue."""
-        suite = self._pick(view, rng, "reproduces")
-        for _ in range(max(0, self.profile.tests_per_suite - 1 + self.cues.extra_guards)):
-            suite += self._pick(view, rng, "guard", exclude=set(suite))
+    def _compose(self, view: View, turn: _Turn) -> list[str]:
+        """One reproducing test, then guards: `tests_per_suite - 1`, one more or fewer by cue. Each
+        slot has its own draw, so an extra guard leaves the others as they were."""
+        suite = self._pick(view, turn, "reproduces", ("compose", 0))
+        for slot in range(1, max(1, self.profile.tests_per_suite + turn.cues.extra_guards)):
+            suite += self._pick(view, turn, "guard", ("compose", slot), exclude=set(suite))
         return suite
 
-    def _pick(self, view: View, rng: random.Random, want: str, exclude: Set[str] = frozenset()) -> list[str]:
+    def _pick(self, view: View, turn: _Turn, want: str, slot: tuple, exclude: Set[str] = frozenset()) -> list[str]:
         """One test of role `want` with probability p_good, else any other free test."""
         taken = set(view.suite or ()) | set(exclude) | view.dropped
         free = [t for t in self.bank.tests if t.name not in taken]
@@ -187,23 +200,23 @@ class SimAgentPolicy:
         if want == "guard" and target:
             plain = [t for t in target if not t.incidental]
             loud = [t for t in target if t.incidental]
-            if self.cues["narrow"] and plain:
+            if turn.cues["narrow"] and plain:
                 target = plain
-            elif self.cues["messages"] and loud:
+            elif turn.cues["messages"] and loud:
                 target = loud
         other = [t for t in free if t not in target]
-        pool = target if target and (rng.random() < self.p_good or not other) else other
-        return [rng.choice(pool).name] if pool else []
+        pool = target if target and (not other or turn.draws.below(turn.p_good, "pick", *slot)) else other
+        return [turn.draws.choice(pool, "pick", *slot).name] if pool else []
 
-    def _choose_repair(self, current: int | None, rng: random.Random) -> int:
+    def _choose_repair(self, current: int | None, turn: _Turn, why: str) -> int:
         options = [o for o in self.bank.repairs if o.number != current] or list(self.bank.repairs)
         preferred = [o for o in options if o.number in self.bank.preferred]
         rest = [o for o in options if o.number not in self.bank.preferred]
-        chance = _clip(self.profile.repair_skill + self.cues.repair_boost)
-        pool = preferred if (preferred and (rng.random() < chance or not rest)) else rest
-        return rng.choice(pool).number
+        chance = _clip(self.profile.repair_skill + turn.cues.repair_boost)
+        pool = preferred if (preferred and (not rest or turn.draws.below(chance, "repair", why))) else rest
+        return turn.draws.choice(pool, "repair", why).number
 
-    def _blame(self, view: View, own: Run, call, rng: random.Random, direction: str):
+    def _blame(self, view: View, own: Run, call, turn: _Turn):
         """The suite fails on the own repair: the runs point at the repair when it is not a
         preferred one and the failing tests pass on a preferred repair; else at the tests."""
         suite = view.known_suite()
@@ -211,19 +224,19 @@ class SimAgentPolicy:
         mine_preferred = view.repair in self.bank.preferred
         tests_look_right = bool(failing) and all(self.bank.role(n) != "suspect" for n in failing)
         repair_at_fault = (not mine_preferred and tests_look_right) or (own.status == "error" and not failing)
-        if rng.random() >= self.diagnosis:
+        if not turn.draws.below(turn.diagnosis, "diagnosis"):
             repair_at_fault = not repair_at_fault
         if repair_at_fault and len(self.bank.repairs) > 1:
-            view.repair = self._choose_repair(view.repair, rng)
-            return self._write_repair(view, call, direction, "My repair looks wrong; trying another fix.")
-        failing = failing or [rng.choice(suite)]
+            view.repair = self._choose_repair(view.repair, turn, "another")
+            return self._write_repair(view, call, turn.direction, "My repair looks wrong; trying another fix.")
+        failing = failing or [turn.draws.choice(suite, "blame")]
         view.dropped |= set(failing)
         view.suite = [n for n in suite if n not in failing]
         if not any(self.bank.role(n) == "reproduces" for n in view.suite):
-            view.suite += self._pick(view, rng, "reproduces")
+            view.suite += self._pick(view, turn, "reproduces", ("refill",))
         return self._write_suite(view, call, f"Dropping {', '.join(failing)}: it fails on my repair.")
 
-    def _apply_feedback(self, request: ModelRequest, view: View, call, rng: random.Random):
+    def _apply_feedback(self, request: ModelRequest, view: View, call, turn: _Turn):
         text = next((m.content for m in request.messages if m.role == "user" and m.content.startswith(FEEDBACK_HEADER)), "")
         view.feedback_done = True
         suite = view.known_suite()
@@ -234,27 +247,29 @@ class SimAgentPolicy:
             # What the own runs support: a test that reproduces the report and reads as plain
             # behaviour stays (the peer's repair may be the wrong one); anything else goes.
             sound = self.bank.role(name) == "reproduces" and test is not None and not test.incidental
-            if (rng.random() < self.diagnosis) != sound:
+            if turn.draws.below(turn.diagnosis, "feedback", name) != sound:
                 drop.append(name)
         view.dropped |= set(drop)
         view.suite = [n for n in suite if n not in drop]
         added = []
         if not any(self.bank.role(n) == "reproduces" for n in view.suite):
-            added += self._pick(view, rng, "reproduces")
+            added += self._pick(view, turn, "reproduces", ("feedback",))
         if CHALLENGE in text:
-            added += self._separating(view, rng, exclude=set(added))
+            added += self._separating(view, turn, exclude=set(added))
         view.suite += added
         return self._write_suite(view, call, f"Applying the feedback; dropping {', '.join(drop) or 'nothing'}"
                                  + (f", adding {', '.join(added)}." if added else "."))
 
-    def _separating(self, view: View, rng: random.Random, exclude: set[str]) -> list[str]:
+    def _separating(self, view: View, turn: _Turn, exclude: set[str]) -> list[str]:
         """For a differential challenge: a guard that some non-preferred candidate repair fails,
         i.e. a behaviour on which the candidate repairs differ."""
         taken = set(view.suite or ()) | exclude | view.dropped
         all_repairs = {o.number for o in self.bank.repairs}
         pool = [t for t in self.bank.tests if t.name not in taken and self.bank.role(t.name) == "guard"
                 and not all_repairs <= t.passes]
-        return [rng.choice(pool).name] if pool and rng.random() < self.p_good else self._pick(view, rng, "guard", exclude)
+        if pool and turn.draws.below(turn.p_good, "challenge"):
+            return [turn.draws.choice(pool, "challenge").name]
+        return self._pick(view, turn, "guard", ("challenge",), exclude)
 
     def _write_suite(self, view: View, call, why: str):
         return f"{why}\n{_note(view)}", [call("write_file", path=SUITE_FILE, content=self.bank.suite_text(view.known_suite()))]

@@ -12,31 +12,18 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from urllib.parse import parse_qs
 
-from testhelix.errors import UserError
 from testhelix.llm.base import Completion, ModelRequest
+from testhelix.llm.sim.options import parse_sim_name
 
 JITTER = 0.2
 
 
 def split_sim_options(name: str) -> tuple[str, float]:
-    """`sim:weak?latency=1.5` -> ("sim:weak", 1.5); a name without options has latency 0."""
-    base, sep, query = name.partition("?")
-    if not sep:
-        return name, 0.0
-    options = parse_qs(query, keep_blank_values=True)
-    unknown = sorted(set(options) - {"latency"})
-    if unknown:
-        raise UserError(f"model {name!r}: unknown option(s) {', '.join(unknown)} (simulated models take ?latency=SECONDS)")
-    raw = options.get("latency", ["0"])[-1]
-    try:
-        latency = float(raw)
-    except ValueError:
-        raise UserError(f"model {name!r}: latency must be a number of seconds, got {raw!r}") from None
-    if not 0 <= latency <= 600:
-        raise UserError(f"model {name!r}: latency must be between 0 and 600 seconds, got {raw}")
-    return base, latency
+    """`sim:weak?latency=1.5` -> ("sim:weak", 1.5); a name without options has latency 0 (every
+    option is checked by options.parse_sim_name)."""
+    base, options = parse_sim_name(name)
+    return base, options.latency
 
 
 class LatencyModel:

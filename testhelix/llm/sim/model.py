@@ -9,7 +9,11 @@ seed. It answers every role through the same protocol as a real model:
 
 It receives exactly what a provider receives -- the messages (with tool results) and the tools: the
 role is read from the system message (`infer_role`), and the request's CallTags are not read.
-Decisions are deterministic for (seed, prompt text, own earlier replies). Usage is deterministic too:
+Decisions use common random numbers (draws.py): each is keyed by the model's `seed=N`, the task,
+the role, the pair's direction, the round's feedback, the step and the decision's name -- never by
+the strategy's text -- so an edit without a cue (cues.py) leaves every decision as it was, and a cue
+changes only what it acts on. `noise=P` re-draws a share P of the decisions from a stream of the
+evaluation's own (the `seed` the host passes per evaluation). Usage is deterministic too:
 characters / 4 of the request and of the reply, cost None. Every completion says it is simulated:
 the model id starts with `sim:` and `metadata["simulated"]` is True.
 
@@ -33,12 +37,15 @@ from testhelix.llm.registry import ModelInfo
 from testhelix.llm.sim.agent import SimAgentPolicy
 from testhelix.llm.sim.bank import bank_for, incidental_reasons
 from testhelix.llm.sim.cues import REVIEW_BOOST, read_cues
+from testhelix.llm.sim.draws import Draws
 from testhelix.llm.sim.optimizer import is_optimizer_request, propose
+from testhelix.llm.sim.options import SimOptions
 from testhelix.llm.sim.profiles import get_profile
 
 DIRECTIONS = ("reproduce the exact call sequence of the bug report", "check the boundary next to the reported case",
               "drive the program through the state change the report involves", "check the value returned right "
               "after the failing call", "combine the reported call with a neighbouring valid call")
+_DIRECTION = re.compile(r"^Your direction for this attempt: (.*)$", re.M)
 _ROLES = ((prompts.PLANNING_SYSTEM, "planning"), (prompts.REVIEW_SYSTEM, "review"),
           (prompts.FEEDBACK_SYSTEM, "feedback"), (prompts.CHALLENGE_SYSTEM, "challenge"))
 
@@ -57,8 +64,8 @@ def _seed(*parts) -> int:
 
 
 def request_seed(seed: int, messages: tuple[Message, ...]) -> int:
-    """Deterministic per request: the prompt text and the model's own earlier replies. Tool
-    results are left out: they carry run times, and a model's randomness must not hinge on them."""
+    """For the optimizer role only (not an execution decision): the prompt text and the model's own
+    earlier replies. Tool results are left out: they carry run times."""
     own = [(m.role, m.content, [(c.name, c.raw_arguments) for c in m.tool_calls])
            for m in messages if m.role in ("system", "user", "assistant")]
     return _seed(seed, own)
@@ -71,14 +78,29 @@ def estimated_input_tokens(request: ModelRequest) -> int:
     return (chars + sum(len(json.dumps(t.to_dict())) for t in request.tools)) // 4 + 1
 
 
+def _digest(*texts: str) -> str:
+    return hashlib.sha256("\0".join(texts).encode()).hexdigest()[:16]
+
+
+def session_key(messages: tuple[Message, ...]) -> tuple[str, str, int]:
+    """Where a session's step stands, from what the model receives but never from strategy text:
+    the pair (the direction the planner gave it), the round (the feedback the session answers,
+    empty in generation) and the step (how many replies the model has given in it)."""
+    users = [m.content for m in messages if m.role == "user"]
+    direction = next(iter(_DIRECTION.findall(users[0] if users else "")), "")
+    feedback = next((u for u in users if u.startswith(prompts.FEEDBACK_HEADER)), "")
+    return direction, _digest(feedback) if feedback else "", sum(1 for m in messages if m.role == "assistant")
+
+
 class SimulatedModel:
-    def __init__(self, info: ModelInfo, *, task, seed: int = 0):
+    def __init__(self, info: ModelInfo, *, task, seed: int = 0, options: SimOptions | None = None):
         self.info = info
         self.name = info.name
         self.context_window = info.context_window
         self.profile = get_profile(info.model)
         self.task = task
-        self.seed = seed
+        self.seed = seed               # the evaluation's sampling seed: read only when options.noise > 0
+        self.options = options or SimOptions()
         self.bank = bank_for(task)
         files = tuple(sorted(str(p.relative_to(task.initial_dir)) for p in task.initial_dir.rglob("*.py")
                              if "__pycache__" not in p.parts))
@@ -88,18 +110,17 @@ class SimulatedModel:
         # Only what a provider receives decides: the messages and the tools. The request's tags
         # (role, pair, round, step) are bookkeeping for the host and are not read here.
         role = infer_role(request.messages)
-        rng = random.Random(request_seed(self.seed, request.messages))
         calls: list = []
         if role in ("generation", "repair"):
-            text, calls = self.policy.decide(request, role, rng)
+            text, calls = self.policy.decide(request, role, self.draws(role, *session_key(request.messages)))
         elif role == "planning":
-            text = self._plan(request, rng)
+            text = self._plan(request)
         elif role == "review":
-            text = self._review(request, rng)
+            text = self._review(request)
         elif role == "feedback":
             text = self._feedback(request)
         elif role == "optimizer":
-            text = propose(request.messages, rng)
+            text = propose(request.messages, random.Random(request_seed(self.seed, request.messages)))
         else:
             text = ("Pin down the behaviour of the reported case at its boundary: one more input just past it, "
                     "with the value the specification requires.")
@@ -108,17 +129,21 @@ class SimulatedModel:
         usage = Usage(input_tokens=estimated_input_tokens(request), output_tokens=out_tokens, cost_usd=None)
         return Completion(text=text, tool_calls=tuple(calls), stop_reason="tool_use" if calls else "end_turn",
                           usage=usage, model=self.name,
-                          metadata={"simulated": True, "profile": self.profile.name, "seed": self.seed})
+                          metadata={"simulated": True, "profile": self.profile.name, "seed": self.options.seed,
+                                    "noise": self.options.noise})
+
+    def draws(self, role: str, *where: object) -> Draws:
+        """The keyed draws of one decision point (draws.py)."""
+        return Draws((self.options.seed, self.task.id, role, *where), self.options.noise, self.seed)
 
     # --- single-call roles -----------------------------------------------------------------
-    def _plan(self, request: ModelRequest, rng: random.Random) -> str:
+    def _plan(self, request: ModelRequest) -> str:
         m = re.search(r"Give (\d+) directions", "\n".join(x.content for x in request.messages))
         k = int(m.group(1)) if m else 3
-        order = list(DIRECTIONS)
-        rng.shuffle(order)
+        order = self.draws("planning", k).shuffled(DIRECTIONS, "order")
         return json.dumps({"directions": (order * (k // len(order) + 1))[:k] if k > len(order) else order[:k]})
 
-    def _review(self, request: ModelRequest, rng: random.Random) -> str:
+    def _review(self, request: ModelRequest) -> str:
         """Judges each test from its text and from what the reviewer can run itself (the bank's
         tests on the original program and on its own candidate repairs), plus the execution
         symptoms it is shown; it errs at its own seeded rate."""
@@ -129,12 +154,13 @@ class SimulatedModel:
         names = list(dict.fromkeys(re.findall(r"^def (test_\w+)\(", suite, re.M)))
         cues = read_cues(request.messages, self.task.context)
         accuracy = min(0.98, self.profile.review_accuracy + (REVIEW_BOOST if cues["narrow"] else 0.0))
+        draws = self.draws("review", _digest(suite, symptoms))   # the suite and what it showed, not the prompt
         suspects, reasons = [], []
         for name in names:
             why = self._doubts(name, suite, failing_on_peers)
             strong = [w for w, weight in why if weight == "strong"]
             chance = accuracy if strong else (accuracy / 2 if why else (1 - accuracy) / 4)
-            if rng.random() < chance:
+            if draws.below(chance, "flag", name):
                 suspects.append(name)
                 reasons.append(f"{name}: " + ("; ".join(w for w, _ in why) if why else
                                               "asserts behaviour the specification does not clearly fix"))
