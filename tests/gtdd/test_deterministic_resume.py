@@ -24,8 +24,9 @@ ARGS = ["experiment", "--policies", "public-only,static-llm", "--blocks", "1", "
 TIMING_KEYS = ("wall_s", "events")  # elapsed time
 # Audit samples are drawn from fresh OS randomness on purpose (gtdd/acceptance: a coder must not be
 # able to predict them), so which traces an audit sampled, and how many of those failed, differ
-# between any two runs; everything else, including each audit's size and decision, must not.
-AUDIT_RANDOM = ("sampled_ids", "failures", "passed")  # per family; plus the record's randomness
+# between any two runs (and so does the position of the first failure in the sample, which the
+# sequential rule reads); everything else, including each audit's size and decision, must not.
+AUDIT_RANDOM = ("sampled_ids", "failures", "passed", "first_failure")  # per family; plus the record's randomness
 
 
 def results(run_dir: Path) -> dict[str, list[str]]:
