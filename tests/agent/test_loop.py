@@ -18,7 +18,9 @@ from testhelix.strategy.model import initial_strategy
 
 def session(task, executor, root, model="sim:strong", seed=3, budget=None, **kw):
     budget = budget or Budget(300000, task_id=task.id, run_label="test", sink=MemoryLedger())
-    result = run_agent_session(create_model(model, task=task, seed=seed), budget, SessionConfig(
+    # the simulated model's own draws are keyed by the model string's ?seed=N (common random numbers);
+    # create_model's seed only seeds sampling noise, which these models do not have
+    result = run_agent_session(create_model(f"{model}?seed={seed}", task=task, seed=seed), budget, SessionConfig(
         task=task, strategy=kw.pop("strategy", initial_strategy()), workspace_root=root, executor=executor, **kw))
     return result, budget
 
