@@ -146,8 +146,17 @@ def tool_call_handler(llama: Any, messages: list[dict], tools: list[dict] | None
     if room < 16:
         raise ValueError(f"Requested tokens ({prompt_tokens}) exceed context window of {llama.n_ctx()}")
     grammar = LlamaGrammar.from_json_schema(json.dumps(call_schema(tools)), verbose=False) if tools else None
+    # llama.cpp reuses the longest prompt prefix it still holds from the instance's previous request,
+    # and evaluating a prefix in other batches changes the floating-point results: greedy output would
+    # then depend on whatever that instance (a worker thread's, or the server's) answered before. Keep
+    # the cache only when this prompt continues the previous request's own text (the next step of the
+    # same session); anything else starts from an empty cache, so a reply depends on its session alone.
+    previous = getattr(llama, "_testhelix_last_text", None)
+    if previous is None or not prompt.prompt.startswith(previous):
+        llama.reset()
     out = llama.create_completion(prompt=prompt.prompt, max_tokens=min(max_tokens or room, room), grammar=grammar,
                                   stop=prompt.stop, stream=False, **SAMPLING)
+    llama._testhelix_last_text = prompt.prompt + out["choices"][0]["text"]
     return chat_response(out, tools)
 
 
