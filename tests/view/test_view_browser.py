@@ -43,10 +43,11 @@ def test_search_report_in_chromium(search_run, tmp_path, browser, parse_dom):
     # the best node's panel is open at first, the others hidden
     visible = [d.attrs["data-node"] for d in dom.find_all("div", cls="detail") if "hidden" not in d.attrs]
     assert visible == ["n004"]
-    # development score over iterations: developed nodes and the running best
+    # the learning curve: every evaluated child's minibatch success, development scores and the running best
     points = [(p.attrs["data-series"], p.attrs["data-x"], p.attrs["data-y"]) for p in dom.find_all("circle", cls="point")]
-    assert ("developed node", "0", "0.4") in points and ("developed node", "4", "0.6") in points
-    assert ("best so far", "3", "0.55") in points
+    assert ("development score", "0", "0.4") in points and ("development score", "4", "0.6") in points
+    assert any(series.startswith("minibatch success") for series, _, _ in points)
+    assert ("best development so far", "3", "0.55") in points
     # proposals by field and their fate
     proposals = {r.find_all("td")[0].text(): [c.text() for c in r.find_all("td")[1:]]
                  for r in dom.by_id("proposals-table").find_all("tr")[1:]}
