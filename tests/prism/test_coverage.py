@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from testhelix.execution import executor as executor_mod
 from testhelix.prism import coverage as cov
 
 REFERENCE = """\
@@ -233,8 +234,7 @@ def test_entry_points_skip_ambiguous_names_and_test_helpers(tmp_path):
 
 
 def test_with_the_harness_executor(task):
-    """The same hand-checked numbers through the real sandboxed executor (skipped if absent)."""
-    executor_mod = pytest.importorskip("testhelix.execution.executor")
+    """The same hand-checked numbers through the real sandboxed executor."""
     root, _, _, initial, reference = task
     trusted = root / "trusted"
     s = suite(root, "gen_real", "from calc.core import clamp\n\ndef test_high():\n    assert clamp(10, 0, 3) == 3\n")

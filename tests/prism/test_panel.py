@@ -27,7 +27,6 @@ def test_diversity_is_mean_pairwise_distance():
 
 
 def test_diversity_with_the_pack_helpers_ast_features(tmp_path):
-    pytest.importorskip("testhelix.prism.astfeatures")
     for name, body in {"p": "def f(x):\n    return x + 1\n", "q": "def f(x):\n    while x:\n        x -= 1\n"}.items():
         (tmp_path / name).mkdir()
         (tmp_path / name / "m.py").write_text(body)
