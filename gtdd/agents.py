@@ -6,8 +6,8 @@ outcome and the last aggregate acceptance decision) and returns a complete modul
 the spec, the public examples, and -- depending on the policy -- the reported counterexamples and
 the committed module, and returns a trace-generator program that the harness runs in a sandbox.
 
-The simulated test doubles that play the same roles live in gtdd/sim.py; `make_coder` and
-`make_tester` pick one or the other from a model name (`sim:strong`, `anthropic:...`, ...).
+The simulated test doubles that play the same roles live in gtdd/sim.py; `gtdd/roles.py` picks
+one or the other from a model name (`sim:strong`, `anthropic:...`, ...).
 """
 
 from __future__ import annotations
@@ -216,23 +216,3 @@ class LLMTester(_ModelAgent):
             return GeneratorProgram(None, completion.simulated, self.name, "cut off", tuple(calls))
         return GeneratorProgram(extract_code(completion.text), completion.simulated, self.name, "",
                                 tuple(calls))
-
-
-def make_coder(name: str, domain, executor) -> Coder:
-    from testhelix.llm.registry import create_model, resolve
-
-    info = resolve(name)  # expands aliases; unknown names are a UserError
-    if info.provider == "sim":
-        from gtdd.sim import SimCoder
-        return SimCoder(info.name, domain, executor)
-    return LLMCoder(create_model(info.name))
-
-
-def make_tester(name: str, domain) -> Tester:
-    from testhelix.llm.registry import create_model, resolve
-
-    info = resolve(name)
-    if info.provider == "sim":
-        from gtdd.sim import SimTester
-        return SimTester(info.name, domain)
-    return LLMTester(create_model(info.name))

@@ -33,13 +33,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from gtdd import acceptance, records
-from gtdd.agents import Coder, CodingRequest, Tester, TestingRequest, make_coder, make_tester
+from gtdd.agents import Coder, CodingRequest, Tester, TestingRequest
 from gtdd.commit import Workspace
 from gtdd.domains.base import Domain
 from gtdd.execution import EvaluatorError, TraceExecutor
 from gtdd.feedback import rule_named
 from gtdd.loop import LoopContext, TrajectoryState, public_examples, run_round, tests_manifest
 from gtdd.policies import POLICIES, Policy, run_generator
+from gtdd.roles import make_coder, make_tester
 from testhelix.errors import UserError
 from testhelix.store import RunStore
 
