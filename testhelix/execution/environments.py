@@ -29,18 +29,15 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol, runtime_checkable
 
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
 from testhelix.errors import UserError
-from testhelix.execution.sandbox import HOST_PREFIX_ENV  # re-exported: one name for the knob
+from testhelix.execution.seam import Executor
 
-if TYPE_CHECKING:
-    from testhelix.execution.seam import Executor
-
-__all__ = ["HOST_PREFIX_ENV", "PythonEnv", "ensure_environment", "environment_executor", "executor_for",
+__all__ = ["PythonEnv", "RunsEnvironments", "ensure_environment", "environment_executor", "executor_for",
            "task_environment"]
 CACHE_ENV = "TESTHELIX_ENV_CACHE"
 WHEELS_ENV = "TESTHELIX_WHEELS"
@@ -59,6 +56,14 @@ class PythonEnv:
     @property
     def python(self) -> Path:
         return self.root / "bin" / "python"
+
+
+@runtime_checkable
+class RunsEnvironments(Protocol):
+    """An optional ability of an Executor: a sibling pool whose jobs run under a task environment's
+    interpreter (below). The fork-server pool has it; a plug-in backend may not."""
+
+    def for_environment(self, environment: PythonEnv) -> Executor: ...
 
 
 class EnvironmentError_(UserError):
@@ -145,8 +150,6 @@ def environment_executor(executor: Executor, requirements: Sequence[str], wheels
                          where: str = "task") -> Executor:
     """`executor`'s pool for the environment these pins name (built now if missing). An executor
     without that ability is refused before anything is built: the pins would otherwise be ignored."""
-    from testhelix.execution.seam import RunsEnvironments
-
     if not isinstance(executor, RunsEnvironments):
         raise UserError(f"{where}: pins requirements, and the executor in use ({type(executor).__name__}) cannot "
                         "run a task environment (it has no for_environment)")

@@ -35,12 +35,12 @@ from testhelix import staging
 from testhelix.digest import tree_sha256
 from testhelix.execution.cache import MemoryOutcomeCache, OutcomeCache, cache_key, cacheable
 from testhelix.execution.cgroup import CGROUPS_ENV
-from testhelix.execution.environments import HOST_PREFIX_ENV, PythonEnv
+from testhelix.execution.environments import PythonEnv
 from testhelix.execution.masking import HIDE_ENV, hidden_paths
 from testhelix.execution.outcome import RUNNER_VERSION, Limits, Outcome, RawRun, classify
 from testhelix.execution.precompile import compile_in_helper
-from testhelix.execution.sandbox import OVERLAY_ENV, Sandbox, detect_sandbox, sandbox_env
-from testhelix.execution.seam import Executor
+from testhelix.execution.sandbox import HOST_PREFIX_ENV, OVERLAY_ENV, Sandbox, sandbox_env
+from testhelix.execution.seam import Executor, create_executor, select_sandbox
 from testhelix.execution.shape import suite_problem
 from testhelix.execution.workspace import ENTRY_SCRIPT, TreeCache, force_rmtree
 from testhelix.plugins import import_root
@@ -221,7 +221,7 @@ class ForkServerExecutor:
         self.environment = environment
         self._by_env: dict[str, ForkServerExecutor] = {}
         self.workers = max(1, workers or os.cpu_count() or 1)
-        self.sandbox = detect_sandbox(sandbox)
+        self.sandbox = select_sandbox(sandbox)
         self.runner_version = f"{RUNNER_VERSION}/{self.sandbox.kind}"
         if environment is not None:  # the same trees may behave differently under other packages
             self.runner_version += f"/env:{environment.digest[:16]}"
@@ -429,5 +429,4 @@ def outcome_from_reply(reply: dict, limits: Limits, elapsed: float) -> Outcome:
 
 def default_executor(workers: int | None = None, cache: OutcomeCache | None = None) -> Executor:
     """The process's chosen executor (--executor / $TESTHELIX_EXECUTOR; default: this pool), see seam.py."""
-    from testhelix.execution.seam import create_executor
     return create_executor(None, workers=workers, cache=cache)

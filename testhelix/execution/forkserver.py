@@ -69,7 +69,8 @@ from testhelix.execution.outcome import Limits
 from testhelix.execution.overlay import Layers
 from testhelix.execution.precompile import asks_for_pass_hook, is_rewritten_pyc
 from testhelix.execution.pytest_warm import ConfigTemplate, warm_up
-from testhelix.execution.sandbox import Sandbox, detect_sandbox, kill_uid, remove_files_of
+from testhelix.execution.sandbox import Sandbox, kill_uid, remove_files_of
+from testhelix.execution.seam import select_sandbox
 from testhelix.execution.syscalls import MS_NODEV, MS_NOSUID, PR_SET_PDEATHSIG, mount, prctl, umount
 from testhelix.execution.workspace import (
     SUITE_SUBDIR,
@@ -370,7 +371,7 @@ def main(argv: list[str] | None = None) -> None:
         proto_out.flush()
 
     try:
-        sandbox = detect_sandbox(args.kind)
+        sandbox = select_sandbox(args.kind)
         sandbox.setup_server(args.dir)
         warm_up(args.dir)
         template = ConfigTemplate.build()

@@ -392,9 +392,3 @@ def namespaces_available() -> bool:
     except (OSError, subprocess.TimeoutExpired):
         return False
 
-
-def detect_sandbox(kind: str | None = None) -> Sandbox:
-    """`kind` or $TESTHELIX_SANDBOX: a built-in name ("namespaced" / "plain"), `package.module:CLASS`
-    or a `testhelix.sandboxes` entry point; default: the strongest available (see seam.py)."""
-    from testhelix.execution.seam import select_sandbox
-    return select_sandbox(kind)

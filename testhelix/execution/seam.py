@@ -23,7 +23,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol
 
 from testhelix.errors import UserError
 from testhelix.execution.outcome import Limits, Outcome
@@ -31,7 +31,6 @@ from testhelix.plugins import EXECUTORS_GROUP, SANDBOXES_GROUP, check_callable, 
 
 if TYPE_CHECKING:
     from testhelix.execution.cache import OutcomeCache
-    from testhelix.execution.environments import PythonEnv
     from testhelix.execution.sandbox import Sandbox
 
 SANDBOX_ENV = "TESTHELIX_SANDBOX"
@@ -56,14 +55,6 @@ class Executor(Protocol):
     def close(self) -> None: ...
     def __enter__(self) -> Executor: ...  # `with create_executor(...) as executor:` closes it
     def __exit__(self, *exc: object) -> None: ...
-
-
-@runtime_checkable
-class RunsEnvironments(Protocol):
-    """An optional ability of an Executor: a sibling pool whose jobs run under a task environment's
-    interpreter (environments.py). The fork-server pool has it; a plug-in backend may not."""
-
-    def for_environment(self, environment: PythonEnv) -> Executor: ...
 
 
 class ExecutorFactory(Protocol):

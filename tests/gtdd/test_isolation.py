@@ -12,7 +12,7 @@ from gtdd.domains.base import ERROR_WALL_CLOCK, Trace, TraceResult
 from gtdd.domains.kvstore import DOMAIN
 from gtdd.execution import TraceExecutor
 from gtdd.isolation import IsolationLimits, execution_config, run_traces
-from testhelix.execution.sandbox import detect_sandbox
+from testhelix.execution.seam import select_sandbox
 
 OPS = [{"cmd": "SET", "args": ["k", "v"]}, {"cmd": "GET", "args": ["k"]}]
 FAST = IsolationLimits.for_timeout(0.3)
@@ -60,14 +60,14 @@ def test_nothing_tells_one_trace_of_a_batch_from_another():
             pids = sorted(p for p in os.listdir("/proc") if p.isdigit()) if os.path.isdir("/proc") else []
             return [sorted(os.listdir(os.environ["TMPDIR"])), len(sys.modules) > 0, os.getuid(),
                     pids if detect else None]
-    """, top=f"detect = {detect_sandbox().kind == 'namespaced'}\n")
+    """, top=f"detect = {select_sandbox().kind == 'namespaced'}\n")
     check = Trace.of([{"cmd": "LOOK", "args": []}], "f")
     marks = [Trace.of([{"cmd": "WRITE", "args": [str(i)]}], "f") for i in range(2)]
     alone = run(probe, [check])[0]
     assert alone.error is None and alone.replies[0][0] == []
     batch = run(probe, [marks[0], check, marks[1], check, check])
     assert [batch[i] for i in (1, 3, 4)] == [alone] * 3
-    if detect_sandbox().kind == "namespaced":
+    if select_sandbox().kind == "namespaced":
         assert alone.replies[0][3] == ["1"]  # the worker is PID 1 of its own namespace, nothing left over
 
 
@@ -181,7 +181,7 @@ def test_reference_source_passes_a_population_sample():
 
 def test_execution_config_names_sandbox_limits_and_versions():
     config = DOMAIN.execution_config(0.5)
-    assert config["sandbox"] == detect_sandbox().kind and config["limits"]["cpu_s"] == 0.5
+    assert config["sandbox"] == select_sandbox().kind and config["limits"]["cpu_s"] == 0.5
     assert config["python"] and len(config["isolation_code"]) == 64
     assert config != DOMAIN.execution_config(1.0)
     assert execution_config(FAST, "plain")["sandbox"] == "plain"
@@ -209,7 +209,7 @@ def test_no_network():
         server.close()
 
 
-@pytest.mark.skipif(detect_sandbox().kind != "namespaced", reason="file-system hiding needs the namespaced sandbox")
+@pytest.mark.skipif(select_sandbox().kind != "namespaced", reason="file-system hiding needs the namespaced sandbox")
 def test_project_files_and_packages_are_out_of_reach():
     source = candidate(f"""
         def execute(self, cmd, args):
