@@ -253,7 +253,7 @@ def import_(kind: str, source: Path | None, pack: Path, jsonl: Path | None, snap
     from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
     from testhelix.errors import UserError
-    from testhelix.tasks.importers import ImportResult, summary_counts
+    from testhelix.importers.common import ImportResult, summary_counts
 
     err = Console(stderr=True)
     results: list[ImportResult] = []
@@ -271,14 +271,14 @@ def import_(kind: str, source: Path | None, pack: Path, jsonl: Path | None, snap
         if kind == "harbor":
             if source is None:
                 raise UserError("pack import harbor needs SOURCE (a Harbor task folder or a folder of them)")
-            from testhelix.tasks.harbor import import_harbor
+            from testhelix.importers.harbor import import_harbor
 
             import_harbor(source, pack, context=context, workers=workers, wheels=wheels, progress=show)
         else:
             records = jsonl or source
             if records is None or snapshots is None:
                 raise UserError("pack import swebench needs the records (SOURCE or --jsonl) and --snapshots DIR")
-            from testhelix.tasks.swebench import import_swebench
+            from testhelix.importers.swebench import import_swebench
 
             import_swebench(records, snapshots, pack, source=source_name, workers=workers, wheels=wheels, progress=show)
     counts = summary_counts(results)

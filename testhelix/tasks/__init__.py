@@ -1,5 +1,5 @@
-"""Task format: loading and digest-checking task folders (tasks/README.md), and importers.
+"""Task format: loading and digest-checking task folders (tasks/README.md).
 
-Modules: `task` (load a task, its public part and hidden panel), `importers` (Harbor and
-SWE-bench style sources into the task layout).
+Modules: `model` (the one pydantic owner of `task.toml` and `panel/manifest.json`), `task` (load a
+task, its public part and hidden panel). Importers from outside formats live in testhelix/importers/.
 """

@@ -13,9 +13,9 @@ from testhelix.errors import UserError
 from testhelix.execution.environments import ensure_environment, normalise
 from testhelix.execution.executor import default_executor
 from testhelix.execution.sandbox import namespaces_available
+from testhelix.importers.swebench import import_swebench
 from testhelix.pack.verify import verify_pack
 from testhelix.prism.evaluation import evaluate_task
-from testhelix.tasks.swebench import import_swebench
 from testhelix.tasks.task import load_task
 
 SWE = Path(__file__).resolve().parents[1] / "fixtures" / "swebench"

@@ -1,18 +1,4 @@
-"""Importers that turn outside task formats into our task layout (tasks/README.md), and what they share.
-
-- `import_harbor(source, pack)` (harbor.py): a Harbor task folder, or a folder of them.
-- `import_swebench(jsonl, snapshots, pack)` (swebench.py): SWE-bench / SWT-bench style records with
-  a local repository snapshot per record.
-
-Shared rules, enforced here:
-- **Nothing from a task runs on the host.** Scripts run in the sandbox (script_sandbox.py), trusted
-  tests through the sandboxed executor, each in the task's own Python environment when it has one.
-- **Atomic per task.** A task is written into a staging folder inside the pack and renamed into
-  place only when complete and checked; a refused task leaves nothing behind.
-- **Idempotent.** A rerun compares the staged task with the one in the pack: identical -> left as is
-  ("unchanged"); different and written by the same importer -> replaced ("updated"); anything else
-  in the way -> refused.
-"""
+"""What the importers share: staging, the atomic and idempotent commit, record checks, the result loop."""
 
 from __future__ import annotations
 
@@ -225,14 +211,3 @@ def summary_counts(results: list[ImportResult]) -> dict[str, int]:
         out[r.status] += 1
     return out
 
-
-def import_harbor(*args, **kwargs):  # re-exported entry points (imported on use)
-    from testhelix.tasks.harbor import import_harbor as run
-
-    return run(*args, **kwargs)
-
-
-def import_swebench(*args, **kwargs):
-    from testhelix.tasks.swebench import import_swebench as run
-
-    return run(*args, **kwargs)

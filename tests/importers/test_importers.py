@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from testhelix.execution.sandbox import namespaces_available
+from testhelix.importers.harbor import import_harbor
+from testhelix.importers.swebench import import_swebench
 from testhelix.pack.verify import verify_pack
-from testhelix.tasks.harbor import import_harbor
-from testhelix.tasks.swebench import import_swebench
 from testhelix.tasks.task import load_task
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
@@ -193,7 +193,7 @@ def test_pack_import_command_summary_and_bad_input(tmp_path):
 
 
 def test_collect_results_reports_each_import_as_it_finishes_and_always_closes_the_runner():
-    from testhelix.tasks.importers import ImportResult, collect_results
+    from testhelix.importers.common import ImportResult, collect_results
 
     class Runner:
         closed = 0

@@ -30,7 +30,7 @@ from typing import Any
 
 from testhelix.digest import tree_sha256
 from testhelix.errors import UserError
-from testhelix.tasks.importers import (
+from testhelix.importers.common import (
     SOLVE_SH,
     ImportResult,
     Progress,

@@ -65,7 +65,7 @@ def run_script(script: Path, inside: str, work: Path, mounts: dict[str, Path], t
     with tempfile.TemporaryDirectory(prefix="testhelix-script-") as tmp:
         env = sandbox_env(home=tmp, tmp=tmp, pythonpath=package_parent)
         argv = ["unshare", "--net", "--mount", "--ipc", "--uts", "--pid", "--fork", "--propagation", "private", "--",
-                sys.executable, "-s", "-m", "testhelix.tasks.script_sandbox", "--dir", tmp, "--spec", json.dumps(spec)]
+                sys.executable, "-s", "-m", "testhelix.importers.script_sandbox", "--dir", tmp, "--spec", json.dumps(spec)]
         try:
             run = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=timeout_s + 60,
                                  stdin=subprocess.DEVNULL)

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from testhelix.digest import tree_sha256
 from testhelix.errors import UserError
-from testhelix.tasks.importers import (
+from testhelix.importers.common import (
     SOLVE_SH,
     ImportResult,
     Progress,
@@ -37,6 +37,7 @@ from testhelix.tasks.importers import (
     import_one,
     importable_modules,
 )
+from testhelix.importers.script_sandbox import run_script, shebang
 from testhelix.tasks.model import (
     CONTEXTS,
     DIFFICULTIES,
@@ -51,7 +52,6 @@ from testhelix.tasks.model import (
     write_manifest,
     write_task_toml,
 )
-from testhelix.tasks.script_sandbox import run_script, shebang
 
 SOURCE = "harbor"
 BUILD_FILES = ("Dockerfile", "docker-compose.yaml", "docker-compose.yml", ".dockerignore")
