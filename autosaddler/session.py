@@ -8,11 +8,11 @@ from pathlib import Path
 
 from autosaddler.config import SearchConfig
 from autosaddler.evaluator import HelixStrategyEvaluator
+from testhelix.bundle import recorded_pack
 from testhelix.errors import UserError
 from testhelix.helix.config import get_config
 from testhelix.helix.runner import HelixRunner
 from testhelix.llm.registry import resolve
-from testhelix.paths import recorded_pack
 from testhelix.splits import SplitFile, load_checked_split_file
 from testhelix.store import RunStore
 from testhelix.tasks.task import Task, load_pack

@@ -69,7 +69,7 @@ def main() -> None:
     ap.add_argument("--jobs", type=int, default=16)
     ap.add_argument("--no-ray", action="store_true")
     args = ap.parse_args()
-    from testhelix.paths import bundled_pack
+    from testhelix.bundle import bundled_pack
 
     splits = load_pack_splits(args.pack or bundled_pack("katas", log=print))
     ids = minibatch(splits, args.tasks, load_config("paper").seed)

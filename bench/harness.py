@@ -110,7 +110,7 @@ def main() -> None:
     args = ap.parse_args()
     pack = args.pack
     if pack is None:
-        from testhelix.paths import bundled_pack
+        from testhelix.bundle import bundled_pack
 
         pack = bundled_pack("katas", log=print)
     limits = Limits(wall_s=60, cpu_s=60, traceback=PANEL_TRACEBACK)  # as the panel evaluation runs them

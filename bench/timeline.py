@@ -31,7 +31,7 @@ from concurrency import minibatch  # noqa: E402
 
 from autosaddler.config import load_config  # noqa: E402
 from autosaddler.session import helix_evaluator, load_pack_splits  # noqa: E402
-from testhelix.paths import bundled_pack  # noqa: E402
+from testhelix.bundle import bundled_pack  # noqa: E402
 from testhelix.store import RunStore  # noqa: E402
 from testhelix.strategy.model import initial_strategy  # noqa: E402
 

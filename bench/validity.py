@@ -55,8 +55,8 @@ from autosaddler.protocols import TaskEval  # noqa: E402
 from autosaddler.search import Search  # noqa: E402
 from autosaddler.session import helix_evaluator, load_pack_splits  # noqa: E402
 from testhelix.agent.budget import Budget  # noqa: E402
+from testhelix.bundle import bundled_pack  # noqa: E402
 from testhelix.llm.registry import create_optimizer_model  # noqa: E402
-from testhelix.paths import bundled_pack  # noqa: E402
 from testhelix.splits import spread_by_context  # noqa: E402
 from testhelix.store import RunStore  # noqa: E402
 from testhelix.strategy.model import Strategy, initial_strategy  # noqa: E402

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import click
 
-from testhelix.paths import Kind, bundled_names, resolve
+from testhelix.bundle import Kind, bundled_names, resolve
 
 MAX_TEXT_BYTES = 256 * 1024 * 1024  # larger inputs are not strategy, split, config or CSV files
 

@@ -185,7 +185,7 @@ def verify(pack: Path, workers: int, runner: str, as_json: bool) -> None:
 @json_option
 def list_packs(as_json: bool) -> None:
     """The bundled packs: name, tasks, tree digest, and where the unpacked copy is (if it is yet)."""
-    from testhelix.pack.bundle import bundled_packs, cache_slot
+    from testhelix.bundle import bundled_packs, cache_slot
 
     packs = [(pack, cache_slot(pack) / pack.name) for pack in bundled_packs().values()]
     if as_json:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import click
 
+from testhelix.bundle import bundled_pack
 from testhelix.inputs import PackDir
 from testhelix.llm.registry import is_simulated, resolve
-from testhelix.paths import bundled_pack
 
 
 @click.command("serve")

@@ -196,7 +196,7 @@ def check_run_compatibility(strategy: Strategy, challenge_steps: int) -> None:
 def bundled_task_ids() -> frozenset[str]:
     """Ids of every task in the bundled packs (listed in their manifest, so no pack is unpacked for
     this) and in any pack folder built beside them (folder names holding a task.toml)."""
-    from testhelix.pack.bundle import bundled_packs
+    from testhelix.bundle import bundled_packs
 
     root = tasks_dir()
     built = frozenset(p.parent.name for p in root.glob("*/*/task.toml")) if root.is_dir() else frozenset()

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from testhelix.bundle import bundled_pack
 from testhelix.execution.executor import default_executor
 from testhelix.helix.config import get_config
 from testhelix.helix.runner import HelixRunner
-from testhelix.paths import bundled_pack
 from testhelix.store import RunStore
 from testhelix.strategy.model import Strategy, initial_strategy
 from testhelix.tasks.task import load_task

@@ -32,10 +32,10 @@ from pathlib import Path
 
 import pytest
 
+from testhelix.bundle import bundled_pack
 from testhelix.digest import tree_sha256
 from testhelix.pack.bank import dump_json, relabel_task_bank
 from testhelix.pack.kata import load_kata, write_variant
-from testhelix.paths import bundled_pack
 from testhelix.tasks.task import load_task
 
 TASKS = ("katas-interval_merge-m04", "katas-lru_cache-m05")

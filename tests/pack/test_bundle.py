@@ -15,11 +15,13 @@ from pathlib import Path
 
 import pytest
 
+from testhelix import bundle
+from testhelix.bundle import recorded_pack, resolve
 from testhelix.cli import main as helix_cli
 from testhelix.digest import tree_sha256
 from testhelix.errors import UserError
-from testhelix.pack import bundle
-from testhelix.paths import recorded_pack, resolve, splits_dir, tasks_dir
+from testhelix.pack.bundle import write_archive, write_manifest
+from testhelix.paths import splits_dir, tasks_dir
 
 FIXTURE_PACK = Path(__file__).resolve().parents[1] / "fixtures" / "tasks" / "pack"
 BIN = Path(sys.executable).parent
@@ -31,8 +33,8 @@ def data(tmp_path, monkeypatch):
     tasks = tmp_path / "data" / "tasks"
     (tasks / "fx-src").mkdir(parents=True)
     (tasks / "fx-src" / "kata.toml").write_text("[kata]\n")
-    bundle.write_archive(FIXTURE_PACK, tasks / "fx.tar.xz")
-    bundle.write_manifest("fx", FIXTURE_PACK, tasks / "fx.tar.xz", tasks / "fx-src", 42)
+    write_archive(FIXTURE_PACK, tasks / "fx.tar.xz")
+    write_manifest("fx", FIXTURE_PACK, tasks / "fx.tar.xz", tasks / "fx-src", 42)
     monkeypatch.setattr(bundle, "_tasks_dir", lambda: tasks)
     monkeypatch.setenv(bundle.CACHE_ENV, str(tmp_path / "cache"))
     return tasks
@@ -45,9 +47,9 @@ def test_archive_is_byte_identical_for_identical_trees_and_keeps_exec_bits(tmp_p
     (copy / "fx-clamp-m01" / "run.sh").chmod(0o700)
     (copy / "fx-clamp-m01" / "__pycache__").mkdir(exist_ok=True)
     (copy / "fx-clamp-m01" / "__pycache__" / "x.pyc").write_bytes(b"cache")   # left out, as by the digest
-    bundle.write_archive(copy, tmp_path / "a.tar.xz")
+    write_archive(copy, tmp_path / "a.tar.xz")
     (copy / "fx-clamp-m01" / "task.toml").touch()                                 # new mtime: same archive
-    bundle.write_archive(copy, tmp_path / "b.tar.xz")
+    write_archive(copy, tmp_path / "b.tar.xz")
     assert (tmp_path / "a.tar.xz").read_bytes() == (tmp_path / "b.tar.xz").read_bytes()
     out = tmp_path / "out"
     bundle.extract_archive(tmp_path / "a.tar.xz", out)

@@ -19,13 +19,12 @@ from pathlib import Path
 
 import pytest
 
+from testhelix.bundle import bundled_pack, bundled_packs, manifest_path
 from testhelix.digest import tree_sha256
 from testhelix.execution.executor import TRUSTED_UIDS, UNTRUSTED_UIDS, ForkServerExecutor
 from testhelix.execution.outcome import Limits
 from testhelix.execution.sandbox import namespaces_available
 from testhelix.execution.workspace import force_rmtree
-from testhelix.pack.bundle import bundled_packs, manifest_path
-from testhelix.paths import bundled_pack
 from testhelix.prism.evaluation import evaluate_task
 from testhelix.tasks.task import load_task, panel_programs
 
