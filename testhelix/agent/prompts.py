@@ -23,12 +23,20 @@ import json
 from dataclasses import dataclass
 
 from testhelix.llm.base import Message
+from testhelix.llm.role_prompts import (
+    CHALLENGE_SYSTEM,
+    FEEDBACK_HEADER,
+    FEEDBACK_SYSTEM,
+    GUIDANCE_HEADER,
+    PHASE_NOTES,
+    PLANNING_SYSTEM,
+    REVIEW_SYSTEM,
+    SESSION_SYSTEM,
+    SKILLS_HEADER,
+)
 
-SKILLS_HEADER = "## Skills for this task"
 INDEX_HEADER = "## Skill library (pick what fits; none is preloaded)"
 LOAD_SKILL_NOTE = "Load a skill's full text with the load_skill tool when it fits the task."
-GUIDANCE_HEADER = "Strategy guidance for this task family:"
-FEEDBACK_HEADER = "Corrective feedback from peer validation:"
 
 
 @dataclass(frozen=True)
@@ -43,24 +51,6 @@ class PublicTask:
     @classmethod
     def of(cls, task) -> PublicTask:
         return cls(id=task.id, instruction=task.instruction, context=task.context, packages=tuple(task.packages))
-
-
-SESSION_SYSTEM = """You are a careful software engineer who reproduces reported bugs with tests.
-You work in a workspace with three folders:
-  program/  the initial (buggy) program -- read it, never write it
-  suite/    your test suite: pytest files named test_*.py that import the program's package
-  repair/   your repaired copy of the program (starts as a copy of program/)
-Your goal: a suite that FAILS on the initial program because of the reported bug, and PASSES on a
-correct repair, without depending on incidental details a different correct implementation could
-change. Also write such a correct repair in repair/. Use run_tests on "initial" and on "repair" to
-check both, fix what the results show, then call submit. A test that could hang may declare its own
-time limit with @pytest.mark.timeout(seconds) (pytest-timeout is installed); exceeding it fails that
-test. Every reply must call exactly one tool."""
-
-PHASE_NOTES = {
-    "generation": "Write the suite and the repair from scratch.",
-    "repair": "Revise your existing suite and repair to address the feedback below; keep what is right.",
-}
 
 
 def skills_section(skills: list, index: str) -> str:
@@ -119,24 +109,6 @@ def session_messages(strategy, task: PublicTask, *, phase: str, direction: str =
 
 
 # --- single-call roles ------------------------------------------------------------------------
-
-PLANNING_SYSTEM = """You plan independent attempts at reproducing a reported bug with tests.
-Answer with JSON only: {"directions": ["...", ...]} -- exactly the number of directions asked for,
-each one sentence naming a distinct behaviour or angle to test."""
-
-REVIEW_SYSTEM = """You review a test suite written to reproduce a reported bug. You see the task,
-the original program, the tests and bounded execution symptoms, never any repair.
-Judge whether each test checks behaviour the task's specification requires (not incidental details)
-and whether the suite would reject the reported bug. Answer with JSON only:
-{"verdict": "approve" | "revise", "reasons": ["..."], "suspect_tests": ["test_name", ...]}"""
-
-FEEDBACK_SYSTEM = """You turn reviewed peer counterexamples into short corrective feedback for the
-pair that wrote a suite: which tests look wrong and why, and what to check instead. Plain text,
-at most ten lines, no code."""
-
-CHALLENGE_SYSTEM = """Several repairs pass every test suite, yet they differ in source. Name one
-observable behaviour, allowed by the specification, on which they could differ and that a new test
-should pin down. Plain text, at most five lines, no code."""
 
 
 def planning_messages(strategy, task: PublicTask, k: int, library: dict | None = None) -> list[Message]:

@@ -13,6 +13,7 @@ from testhelix.agent.calls import corrective_feedback, differential_challenge, p
 from testhelix.agent.prompts import PublicTask, session_messages
 from testhelix.llm.base import Usage
 from testhelix.llm.registry import create_model
+from testhelix.llm.role_prompts import GUIDANCE_HEADER
 from testhelix.llm.sim.cues import read_cues
 from testhelix.llm.sim.optimizer import propose
 from testhelix.llm.testing import ScriptedModel
@@ -46,7 +47,7 @@ def test_guidance_lessons_and_skills_enter_the_prompt_as_designed(sim_task):
                                      skillRoutes={"algorithm": ["reproduce-first"]}),
                             public, phase="generation", library=LIBRARY)
     assert [m.role for m in rich] == ["system", "user", "user", "user"]
-    assert rich[2].content.startswith(prompts.GUIDANCE_HEADER)
+    assert rich[2].content.startswith(GUIDANCE_HEADER)
     assert "Lesson report-first" in rich[3].content
     assert "### reproduce-first (contexts: algorithm, general)" in rich[0].content
     assert sim_task.instruction.strip() in rich[1].content

@@ -12,28 +12,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from testhelix.agent import prompts
 from testhelix.llm.base import CallTags, Message
+from testhelix.llm.role_prompts import system_role
 from testhelix.llm.sim.optimizer import is_optimizer_request
-
-_SYSTEM_ROLES = ((prompts.PLANNING_SYSTEM, "planning"), (prompts.REVIEW_SYSTEM, "review"),
-                 (prompts.FEEDBACK_SYSTEM, "feedback"), (prompts.CHALLENGE_SYSTEM, "challenge"))
 
 
 def infer_tags(messages: Sequence[Message]) -> CallTags:
     system = next((m.content for m in messages if m.role == "system"), "")
     users = "\n".join(m.content for m in messages if m.role == "user")
-    role = "other"
-    if system.startswith(prompts.SESSION_SYSTEM):
-        role = "repair" if prompts.PHASE_NOTES["repair"] in system else "generation"
-    else:
-        for text, name in _SYSTEM_ROLES:
-            if system.startswith(text):
-                role = name
-                break
-        else:   # the optimizer's three sessions, by the sections they are sent
-            role = ("optimizer" if is_optimizer_request(messages) else "selection" if "## Candidates" in users
-                    else "reflection" if "## Draft lesson" in users else role)
+    role = system_role(system)
+    if role == "other":   # the optimizer's three sessions, by the sections they are sent
+        role = ("optimizer" if is_optimizer_request(messages) else "selection" if "## Candidates" in users
+                else "reflection" if "## Draft lesson" in users else role)
     step = sum(1 for m in messages if m.role == "assistant") + 1 if role in ("generation", "repair") else None
     return CallTags(role=role, step=step)
 

@@ -28,8 +28,8 @@ import re
 from collections.abc import Set
 from dataclasses import dataclass, field
 
-from testhelix.agent.prompts import FEEDBACK_HEADER
 from testhelix.llm.base import ModelRequest, ToolCall
+from testhelix.llm.role_prompts import FEEDBACK_HEADER
 from testhelix.llm.sim.bank import REPAIR_NOTE, SimBank
 from testhelix.llm.sim.cues import Cues, read_cues
 from testhelix.llm.sim.draws import Draws

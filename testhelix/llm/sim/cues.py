@@ -28,8 +28,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from testhelix.agent.prompts import GUIDANCE_HEADER, SKILLS_HEADER
 from testhelix.llm.base import Message
+from testhelix.llm.role_prompts import GUIDANCE_HEADER, SKILLS_HEADER
 
 CUES: dict[str, tuple[str, ...]] = {
     "reproduce": ("reproduce", "bug report", "exact scenario", "expected value"),

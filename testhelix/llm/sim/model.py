@@ -31,9 +31,9 @@ import json
 import random
 import re
 
-from testhelix.agent import prompts
 from testhelix.llm.base import Completion, Message, ModelRequest, Usage
 from testhelix.llm.registry import ModelInfo
+from testhelix.llm.role_prompts import FEEDBACK_HEADER, system_role
 from testhelix.llm.sim.agent import SimAgentPolicy
 from testhelix.llm.sim.bank import bank_for, incidental_reasons
 from testhelix.llm.sim.cues import REVIEW_BOOST, read_cues
@@ -46,16 +46,12 @@ DIRECTIONS = ("reproduce the exact call sequence of the bug report", "check the 
               "drive the program through the state change the report involves", "check the value returned right "
               "after the failing call", "combine the reported call with a neighbouring valid call")
 _DIRECTION = re.compile(r"^Your direction for this attempt: (.*)$", re.M)
-_ROLES = ((prompts.PLANNING_SYSTEM, "planning"), (prompts.REVIEW_SYSTEM, "review"),
-          (prompts.FEEDBACK_SYSTEM, "feedback"), (prompts.CHALLENGE_SYSTEM, "challenge"))
 
 
 def infer_role(messages: tuple[Message, ...]) -> str:
     """The role a request plays, read from its system message as a real model would."""
     system = next((m.content for m in messages if m.role == "system"), "")
-    if system.startswith(prompts.SESSION_SYSTEM):
-        return "repair" if prompts.PHASE_NOTES["repair"] in system else "generation"
-    role = next((role for text, role in _ROLES if system.startswith(text)), "other")
+    role = system_role(system)
     return "optimizer" if role == "other" and is_optimizer_request(messages) else role
 
 
@@ -88,7 +84,7 @@ def session_key(messages: tuple[Message, ...]) -> tuple[str, str, int]:
     empty in generation) and the step (how many replies the model has given in it)."""
     users = [m.content for m in messages if m.role == "user"]
     direction = next(iter(_DIRECTION.findall(users[0] if users else "")), "")
-    feedback = next((u for u in users if u.startswith(prompts.FEEDBACK_HEADER)), "")
+    feedback = next((u for u in users if u.startswith(FEEDBACK_HEADER)), "")
     return direction, _digest(feedback) if feedback else "", sum(1 for m in messages if m.role == "assistant")
 
 
