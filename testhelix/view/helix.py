@@ -29,7 +29,7 @@ def helix_models(store: RunStore) -> list[str]:
 
 def collect_helix(store: RunStore) -> dict[str, Any]:
     """Everything the helix part shows, as plain data (also what MLflow tracking logs)."""
-    from testhelix.commands.report import collect
+    from testhelix.prism.report import collect
 
     data = collect(store)
     configs = run_configs(store)

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from testhelix.cli import main
-from testhelix.commands.report import collect, render_markdown
+from testhelix.commands.report import render_markdown
+from testhelix.prism.report import collect
 from testhelix.store import RunStore
 
 

@@ -139,10 +139,11 @@ def test_project_providers_mark_a_served_simulated_reply(server, task, messages,
 
 @pytest.mark.slow
 def test_a_run_through_a_served_simulated_model_is_labelled_simulated(server, task, tmp_path, monkeypatch):
-    from testhelix.commands.report import collect, render_markdown
+    from testhelix.commands.report import render_markdown
     from testhelix.execution.executor import default_executor
     from testhelix.helix.config import get_config
     from testhelix.helix.runner import HelixRunner
+    from testhelix.prism.report import collect
     from testhelix.store import RunStore
     from testhelix.strategy.model import Strategy
     from testhelix.view import render_run_report

@@ -7,7 +7,8 @@ import json
 import pytest
 
 from testhelix.cli import main
-from testhelix.commands.report import collect, render_markdown
+from testhelix.commands.report import render_markdown
+from testhelix.prism.report import collect
 from testhelix.store import RunStore
 
 PANEL = {"initial": "initial", "reference": "reference", "alt1": "alternative", "alt2": "alternative",
