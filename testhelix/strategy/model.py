@@ -28,6 +28,7 @@ from pydantic.json_schema import JsonDict
 from testhelix.digest import canonical_json
 from testhelix.errors import UserError
 from testhelix.paths import strategies_dir, tasks_dir
+from testhelix.skills import load_library
 from testhelix.strategy.prose import prose_problems
 
 ROUTING_CONTEXTS = ("general", "algorithm", "framework", "stateful", "performance", "cli", "visual")
@@ -53,10 +54,9 @@ def _mutable(flag: bool) -> dict:
 
 
 def _known_ids(info: ValidationInfo) -> Iterable[str]:
-    ctx = info.context or {}
-    if "known_task_ids" in ctx:
-        return ctx["known_task_ids"]
-    return bundled_task_ids()
+    """The task ids prose may not name, from the validation context (`validate_strategy_data` puts
+    them there); without one, prose is still checked for task-id shapes (prose.py)."""
+    return (info.context or {}).get("known_task_ids", ())
 
 
 def _check_prose(value: str, info: ValidationInfo) -> str:
@@ -129,15 +129,13 @@ class Strategy(BaseModel):
     def _routes(cls, routes: dict[str, tuple[str, ...]], info: ValidationInfo) -> dict[str, tuple[str, ...]]:
         if not routes:
             return routes
-        from testhelix.skills import load_library  # imported here: skills.py must not import this module
-
-        library = (info.context or {}).get("skills") or load_library()
+        library = (info.context or {}).get("skills")  # None: names are checked where the data came in
         for context, names in routes.items():
             if len(names) > MAX_ROUTE_SKILLS:
                 raise ValueError(f"{context}: at most {MAX_ROUTE_SKILLS} skills per context")
             if len(set(names)) != len(names):
                 raise ValueError(f"{context}: a skill is listed twice")
-            for name in names:
+            for name in names if library is not None else ():
                 if name not in library:
                     raise ValueError(f"{context}: unknown skill {name!r}")
                 if library[name].reviewer_only:
@@ -215,12 +213,16 @@ def _json_path(loc: tuple) -> str:
 
 def validate_strategy_data(data: Any, known_task_ids: Iterable[str] | None = None,
                            skills: dict | None = None) -> tuple[Strategy | None, list[tuple[str, str]]]:
-    """Validate raw data; returns the strategy or every problem as (JSON path, message)."""
-    context: dict[str, Any] = {}
-    if known_task_ids is not None:
-        context["known_task_ids"] = tuple(known_task_ids)
-    if skills is not None:
-        context["skills"] = skills
+    """Validate raw data; returns the strategy or every problem as (JSON path, message).
+
+    The one place outside data becomes a Strategy: the skill library and the task ids prose may not
+    name reach the validators through the validation context, read from disk here when the caller
+    has none. (`Strategy.model_validate` without a context, used to rebuild a strategy this process
+    or a worker already validated, checks structure and prose shapes without reading any file.)"""
+    context: dict[str, Any] = {
+        "known_task_ids": tuple(bundled_task_ids() if known_task_ids is None else known_task_ids),
+        "skills": load_library() if skills is None else skills,
+    }
     if not isinstance(data, dict):
         return None, [("$", "a strategy is a JSON object")]
     try:
