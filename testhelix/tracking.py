@@ -87,9 +87,6 @@ class Tracker:
     def json_artifact(self, obj: Any, name: str) -> None:
         self.mlflow.log_text(json.dumps(obj, indent=2, default=str), name)
 
-    def text_artifact(self, text: str, name: str) -> None:
-        self.mlflow.log_text(text, name)
-
 
 def flatten(values: dict[str, Any], prefix: str = "") -> dict[str, str]:
     out: dict[str, str] = {}

@@ -63,7 +63,6 @@ TOOL_SPECS: tuple[ToolSpec, ...] = (
     ToolSpec("submit", "Finish: the suite in suite/ and the program in repair/ are your answer.",
              {"type": "object", "properties": {"summary": {"type": "string"}}, "additionalProperties": False}),
 )
-TOOL_NAMES = tuple(t.name for t in TOOL_SPECS)
 LOAD_SKILL_SPEC = ToolSpec(
     "load_skill", "Load the full text of one skill from the skill library index in your instructions.",
     {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"],

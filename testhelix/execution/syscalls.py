@@ -76,10 +76,6 @@ class _SockFprog(ctypes.Structure):
     _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(_SockFilter))]
 
 
-def unix_socket_filter_supported() -> bool:
-    return os.uname().machine in _SECCOMP_ARCH
-
-
 def _filter_program(audit_arch: int, nr_socket: int, nr_socketpair: int, refused: tuple[int, ...]) -> list[tuple]:
     """The classic-BPF program. Jump targets are written as labels ("allow", "deny", "pair") and
     turned into the relative offsets BPF wants at the end."""

@@ -226,10 +226,6 @@ def build_workspace(ws: Path, program: Path, suite: Path, link: bool, owner: int
         os.chown(home, owner, owner)
 
 
-def remove_workspace(ws: Path) -> None:
-    force_rmtree(ws)
-
-
 def tree_module_names(tree: Path, anywhere: bool = False) -> frozenset[str]:
     """Import names a tree can provide: packages and modules at its root, or (`anywhere`) the name
     of every folder and .py file in it."""
@@ -242,8 +238,3 @@ def tree_module_names(tree: Path, anywhere: bool = False) -> frozenset[str]:
 
 def tree_bytes(tree: Path) -> int:
     return sum(os.lstat(os.path.join(d, n)).st_size for d, _, files in os.walk(tree) for n in files)
-
-
-def program_packages(program: Path) -> set[str]:
-    """Top-level import names a program tree provides (packages and modules at its root)."""
-    return set(tree_module_names(program))

@@ -76,9 +76,6 @@ def per_function(run: SuiteRun, names: Sequence[str]) -> dict[str, bool]:
     return {name: seen.get(name, False) for name in names}
 
 
-PUBLIC_LABELS = ("reproduces", "fails-everywhere", "guard", "separates")
-
-
 def public_label(fails_initial: bool, passes_repairs: Sequence[bool]) -> str:
     """A bank test's label from what an agent could run itself: the initial program and its own
     candidate repairs (never the reference, the panel or the trusted tests).
