@@ -15,10 +15,9 @@ import yaml
 
 from testhelix.errors import UserError
 from testhelix.paths import skills_dir
+from testhelix.roles import GENERATION_ROLES, ROLES
+from testhelix.tasks.model import CONTEXTS
 
-ROLES = ("planning", "generation", "repair", "review", "feedback", "challenge")
-CONTEXTS = ("general", "algorithm", "framework", "stateful", "performance", "cli", "visual")
-GENERATION_ROLES = ("planning", "generation", "repair", "feedback", "challenge")
 _FRONT = re.compile(r"\A---\n(.*?)\n---\n(.*)\Z", re.S)
 _NAME = re.compile(r"^[a-z][a-z0-9-]{1,63}$")
 

@@ -56,7 +56,8 @@ from testhelix.llm.registry import is_simulated
 
 if TYPE_CHECKING:
     from testhelix.skills import Skill
-    from testhelix.strategy.model import RoutingContext, Strategy
+    from testhelix.strategy.model import Strategy
+    from testhelix.tasks.model import Context
     from testhelix.tasks.task import Task
 
 CHARS_PER_TOKEN = 4
@@ -181,7 +182,7 @@ class AgentSession:
         self.workspace = AgentWorkspace.create(config.workspace_root, task.initial_dir)
         limits = Limits(wall_s=execution_time_limit_s(task.verifier_timeout_s))
         # Routed skills arrive preloaded; without a route for the context the agent loads what it picks.
-        routed = bool(strategy.skillRoutes.get(cast("RoutingContext", self.public.context)))
+        routed = bool(strategy.skillRoutes.get(cast("Context", self.public.context)))
         self.tools = ToolBox(self.workspace, config.executor, limits, output_chars=strategy.toolOutputChars,
                              writable=config.writable,
                              skills={} if routed else loadable_skills(config.library, config.role))

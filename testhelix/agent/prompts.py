@@ -34,6 +34,7 @@ from testhelix.llm.role_prompts import (
     SESSION_SYSTEM,
     SKILLS_HEADER,
 )
+from testhelix.roles import CANDIDATE_PHASES
 
 INDEX_HEADER = "## Skill library (pick what fits; none is preloaded)"
 LOAD_SKILL_NOTE = "Load a skill's full text with the load_skill tool when it fits the task."
@@ -58,9 +59,6 @@ def skills_section(skills: list, index: str) -> str:
         parts = [f"### {s.name} (contexts: {', '.join(s.contexts)})\n{s.body}" for s in skills]
         return SKILLS_HEADER + "\n\n" + "\n\n".join(parts)
     return f"{INDEX_HEADER}\n{index}" if index else ""
-
-
-CANDIDATE_PHASES = ("generation", "repair")
 
 
 def strategy_messages(strategy, task: PublicTask, phase: str, checkpoint: str = "") -> list[Message]:

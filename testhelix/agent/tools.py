@@ -77,7 +77,7 @@ class SuiteRunner(Protocol):
 
 def loadable_skills(library: dict[str, Skill] | None, role: str) -> dict[str, Skill]:
     """The skills a candidate session of `role` may load: never a reviewer-only one."""
-    from testhelix.skills import GENERATION_ROLES
+    from testhelix.roles import GENERATION_ROLES
     return {name: s for name, s in (library or {}).items() if not (s.reviewer_only and role in GENERATION_ROLES)}
 
 

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from testhelix.errors import UserError
+from testhelix.tasks.model import CONTEXTS
 
-CONTEXTS = ("general", "algorithm", "framework", "stateful", "performance", "cli", "visual")
 DIFFICULTIES = ("easy", "medium", "hard")
 
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import re
 
-from testhelix.strategy.model import COMPONENTS, Lesson, Strategy
+from testhelix.roles import COMPONENTS
+from testhelix.strategy.model import Lesson, Strategy
 
 PHASES = COMPONENTS  # one list: a lesson's component tags are exactly the phases that retrieve lessons
 MAX_LESSONS_PER_TURN = 2

@@ -11,7 +11,7 @@ import hashlib
 import json
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from pydantic import (
     BaseModel,
@@ -28,13 +28,11 @@ from pydantic.json_schema import JsonDict
 from testhelix.digest import canonical_json
 from testhelix.errors import UserError
 from testhelix.paths import strategies_dir, tasks_dir
+from testhelix.roles import COMPONENTS, LessonPhase
 from testhelix.skills import load_library
 from testhelix.strategy.prose import prose_problems
+from testhelix.tasks.model import Context
 
-ROUTING_CONTEXTS = ("general", "algorithm", "framework", "stateful", "performance", "cli", "visual")
-# The pipeline phases that retrieve lessons (testhelix/agent/prompts.py): a lesson's component tag
-# must name one of them, or it would never be retrieved.
-COMPONENTS = ("planning", "generation", "repair", "review")
 MAX_LESSONS, MAX_ROUTE_SKILLS = 16, 4
 
 def _known_phase(value: object) -> object:
@@ -45,8 +43,7 @@ def _known_phase(value: object) -> object:
     return value
 
 
-Component = Annotated[Literal["planning", "generation", "repair", "review"], BeforeValidator(_known_phase)]
-RoutingContext = Literal["general", "algorithm", "framework", "stateful", "performance", "cli", "visual"]
+Component = Annotated[LessonPhase, BeforeValidator(_known_phase)]
 
 
 def _mutable(flag: bool) -> dict:
@@ -109,7 +106,7 @@ class Strategy(BaseModel):
     reviewOutputTokens: int = Field(2048, strict=True, ge=512, le=8192, json_schema_extra=_mutable(True))
     guidance: str = Field("", max_length=2000, json_schema_extra=_mutable(True))
     lessons: tuple[Lesson, ...] = Field((), max_length=MAX_LESSONS, json_schema_extra=_mutable(True))
-    skillRoutes: dict[RoutingContext, tuple[str, ...]] = Field(default_factory=dict, json_schema_extra=_mutable(True))
+    skillRoutes: dict[Context, tuple[str, ...]] = Field(default_factory=dict, json_schema_extra=_mutable(True))
 
     @field_validator("guidance")
     @classmethod

@@ -15,14 +15,16 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr, ValidationError
 
 from testhelix.errors import UserError
 
 ID_PATTERN = r"^[A-Za-z0-9_.-]+$"
-CONTEXTS = ("general", "algorithm", "framework", "stateful", "performance", "cli", "visual")
+# A task's context: the one list of them, also what a strategy's skill routes and a skill's contexts name.
+Context = Literal["general", "algorithm", "framework", "stateful", "performance", "cli", "visual"]
+CONTEXTS: tuple[str, ...] = get_args(Context)
 DIFFICULTIES = ("easy", "medium", "hard")
 ROLE_LABEL = {"reference": "valid", "alternative": "valid", "invalid": "invalid"}
 Number = StrictInt | StrictFloat
@@ -37,7 +39,7 @@ class _Table(BaseModel):
 class Metadata(_Table):
     id: str = Field(pattern=ID_PATTERN)
     source: str = ""
-    context: Literal[CONTEXTS] = "general"  # type: ignore[valid-type]
+    context: Context = "general"
     difficulty: Literal[DIFFICULTIES] = "medium"  # type: ignore[valid-type]
     kata: str | None = None             # katas: the base program
     category: str | None = None         # an importer's source category, verbatim

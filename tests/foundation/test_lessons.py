@@ -84,7 +84,7 @@ def test_component_tags_are_the_phases_that_retrieve_lessons_and_others_are_refu
     from pydantic import ValidationError
 
     from testhelix.cli import cli
-    from testhelix.strategy.model import COMPONENTS
+    from testhelix.roles import COMPONENTS
 
     # every phase that asks for lessons (testhelix/agent/prompts.py) is a tag, and nothing else is
     assert set(COMPONENTS) == {"planning", "generation", "repair", "review"}

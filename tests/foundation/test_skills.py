@@ -6,9 +6,8 @@ from types import SimpleNamespace
 import pytest
 
 from testhelix.errors import UserError
+from testhelix.roles import GENERATION_ROLES
 from testhelix.skills import (
-    CONTEXTS,
-    GENERATION_ROLES,
     library_index,
     load_library,
     parse_skill,
@@ -16,6 +15,7 @@ from testhelix.skills import (
     route_skills,
 )
 from testhelix.strategy.model import Strategy
+from testhelix.tasks.model import CONTEXTS
 
 EXPECTED = {
     "reproduce-from-report", "boundary-values", "spec-over-implementation", "error-paths",

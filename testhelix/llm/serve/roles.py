@@ -15,6 +15,7 @@ from typing import Any
 from testhelix.llm.base import CallTags, Message
 from testhelix.llm.role_prompts import system_role
 from testhelix.llm.sim.optimizer import is_optimizer_request
+from testhelix.roles import CANDIDATE_PHASES
 
 
 def infer_tags(messages: Sequence[Message]) -> CallTags:
@@ -24,7 +25,7 @@ def infer_tags(messages: Sequence[Message]) -> CallTags:
     if role == "other":   # the optimizer's three sessions, by the sections they are sent
         role = ("optimizer" if is_optimizer_request(messages) else "selection" if "## Candidates" in users
                 else "reflection" if "## Draft lesson" in users else role)
-    step = sum(1 for m in messages if m.role == "assistant") + 1 if role in ("generation", "repair") else None
+    step = sum(1 for m in messages if m.role == "assistant") + 1 if role in CANDIDATE_PHASES else None
     return CallTags(role=role, step=step)
 
 

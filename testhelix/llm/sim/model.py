@@ -41,6 +41,7 @@ from testhelix.llm.sim.draws import Draws
 from testhelix.llm.sim.optimizer import is_optimizer_request, propose
 from testhelix.llm.sim.options import SimOptions
 from testhelix.llm.sim.profiles import get_profile
+from testhelix.roles import CANDIDATE_PHASES
 
 DIRECTIONS = ("reproduce the exact call sequence of the bug report", "check the boundary next to the reported case",
               "drive the program through the state change the report involves", "check the value returned right "
@@ -107,7 +108,7 @@ class SimulatedModel:
         # (role, pair, round, step) are bookkeeping for the host and are not read here.
         role = infer_role(request.messages)
         calls: list = []
-        if role in ("generation", "repair"):
+        if role in CANDIDATE_PHASES:
             text, calls = self.policy.decide(request, role, self.draws(role, *session_key(request.messages)))
         elif role == "planning":
             text = self._plan(request)
