@@ -23,6 +23,7 @@ from typing import Any
 import anthropic
 
 from testhelix.llm.base import (
+    ANTHROPIC_KEY_ENV,
     Completion,
     Message,
     ModelAuthError,
@@ -80,7 +81,7 @@ def _tool_params(request: ModelRequest) -> list[dict]:
 def map_error(err: Exception) -> ModelError:
     """SDK exception -> neutral error with a clear message (after the SDK's retries)."""
     return map_sdk_error(
-        anthropic, err, "anthropic", auth_hint="check ANTHROPIC_API_KEY",
+        anthropic, err, "anthropic", auth_hint=f"check {ANTHROPIC_KEY_ENV}",
         not_found="anthropic does not know the model or endpoint (HTTP 404): check the model name and "
                   "ANTHROPIC_BASE_URL",
         overflow=lambda status, code, lowered: status == 413 or (
@@ -94,9 +95,9 @@ class AnthropicModel(SdkChatModel[anthropic.Anthropic]):
     sdk_error = anthropic.AnthropicError
 
     def _api_key(self, given: str | None) -> str:
-        key = given or os.environ.get("ANTHROPIC_API_KEY")
+        key = given or os.environ.get(ANTHROPIC_KEY_ENV)
         if not key:
-            raise ModelAuthError("ANTHROPIC_API_KEY is not set: export it to use " + self.name)
+            raise ModelAuthError(f"{ANTHROPIC_KEY_ENV} is not set: export it to use " + self.name)
         return key
 
     def _connect(self, client_kwargs: dict[str, Any]) -> anthropic.Anthropic:

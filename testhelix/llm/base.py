@@ -24,7 +24,8 @@ from typing import Any, Literal, Protocol, runtime_checkable
 # Environment variables that hold credentials. They are read by the providers only and must never
 # be passed to executed code (the sandbox builds its environment from an allow-list; this tuple
 # lets it, and tests, check that none of them leaks).
-CREDENTIAL_ENV_VARS = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENAI_COMPATIBLE_API_KEY")
+ANTHROPIC_KEY_ENV, OPENAI_KEY_ENV, OPENAI_COMPATIBLE_KEY_ENV = "ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENAI_COMPATIBLE_API_KEY"
+CREDENTIAL_ENV_VARS = (ANTHROPIC_KEY_ENV, OPENAI_KEY_ENV, OPENAI_COMPATIBLE_KEY_ENV)
 
 Role = Literal["system", "user", "assistant", "tool"]
 StopReason = Literal["end_turn", "tool_use", "max_tokens", "refusal", "other"]

@@ -25,6 +25,8 @@ from typing import Any
 import openai
 
 from testhelix.llm.base import (
+    OPENAI_COMPATIBLE_KEY_ENV,
+    OPENAI_KEY_ENV,
     Completion,
     Message,
     ModelAuthError,
@@ -85,7 +87,7 @@ def to_responses_input(messages: tuple[Message, ...]) -> tuple[str, list[dict]]:
     return instructions, items
 
 
-def map_error(err: Exception, who: str, key_var: str = "OPENAI_API_KEY") -> ModelError:
+def map_error(err: Exception, who: str, key_var: str = OPENAI_KEY_ENV) -> ModelError:
     return map_sdk_error(
         openai, err, who, auth_hint=f"check {key_var}",
         not_found=f"{who}: the server does not know this model or endpoint (HTTP 404): check the model name and "
@@ -106,15 +108,15 @@ class OpenAIModel(SdkChatModel[openai.OpenAI]):
 
     @property
     def _key_var(self) -> str:
-        return "OPENAI_COMPATIBLE_API_KEY" if self._compatible else "OPENAI_API_KEY"
+        return OPENAI_COMPATIBLE_KEY_ENV if self._compatible else OPENAI_KEY_ENV
 
     def _api_key(self, given: str | None) -> str:
         if self._compatible:
             # Local servers usually accept any key; the SDK insists on a non-empty one.
-            return given or os.environ.get("OPENAI_COMPATIBLE_API_KEY") or "no-key"
-        key = given or os.environ.get("OPENAI_API_KEY")
+            return given or os.environ.get(OPENAI_COMPATIBLE_KEY_ENV) or "no-key"
+        key = given or os.environ.get(OPENAI_KEY_ENV)
         if not key:
-            raise ModelAuthError("OPENAI_API_KEY is not set: export it to use " + self.name)
+            raise ModelAuthError(f"{OPENAI_KEY_ENV} is not set: export it to use " + self.name)
         return key
 
     def _connect(self, client_kwargs: dict[str, Any]) -> openai.OpenAI:

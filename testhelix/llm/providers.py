@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from testhelix.errors import UserError
-from testhelix.llm.base import ChatModel
+from testhelix.llm.base import ANTHROPIC_KEY_ENV, OPENAI_COMPATIBLE_KEY_ENV, OPENAI_KEY_ENV, ChatModel
 from testhelix.llm.registry import COMPATIBLE_NAME, REGISTRY_FILE, ModelInfo, listed_model
 from testhelix.llm.sdk_model import SdkChatModel
 
@@ -57,7 +57,7 @@ class _SdkProvider:
 
 class AnthropicProvider(_SdkProvider):
     name = "anthropic"
-    credential_env_vars = ("ANTHROPIC_API_KEY",)
+    credential_env_vars = (ANTHROPIC_KEY_ENV,)
 
     def _model_class(self) -> type[SdkChatModel]:
         from testhelix.llm.anthropic_provider import AnthropicModel
@@ -66,7 +66,7 @@ class AnthropicProvider(_SdkProvider):
 
 class OpenAIProvider(_SdkProvider):
     name = "openai"
-    credential_env_vars = ("OPENAI_API_KEY",)
+    credential_env_vars = (OPENAI_KEY_ENV,)
 
     def _model_class(self) -> type[SdkChatModel]:
         from testhelix.llm.openai_provider import OpenAIModel
@@ -96,7 +96,7 @@ class OpenAICompatibleProvider(OpenAIProvider):
     """Any server speaking Chat Completions (vLLM, Ollama, llama.cpp); cost unknown."""
 
     name = "openai-compatible"
-    credential_env_vars = ("OPENAI_COMPATIBLE_API_KEY",)
+    credential_env_vars = (OPENAI_COMPATIBLE_KEY_ENV,)
 
     def concurrent_tasks(self, name: str, cores: int) -> int:  # noqa: ARG002 - the optional hook's signature
         return 4  # such a server often runs on this machine or a small one: it shares its hardware
