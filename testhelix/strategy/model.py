@@ -152,6 +152,15 @@ class Strategy(BaseModel):
         return hashlib.sha256(self.canonical_json().encode()).hexdigest()
 
 
+def upper_bound(name: str) -> int:
+    """The largest value the model allows for integer field `name` (its `le` bound)."""
+    return int(Strategy.model_json_schema()["properties"][name]["maximum"])
+
+
+def default_value(name: str) -> Any:
+    return Strategy.model_fields[name].get_default(call_default_factory=True)
+
+
 def _schema_extra(name: str) -> JsonDict:
     """A field's json_schema_extra; the fields here give a dict or nothing (never a function)."""
     extra = Strategy.model_fields[name].json_schema_extra

@@ -16,8 +16,8 @@ PACKAGES = ("testhelix", "autosaddler", "gtdd")
 # Keep in step with the drawing in ARCHITECTURE.md ("Layers"). A module belongs to the layer of the
 # longest prefix listed here.
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("foundation", ("testhelix", "testhelix.errors", "testhelix.roles", "testhelix.digest", "testhelix.atomic", "testhelix.readers",
-                    "testhelix.paths", "testhelix.bundle", "testhelix.staging", "testhelix.heartbeat",
+    ("foundation", ("testhelix", "testhelix.errors", "testhelix.digest", "testhelix.atomic", "testhelix.readers",
+                    "testhelix.roles", "testhelix.paths", "testhelix.bundle", "testhelix.staging", "testhelix.heartbeat",
                     "testhelix.plugins", "testhelix.forkrun", "testhelix.lifecycle", "testhelix.migrations",
                     "testhelix.inputs", "testhelix.lazycli")),
     ("format", ("testhelix.tasks", "testhelix.strategy", "testhelix.skills", "testhelix.splits")),

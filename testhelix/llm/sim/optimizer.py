@@ -24,6 +24,7 @@ import re
 from collections import Counter
 
 from testhelix.llm.base import Message
+from testhelix.strategy.model import MAX_ROUTE_SKILLS, default_value, upper_bound
 
 _INDEX_LINE = re.compile(r"^- ([\w-]+): .*\(contexts: ([^)]*)\)$", re.M)
 
@@ -110,11 +111,13 @@ def propose(messages: tuple[Message, ...], rng: random.Random) -> str:
     ids = {lesson["id"] for lesson in strategy.get("lessons", [])}
     trigger = _trigger([t for t in traces if not t.get("success")] or traces)
     options: list[dict] = []
-    if seen["step_limit"] and strategy.get("agentSteps", 30) < 30:
-        options.append({"kind": "field", "field": "agentSteps", "value": min(30, strategy["agentSteps"] + 4),
+    steps, context, repair = upper_bound("agentSteps"), upper_bound("contextTokens"), upper_bound("repairSteps")
+    default_repair = default_value("repairSteps")
+    if seen["step_limit"] and strategy.get("agentSteps", steps) < steps:
+        options.append({"kind": "field", "field": "agentSteps", "value": min(steps, strategy["agentSteps"] + 4),
                         "rationale": f"{seen['step_limit']} of {failed} failed sessions ran out of steps"})
-    if seen["elided"] and strategy.get("contextTokens", 64000) < 64000:
-        options.append({"kind": "field", "field": "contextTokens", "value": min(64000, strategy["contextTokens"] + 6000),
+    if seen["elided"] and strategy.get("contextTokens", context) < context:
+        options.append({"kind": "field", "field": "contextTokens", "value": min(context, strategy["contextTokens"] + 6000),
                         "rationale": f"observations were elided in {seen['elided']} failed tasks"})
     for symptom, lesson_id, why, applicability, action, verification, components, capability in _LESSONS:
         if seen[symptom] and lesson_id not in ids:
@@ -129,12 +132,13 @@ def propose(messages: tuple[Message, ...], rng: random.Random) -> str:
         routes = {k: list(v) for k, v in strategy.get("skillRoutes", {}).items()}
         fitting = [name for name, ctxs in index if top in [c.strip() for c in ctxs.split(",")]
                    and name not in routes.get(top, [])]
-        if fitting and len(routes.get(top, [])) < 4:
+        if fitting and len(routes.get(top, [])) < MAX_ROUTE_SKILLS:
             routes[top] = routes.get(top, []) + [rng.choice(fitting)]
             options.append({"kind": "field", "field": "skillRoutes", "value": routes,
                             "rationale": f"{contexts[top]} failed tasks are {top} tasks; route a skill listed for them"})
     if not options:
-        options.append({"kind": "field", "field": "repairSteps", "value": min(12, strategy.get("repairSteps", 5) + 1),
+        options.append({"kind": "field", "field": "repairSteps",
+                        "value": min(repair, strategy.get("repairSteps", default_repair) + 1),
                         "rationale": "no clear failure pattern; allow one more repair step"})
     # Like a careful optimizer, avoid repeating an edit the history shows already failed.
     history = _section(text, "Earlier proposals (oldest first)")
