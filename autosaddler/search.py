@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pydantic import BaseModel, ConfigDict, ValidationError
 from pydantic import Field as PydField
 
+from autosaddler import schema
 from autosaddler.config import SearchConfig
 from autosaddler.dag import EvolutionDAG, Node
 from autosaddler.edits import Edit, RejectedEdit, apply_edit, describe, parse_edit
@@ -134,13 +135,14 @@ class Search:
         out: dict[str, TaskEval] = {}
         todo = []
         for task_id in task_ids:
-            row = self.store.get_search_eval(key, task_id)
+            row = schema.get_search_eval(self.store, key, task_id)
             if row is None:
                 todo.append(task_id)
             else:
                 out[task_id] = TaskEval(success=int(row["success"]), trace=_loads(row["trace"]))
         for task_id, result in _each(self.evaluator, strategy, todo):   # concurrent; stored here, one by one
-            self.store.put_search_eval(key, task_id, split, result.success, {**result.trace, "usage": result.usage})
+            schema.put_search_eval(self.store, key, task_id, split, result.success,
+                                   {**result.trace, "usage": result.usage})
             out[task_id] = result
         return {t: out[t] for t in task_ids}
 

@@ -348,16 +348,7 @@ class RunStore:
             "AND NOT EXISTS (SELECT 1 FROM search_evals s WHERE i.run_label = 'search:' || s.strategy_hash "
             f"AND s.task_id = i.task_id) {where} GROUP BY 1, 2 ORDER BY 1, 2", params)
 
-    # --- strategy search -----------------------------------------------------------------------
-    def get_search_eval(self, strategy_hash: str, task_id: str) -> dict | None:
-        rows = self._dicts("SELECT * FROM search_evals WHERE strategy_hash = ? AND task_id = ?",
-                           [strategy_hash, task_id])
-        return rows[0] if rows else None
-
-    def put_search_eval(self, strategy_hash: str, task_id: str, split: str, success: int, trace: dict) -> None:
-        self.upsert("search_evals", {"strategy_hash": strategy_hash, "task_id": task_id, "split": split,
-                                      "success": success, "trace": trace, "attempt_id": self.attempt_id})
-
+    # --- key-value state (TestHelix runs and AutoSaddler searches) ------------------------------
     def get_state(self, key: str) -> object | None:
         rows = self._dicts("SELECT value FROM search_state WHERE key = ?", [key])
         return json.loads(rows[0]["value"]) if rows else None

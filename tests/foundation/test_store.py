@@ -3,6 +3,7 @@ import threading
 import duckdb
 import pytest
 
+from autosaddler.schema import get_search_eval, put_search_eval
 from testhelix.errors import UserError
 from testhelix.migrations import latest_version
 from testhelix.store import RunStore
@@ -66,8 +67,8 @@ def test_a_real_v1_store_with_data_is_upgraded(tmp_path):
     assert s.query("SELECT node_id, dev_score FROM dag_nodes")[1] == [("n000", 0.5)]
     assert s.query("SELECT wins, losses, promoted FROM gate_results")[1] == [(12, 2, True)]
     # the later migrations' tables exist and take rows
-    s.put_search_eval("abc", "t1", "proposal", 1, {"exit": "submitted"})
-    assert s.get_search_eval("abc", "t1")["success"] == 1
+    put_search_eval(s, "abc", "t1", "proposal", 1, {"exit": "submitted"})
+    assert get_search_eval(s, "abc", "t1")["success"] == 1
     s.upsert("spent_splits", {"pack": "katas", "split": "release", "gate_id": "gate-1"})
     s.close()
     again = RunStore(tmp_path)                                            # reopening migrates nothing twice

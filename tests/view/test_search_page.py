@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+from autosaddler.schema import put_search_eval
 from autosaddler.search import exchanges_key
 from autosaddler.view import render_search_report
 from autosaddler.view_node import search_label
@@ -25,7 +26,7 @@ def _add_evidence(run):
         {"session": "reflection", "prompt": [{"role": "user", "content": "draft"}], "reply": None,
          "failure": "no answer within 300 s"}])
     for task, ok in (("d1", 1), ("d2", 0)):
-        store.put_search_eval(digest, task, "development", ok, {})
+        put_search_eval(store, digest, task, "development", ok, {})
     store.close()
     folder = run / "work" / safe_name(search_label(digest)) / "d1" / "pair0"
     folder.mkdir(parents=True)
