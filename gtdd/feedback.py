@@ -18,6 +18,7 @@ from typing import Protocol
 
 from gtdd.domains.base import Trace
 from gtdd.execution import Failure
+from testhelix.errors import UserError
 
 POOL_FACTOR = 4  # the reduction pool holds 4k originals
 
@@ -89,8 +90,6 @@ RULES: dict[str, FeedbackRule] = {"standard": StandardRule(), "compact": Compact
 
 
 def rule_named(name: str) -> FeedbackRule:
-    from testhelix.errors import UserError
-
     try:
         return RULES[name]
     except KeyError:

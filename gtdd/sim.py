@@ -40,6 +40,7 @@ from gtdd.agents import CodingRequest, CodingResult, GeneratorProgram, TestingRe
 from gtdd.commit import PUBLIC_TESTS_FILE
 from gtdd.domains.base import Domain, Trace, TraceResult
 from gtdd.execution import TraceExecutor, failure_of
+from testhelix.errors import UserError
 from testhelix.llm.sim.profiles import SimProfile, get_profile
 
 CODER_MARK = "# Module written by a simulated coder"
@@ -87,8 +88,6 @@ def load_defects(domain: Domain) -> DefectCatalogue:
     """The domain's defect catalogue (`domain.defects`)."""
     module = domain.defects
     if module is None:
-        from testhelix.errors import UserError
-
         raise UserError(f"domain {domain.name!r} has no defect catalogue, so the simulated coder cannot "
                         "play it; use an LLM coder (--coder anthropic:..., openai:...)")
     return DefectCatalogue(tuple(module.DEFECTS), module.apply_defects)

@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Literal
 
+from testhelix.atomic import write_text
 from testhelix.digest import file_sha256, tree_sha256
 from testhelix.errors import UserError
 from testhelix.heartbeat import heartbeat
@@ -128,8 +129,6 @@ def _stamp_ok(slot: Path, pack: BundledPack) -> bool:
 
 
 def _write_stamp(slot: Path, pack: BundledPack) -> None:
-    from testhelix.atomic import write_text
-
     write_text(slot / _STAMP, json.dumps({"tree_sha256": pack.tree_sha256,
                                           "fingerprint": _fingerprint(slot / pack.name)}) + "\n")
 

@@ -25,6 +25,7 @@ from pathlib import Path
 import click
 
 from testhelix.bundle import Kind, bundled_names, resolve
+from testhelix.errors import UserError
 
 MAX_TEXT_BYTES = 256 * 1024 * 1024  # larger inputs are not strategy, split, config or CSV files
 
@@ -36,8 +37,6 @@ def _echo(line: str) -> None:
 def _bundled(ptype: click.ParamType, value, kind: Kind, param, ctx) -> tuple[Path | None, str]:
     """(the path to use, or None when `value` is neither a path nor a bundled name; a hint naming
     the bundled names for the error message)."""
-    from testhelix.errors import UserError
-
     try:
         found = resolve(value, kind, log=_echo)
         names = bundled_names(kind)
@@ -205,8 +204,6 @@ def BoundedInt(low: int | None = None, high: int | None = None) -> click.IntRang
 
 def open_text(path: Path, what: str = "file"):
     """Open a text file the user named, accepting a UTF-8 byte-order mark (spreadsheet exports)."""
-    from testhelix.errors import UserError
-
     problem = check_input_file(Path(path))
     if problem:
         raise UserError(f"{what}: {problem}")

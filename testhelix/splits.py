@@ -23,8 +23,10 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+from testhelix import atomic
 from testhelix.digest import canonical_json
 from testhelix.errors import UserError
+from testhelix.paths import splits_dir
 from testhelix.readers import read_json, read_toml
 
 SPLIT_NAMES = ("proposal", "development", "release", "test")
@@ -248,8 +250,6 @@ def load_split_file(path: Path) -> SplitFile:
 def load_checked_split_file(pack: Path, split_file: Path | None, missing_hint: str) -> SplitFile:
     """The split file of `pack` (`split_file`, else splits/<pack folder name>.json), checked against
     the pack; a missing file is a UserError ending in `missing_hint`."""
-    from testhelix.paths import splits_dir
-
     path = split_file or splits_dir() / f"{Path(pack).resolve().name}.json"
     if not path.is_file():
         raise UserError(f"{path}: {missing_hint}")
@@ -288,8 +288,6 @@ def check_splits(split: SplitFile, pack_dir: Path) -> list[tuple[str, str]]:
 
 
 def write_split_file(split: SplitFile, path: Path) -> None:
-    from testhelix import atomic
-
     atomic.write_text(path, json.dumps(split.to_json(), indent=2) + "\n")  # never a partial split file
 
 

@@ -42,6 +42,7 @@ from testhelix.agent.budget import Budget, BudgetExhausted, Deadline, DeadlineEx
 from testhelix.agent.prompts import PublicTask, session_messages
 from testhelix.agent.tools import AgentWorkspace, Submitted, SuiteRunner, ToolBox, ToolError, loadable_skills
 from testhelix.agent.trajectory import Trajectory
+from testhelix.execution.outcome import Limits
 from testhelix.llm.base import (
     CallTags,
     ChatModel,
@@ -174,8 +175,6 @@ class AgentSession:
     tools, the opening messages and the trajectory. `run()` then drives it to its end."""
 
     def __init__(self, model: ChatModel, budget: Budget, config: SessionConfig) -> None:
-        from testhelix.execution.outcome import Limits
-
         self.model, self.budget, self.config = model, budget, config
         task, strategy = config.task, config.strategy
         self.public = PublicTask.of(task)

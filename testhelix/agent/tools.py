@@ -29,7 +29,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from testhelix.digest import tree_sha256
 from testhelix.llm.base import ToolCall, ToolSpec
+from testhelix.roles import GENERATION_ROLES
 
 if TYPE_CHECKING:
     from testhelix.execution.outcome import Limits, Outcome
@@ -77,7 +79,6 @@ class SuiteRunner(Protocol):
 
 def loadable_skills(library: dict[str, Skill] | None, role: str) -> dict[str, Skill]:
     """The skills a candidate session of `role` may load: never a reviewer-only one."""
-    from testhelix.roles import GENERATION_ROLES
     return {name: s for name, s in (library or {}).items() if not (s.reviewer_only and role in GENERATION_ROLES)}
 
 
@@ -105,8 +106,6 @@ class AgentWorkspace:
         half-way (a full disk) never looks like a finished one; and the program copy, which no
         session may edit, is checked against the initial program's digest whenever it is reused
         and made again when it differs."""
-        from testhelix.digest import tree_sha256
-
         ws = cls(Path(root).resolve())
         ws.root.mkdir(parents=True, exist_ok=True)
         if ws.program.exists() and tree_sha256(ws.program) != tree_sha256(initial_dir):

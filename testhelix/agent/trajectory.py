@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from testhelix.agent.tools import AgentWorkspace, Submitted, SuiteRunner, ToolBox, ToolError
 from testhelix.errors import UserError
+from testhelix.execution.outcome import Limits
 from testhelix.llm.base import Message
 
 if TYPE_CHECKING:
@@ -74,8 +75,6 @@ def replay(path: Path, root: Path, initial_dir: Path, executor: SuiteRunner | No
            limits: Limits | None = None, start_from: Path | None = None) -> AgentWorkspace:
     """Rebuild the session's files from its trajectory. `start_from` seeds the workspace with an
     earlier round's workspace (repair rounds continue from the generation round's files)."""
-    from testhelix.execution.outcome import Limits
-
     traj = Trajectory.load(path)
     root = Path(root)
     if start_from is not None:

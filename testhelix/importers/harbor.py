@@ -38,6 +38,7 @@ from testhelix.importers.common import (
     importable_modules,
 )
 from testhelix.importers.script_sandbox import run_script, shebang
+from testhelix.readers import read_toml
 from testhelix.tasks.model import (
     CONTEXTS,
     DIFFICULTIES,
@@ -121,9 +122,6 @@ def _upstream(meta: dict) -> dict:
 
 
 def _task_toml(src: Path, task_id: str, context: str | None, program: Path) -> TaskToml:
-    from testhelix.errors import UserError
-    from testhelix.readers import read_toml
-
     try:
         meta = read_toml(src / "task.toml")
     except UserError as err:

@@ -44,6 +44,7 @@ from testhelix.importers.common import (
     importable_modules,
     patched_files,
 )
+from testhelix.readers import read_jsonl
 from testhelix.tasks.model import (
     Artifact,
     CandidateEntry,
@@ -70,7 +71,6 @@ def import_swebench(jsonl: Path, snapshots: Path, pack: Path, source: str = "swe
     if not snapshots.is_dir():
         raise UserError(f"{snapshots}: snapshots folder does not exist")
     Path(pack).mkdir(parents=True, exist_ok=True)
-    from testhelix.readers import read_jsonl
 
     records = list(read_jsonl(jsonl))
     runner = TrustedRunner(workers, wheels)

@@ -13,6 +13,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
+from testhelix.atomic import atomic_path
 from testhelix.prism.panel import SCHEDULES, CurvePoint
 
 POOLED = "all configurations"
@@ -54,7 +55,6 @@ def plot_panel_curves(curves: Mapping[str, Sequence[CurvePoint]], out: Path, tit
     if title:
         fig.suptitle(title)
     out = Path(out)
-    from testhelix.atomic import atomic_path
 
     with atomic_path(out, suffix=".png") as tmp:  # never a partial figure
         fig.savefig(tmp, format="png")

@@ -25,9 +25,11 @@ from pydantic import (
 )
 from pydantic.json_schema import JsonDict
 
+from testhelix.bundle import bundled_packs
 from testhelix.digest import canonical_json
 from testhelix.errors import UserError
 from testhelix.paths import strategies_dir, tasks_dir
+from testhelix.readers import read_json as bounded_read_json
 from testhelix.roles import COMPONENTS, LessonPhase
 from testhelix.skills import load_library
 from testhelix.strategy.prose import prose_problems
@@ -200,8 +202,6 @@ def check_run_compatibility(strategy: Strategy, challenge_steps: int) -> None:
 def bundled_task_ids() -> frozenset[str]:
     """Ids of every task in the bundled packs (listed in their manifest, so no pack is unpacked for
     this) and in any pack folder built beside them (folder names holding a task.toml)."""
-    from testhelix.bundle import bundled_packs
-
     root = tasks_dir()
     built = frozenset(p.parent.name for p in root.glob("*/*/task.toml")) if root.is_dir() else frozenset()
     return built | {task for pack in bundled_packs().values() for task in pack.task_ids}
@@ -252,8 +252,6 @@ def validate_strategy_data(data: Any, known_task_ids: Iterable[str] | None = Non
 
 def read_json(path: Path) -> Any:
     """A strategy file's JSON, through the bounded reader (size, depth, integer digits, UTF-8)."""
-    from testhelix.readers import read_json as bounded_read_json
-
     return bounded_read_json(path)
 
 

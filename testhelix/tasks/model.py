@@ -20,6 +20,7 @@ from typing import Any, Literal, get_args
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr, ValidationError
 
 from testhelix.errors import UserError
+from testhelix.readers import parse_toml, read_json, read_text
 
 ID_PATTERN = r"^[A-Za-z0-9_.-]+$"
 # A task's context: the one list of them, also what a strategy's skill routes and a skill's contexts name.
@@ -103,8 +104,6 @@ def _explain(err: ValidationError, where: str) -> UserError:
 
 # ----------------------------------------------------------------------------- task.toml
 def parse_task_toml(text: str, where: str) -> TaskToml:
-    from testhelix.readers import parse_toml
-
     data = parse_toml(text, where)
     try:
         return TaskToml.model_validate(data)
@@ -116,7 +115,6 @@ def read_task_toml(path: Path) -> TaskToml:
     path = Path(path)
     if not path.is_file():
         raise UserError(f"{path}: missing task.toml")
-    from testhelix.readers import read_text
 
     return parse_task_toml(read_text(path), str(path))
 
@@ -171,7 +169,6 @@ def read_manifest(path: Path) -> PanelManifest:
     path = Path(path)
     if not path.is_file():
         raise UserError(f"{path}: missing panel manifest")
-    from testhelix.readers import read_json
 
     data = read_json(path)
     if not isinstance(data, dict) or not isinstance(data.get("candidates"), list):

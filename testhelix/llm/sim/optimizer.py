@@ -18,12 +18,13 @@ vocabulary, not arranged.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import random
 import re
 from collections import Counter
 
-from testhelix.llm.base import Message
+from testhelix.llm.base import Completion, Message, Usage
 from testhelix.strategy.model import MAX_ROUTE_SKILLS, default_value, upper_bound
 
 _INDEX_LINE = re.compile(r"^- ([\w-]+): .*\(contexts: ([^)]*)\)$", re.M)
@@ -169,10 +170,6 @@ class SimulatedOptimizer:
         self.seed = seed
 
     def complete(self, request):
-        import hashlib
-
-        from testhelix.llm.base import Completion, Usage
-
         text_in = "\n".join(m.content for m in request.messages)
         role = self.role_of(request.messages)
         digest = hashlib.sha256(f"{self.seed}:{role}:{text_in}".encode()).hexdigest()
