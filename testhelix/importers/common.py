@@ -105,6 +105,7 @@ class TrustedRunner:
         self._executor: Executor | None = None
 
     def run(self, stage: Path, doc: TaskToml, programs: list[Path]) -> list[Outcome]:
+        # imported on the first task that runs trusted tests: a refused or unchanged import never starts one
         from testhelix.execution.environments import check_python, environment_executor
         from testhelix.execution.executor import default_executor
 

@@ -29,7 +29,7 @@ def helix_models(store: RunStore) -> list[str]:
 
 def collect_helix(store: RunStore) -> dict[str, Any]:
     """Everything the helix part shows, as plain data (also what MLflow tracking logs)."""
-    from testhelix.prism.report import collect
+    from testhelix.prism.report import collect  # imported here: the report's statistics import scipy
 
     data = collect(store)
     configs = run_configs(store)
