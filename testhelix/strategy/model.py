@@ -134,7 +134,9 @@ class Strategy(BaseModel):
                 raise ValueError(f"{context}: at most {MAX_ROUTE_SKILLS} skills per context")
             if len(set(names)) != len(names):
                 raise ValueError(f"{context}: a skill is listed twice")
-            for name in names if library is not None else ():
+            if library is None:
+                continue
+            for name in names:
                 if name not in library:
                     raise ValueError(f"{context}: unknown skill {name!r}")
                 if library[name].reviewer_only:
