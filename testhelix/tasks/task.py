@@ -15,8 +15,6 @@ from typing import Literal
 from testhelix.digest import tree_sha256
 from testhelix.errors import UserError
 from testhelix.tasks.model import (
-    CONTEXTS,
-    DIFFICULTIES,
     ID_PATTERN,
     ROLE_LABEL,
     Artifact,
@@ -26,7 +24,7 @@ from testhelix.tasks.model import (
 )
 
 ID_RE = re.compile(ID_PATTERN)
-__all__ = ["CONTEXTS", "DIFFICULTIES", "ID_RE", "Candidate", "Task", "load_pack", "load_task", "panel_programs"]
+__all__ = ["ID_RE", "Candidate", "Task", "load_pack", "load_task", "panel_programs"]
 
 
 @dataclass(frozen=True)
