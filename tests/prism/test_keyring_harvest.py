@@ -140,3 +140,20 @@ def test_keys_published_by_one_evaluation_reach_no_later_one(tmp_path):
                               capture_output=True, text=True, timeout=60)
         assert seen.returncode == 0, (seen.stdout, seen.stderr)
     assert "prism-harvest-" not in Path("/proc/keys").read_text()
+
+
+CONTROL = COMMON + r'''
+keyctl(JOIN_SESSION, None)  # an anonymous session keyring: it ends with this process
+kid = libc.syscall(ADD_KEY, b"user", PREFIX + b"control", b"sources", ctypes.c_size_t(7), ctypes.c_long(RINGS["session"]))
+found = keyctl(SEARCH, RINGS["session"], b"user", PREFIX + b"control", 0)
+buf = ctypes.create_string_buffer(64)
+size = keyctl(READ, found, buf, 64)
+print(kid > 0 and found == kid and buf.raw[:size] == b"sources")
+'''
+
+
+def test_the_same_calls_publish_and_harvest_outside_the_sandbox():
+    """The control: the suites' raw syscalls do publish, find and read a key where no filter
+    stands in the way (in a throw-away session keyring), so their failing inside means the sandbox."""
+    out = subprocess.run([sys.executable, "-c", CONTROL], capture_output=True, text=True, timeout=60)
+    assert out.stdout.strip() == "True", (out.stdout, out.stderr)
