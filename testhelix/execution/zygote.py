@@ -30,7 +30,7 @@ from testhelix.execution.outcome import Limits, pytest_args
 from testhelix.execution.overlay import Layers
 from testhelix.execution.pytest_warm import ConfigTemplate
 from testhelix.execution.sandbox import HOST_PREFIX_ENV, Sandbox, sandbox_env
-from testhelix.execution.syscalls import PR_SET_PDEATHSIG, prctl
+from testhelix.execution.syscalls import PR_SET_PDEATHSIG, deny_unix_sockets, prctl
 from testhelix.execution.workspace import ENTRY_SCRIPT, HOME_SUBDIR, SUITE_SUBDIR
 
 FULL_BYTES = 64 * 1024  # a job tmpfs with less room than this ran out of space
@@ -204,6 +204,13 @@ def _full_mounts(paths: list[str]) -> int:
 # ----------------------------------------------------------------------------- zygote
 def zygote_loop(z: Zygote, sock: socket.socket) -> None:
     """Fork one keeper per request; receives four descriptors and nothing else. Never returns."""
+    try:
+        # The test process's seccomp filter, installed once here and inherited by every keeper and
+        # test process (deny_unix_sockets then does nothing there). Nothing the zygote or a keeper
+        # does needs what it refuses: they only use sockets that exist already, and AF_INET.
+        deny_unix_sockets()
+    except OSError:
+        pass  # not root: each test process installs it after setting no_new_privs
     while True:
         _reap()
         try:

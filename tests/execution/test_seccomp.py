@@ -54,3 +54,40 @@ def test_filter_refuses_shared_kernel_state_and_keeps_the_rest():
     got = json.loads(out.stdout)
     assert got == {"inet": True, "stream pair": True, "unix": False, "dgram pair": False, "add_key": False,
                    "keyctl": False, "io_uring": False, "multiprocessing": True}
+
+
+JOB_PROBE = r'''
+import socket
+
+
+def test_probe():
+    status = [line.split()[1] for line in open("/proc/self/status") if line.startswith("Seccomp")]
+    try:
+        socket.socket(socket.AF_UNIX)
+        unix = "allowed"
+    except OSError:
+        unix = "refused"
+    print("PROBE", status, unix)
+    assert False  # the output is kept for a failing run
+'''
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(os.uname().machine not in ("x86_64", "aarch64"), reason="filter for x86_64 and aarch64 only")
+@pytest.mark.parametrize("kind", ["namespaced", "plain"])
+def test_a_job_runs_under_exactly_one_inherited_filter(kind, tmp_path):
+    """The zygote installs the filter once; every job inherits it (mode 2, one filter: the test
+    process does not stack another) and unix sockets stay refused."""
+    from pathlib import Path
+
+    from testhelix.execution.executor import ForkServerExecutor
+    from testhelix.execution.outcome import Limits
+    from testhelix.execution.sandbox import namespaces_available
+
+    if os.geteuid() != 0 or (kind == "namespaced" and not namespaces_available()):
+        pytest.skip("needs root (and unshare for the namespaced sandbox)")
+    (tmp_path / "test_probe.py").write_text(JOB_PROBE)
+    program = Path(__file__).resolve().parents[1] / "fixtures" / "tasks" / "pack" / "fx-clamp-m01" / "solution" / "program"
+    with ForkServerExecutor(workers=1, sandbox=kind) as ex:
+        out = ex.run(tmp_path, program, Limits(wall_s=60, cpu_s=60))
+    assert "PROBE ['2', '1'] refused" in out.output, out.output[-2000:]
