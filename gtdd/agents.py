@@ -17,10 +17,14 @@ import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from testhelix.errors import UserError
 from testhelix.llm.base import CallTags, ChatModel, Completion, Message, ModelAuthError, ModelError, ModelRequest
+
+if TYPE_CHECKING:
+    from gtdd.domains.base import Domain
+    from gtdd.execution import TraceExecutor
 
 CODER_MAX_OUTPUT_TOKENS = 16000
 TESTER_MAX_OUTPUT_TOKENS = 8000  # the generator's output limit
@@ -218,7 +222,7 @@ class LLMTester(_ModelAgent):
                                 tuple(calls))
 
 
-def make_coder(name: str, domain, executor) -> Coder:
+def make_coder(name: str, domain: Domain, executor: TraceExecutor) -> Coder:
     from testhelix.llm.registry import create_model, resolve
 
     info = resolve(name)  # expands aliases; unknown names are a UserError
@@ -228,7 +232,7 @@ def make_coder(name: str, domain, executor) -> Coder:
     return LLMCoder(create_model(info.name))
 
 
-def make_tester(name: str, domain) -> Tester:
+def make_tester(name: str, domain: Domain) -> Tester:
     from testhelix.llm.registry import create_model, resolve
 
     info = resolve(name)
