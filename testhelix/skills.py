@@ -10,11 +10,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, cast
 
 import yaml
 
 from testhelix.errors import UserError
 from testhelix.paths import skills_dir
+
+if TYPE_CHECKING:
+    from testhelix.strategy.model import RoutingContext, Strategy
 
 ROLES = ("planning", "generation", "repair", "review", "feedback", "challenge")
 CONTEXTS = ("general", "algorithm", "framework", "stateful", "performance", "cli", "visual")
@@ -81,9 +85,10 @@ def load_library(root: Path | None = None) -> dict[str, Skill]:
     return {s.name: s for s in skills}
 
 
-def route_skills(strategy, context: str, role: str, library: dict[str, Skill]) -> list[Skill]:
+def route_skills(strategy: Strategy, context: str, role: str, library: dict[str, Skill]) -> list[Skill]:
     """The skills the strategy routes to `role` on a task of `context` (in route order)."""
-    names = strategy.skillRoutes.get(context, ())
+    # a task's context is any text; one the strategy does not route gets no skills
+    names = strategy.skillRoutes.get(cast("RoutingContext", context), ())
     chosen = []
     for name in names:
         skill = library.get(name)

@@ -24,7 +24,7 @@ import tempfile
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from testhelix.digest import tree_sha256
 from testhelix.errors import UserError
@@ -226,13 +226,13 @@ def summary_counts(results: list[ImportResult]) -> dict[str, int]:
     return out
 
 
-def import_harbor(*args, **kwargs):  # re-exported entry points (imported on use)
+def import_harbor(*args: Any, **kwargs: Any) -> list[ImportResult]:  # re-exported entry points (imported on use)
     from testhelix.tasks.harbor import import_harbor as run
 
     return run(*args, **kwargs)
 
 
-def import_swebench(*args, **kwargs):
+def import_swebench(*args: Any, **kwargs: Any) -> list[ImportResult]:
     from testhelix.tasks.swebench import import_swebench as run
 
     return run(*args, **kwargs)

@@ -22,13 +22,19 @@ import json
 import random
 import re
 from collections import Counter
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from testhelix.llm.base import Message
+
+if TYPE_CHECKING:
+    from testhelix.llm.base import Completion, ModelRequest
+    from testhelix.llm.registry import ModelInfo
 
 _INDEX_LINE = re.compile(r"^- ([\w-]+): .*\(contexts: ([^)]*)\)$", re.M)
 
 
-def is_optimizer_request(messages) -> bool:
+def is_optimizer_request(messages: Sequence[Message]) -> bool:
     """A diagnosis request, recognised by the sections its first user message opens with."""
     return any(m.role == "user" and m.content.startswith("## Strategy\n") and "\n## Traces\n" in m.content
                for m in messages)
@@ -158,13 +164,13 @@ class SimulatedOptimizer:
     - reflection: returns the draft lesson it is given, as the final lesson.
     """
 
-    def __init__(self, info, seed: int = 0):
+    def __init__(self, info: ModelInfo, seed: int = 0) -> None:
         self.info = info
         self.name = info.name
         self.context_window = info.context_window
         self.seed = seed
 
-    def complete(self, request):
+    def complete(self, request: ModelRequest) -> Completion:
         import hashlib
 
         from testhelix.llm.base import Completion, Usage
@@ -185,7 +191,7 @@ class SimulatedOptimizer:
                           metadata={"simulated": True, "seed": self.seed})
 
     @staticmethod
-    def role_of(messages) -> str:
+    def role_of(messages: Sequence[Message]) -> str:
         """The session, read from the request itself (never from host-side tags)."""
         users = [m.content for m in messages if m.role == "user"]
         if any(u.startswith("## Candidates") for u in users):
