@@ -11,6 +11,9 @@ import socket
 
 import pytest
 
+# CI requires zero unexpected skips (tests/skip_policy.py, tests/allowed_skips.toml)
+pytest_plugins = ["skip_policy"]
+
 _attempts: list[str] = []
 _real_connect = socket.socket.connect
 _real_connect_ex = socket.socket.connect_ex
