@@ -134,7 +134,7 @@ def test_linked_mode_caps_disk_and_cleans_deep_nests(tmp_path, monkeypatch):
         fill, nest = ex.run_many([(_copy("disk_fill", tmp_path), PROGRAM), (_copy("deep_nest", tmp_path), PROGRAM)],
                                  LIMITS)
         after = ex.run(FIXTURES / "tasks" / "suites" / "good" / "fx-clamp-m01", PROGRAM, LIMITS)
-        assert fill.status == "error" and fill.reason.startswith("resource limit"), (fill.reason, fill.output[-800:])
+        assert fill.status == "error" and (fill.reason or "").startswith("resource limit"), (fill.reason, fill.output[-800:])
         assert nest.status == "pass", (nest.reason, nest.output[-800:])
         assert after.status == "pass"
         ws = [p for p in ex.staging.rglob("ws/*")]
@@ -188,7 +188,9 @@ def test_keepers_forked_ahead_follow_the_limits_and_leave_nothing(tmp_path):
         assert small.status == "error" and small.reason == "resource limit: memory", small.output[-800:]
         assert large.status == "pass", (large.reason, large.output[-800:])
         assert again.status == "error" and again.reason == "resource limit: memory", again.output[-800:]
-        pid = ex._handles[0].proc.pid
+        proc = ex._handles[0].proc
+        assert proc is not None
+        pid = proc.pid
         waiting = _job_cgroups(pid)
         assert ex.cgroups == "none" or waiting  # the next job's keeper waits in its cgroup
     finally:
