@@ -16,6 +16,7 @@ type existed (every key present with nulls, `{"unparsed": TEXT}`, `{"raw": REPR}
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
@@ -165,7 +166,7 @@ def in_words(edit: Edit | None, before: dict | None = None, width: int = 60) -> 
     return f"not an edit: {_clip(edit.problem, width)}"
 
 
-def apply_edit(parent: Strategy, edit: Edit, known_task_ids=None) -> Strategy:
+def apply_edit(parent: Strategy, edit: Edit, known_task_ids: Iterable[str] | None = None) -> Strategy:
     """The child strategy, or RejectedEdit with the reason."""
     if isinstance(edit, UnparsedEdit):
         raise RejectedEdit(edit.problem)

@@ -24,6 +24,7 @@ import hashlib
 import json
 import os
 import time
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -67,7 +68,7 @@ class SpentRelease:
                 and (self.challenger_hash, self.baseline_hash, self.model) == (challenger_hash, baseline_hash, model))
 
 
-def ledger_key(task_ids, challenger_hash: str, baseline_hash: str, model: str) -> str:
+def ledger_key(task_ids: Iterable[str], challenger_hash: str, baseline_hash: str, model: str) -> str:
     body = "\0".join([*sorted(task_ids), "", challenger_hash, baseline_hash, model])
     return hashlib.sha256(body.encode()).hexdigest()
 

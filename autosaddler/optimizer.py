@@ -26,7 +26,7 @@ from autosaddler.prompts import history_message, optimizer_messages, reflection_
 from autosaddler.protocols import Diagnosis, ParentView
 from testhelix.agent.budget import Budget, BudgetExhausted
 from testhelix.agent.calls import parse_json_object
-from testhelix.llm.base import CallTags, Completion, Message, ModelError, ModelRequest
+from testhelix.llm.base import CallTags, ChatModel, Completion, Message, ModelError, ModelRequest
 from testhelix.skills import library_index, load_library
 from testhelix.strategy.model import Strategy
 
@@ -43,8 +43,8 @@ class ModelOptimizer:
     """`model` is one chat model for every session or a mapping session -> model (each built with
     its session's request timeout); `timeouts` maps a session to its deadline in seconds."""
 
-    def __init__(self, model, budget: Budget, history_limit: int = 12,
-                 timeouts: Mapping[str, float] | None = None):
+    def __init__(self, model: ChatModel | Mapping[str, ChatModel], budget: Budget, history_limit: int = 12,
+                 timeouts: Mapping[str, float] | None = None) -> None:
         self.models = dict(model) if isinstance(model, Mapping) else {s: model for s in SESSIONS}
         self.model = self.models["diagnosis"]
         self.budget = budget

@@ -17,8 +17,9 @@ from __future__ import annotations
 import json
 import random
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 from pydantic import Field as PydField
@@ -93,7 +94,7 @@ class Search:
         return dag
 
     # --- named steps ------------------------------------------------------------------------
-    def _start_or_resume(self, initial: Strategy):
+    def _start_or_resume(self, initial: Strategy) -> tuple[EvolutionDAG, SearchState, random.Random]:
         saved = self.store.get_state("search")
         if saved is not None:
             dag = EvolutionDAG.load(self.store)
@@ -202,7 +203,7 @@ def optimizer_unavailable(err: ModelError) -> Exception:
     return EvaluationIncomplete("the optimizer session", err.cause, str(err))
 
 
-def _each(evaluator: StrategyEvaluator, strategy: Strategy, task_ids: Sequence[str]):
+def _each(evaluator: StrategyEvaluator, strategy: Strategy, task_ids: Sequence[str]) -> Iterator[tuple[str, TaskEval]]:
     """(task id, evaluation) as each finishes: from `evaluate_each` when the evaluator runs tasks
     concurrently, else one `evaluate` call per task."""
     each = getattr(evaluator, "evaluate_each", None)
@@ -241,7 +242,7 @@ def _history(dag: EvolutionDAG) -> list[str]:
     return [f"{describe(n.edit)}: {n.status} ({n.reason})" for n in dag.nodes() if n.status != "root"]
 
 
-def _loads(value):
+def _loads(value: Any) -> Any:  # a JSON column: text, an already decoded value, or NULL
     return json.loads(value) if isinstance(value, str) else (value or {})
 
 

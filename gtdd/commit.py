@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -78,8 +78,8 @@ class Workspace:
                module_source: str) -> Workspace:
         ws = cls(root, module_name, {SPEC_FILE: spec, PUBLIC_TESTS_FILE: public_tests_json})
         ws.root.mkdir(parents=True, exist_ok=True)
-        for rel in list(_all_files(ws.root)):
-            (ws.root / rel).unlink()  # a resumed trajectory rebuilds its workspace from the record
+        for old in list(_all_files(ws.root)):
+            (ws.root / old).unlink()  # a resumed trajectory rebuilds its workspace from the record
         for rel, text in ws.protected.items():
             ws._write(rel, text)
         ws.write_module(module_source)
@@ -133,7 +133,7 @@ class Workspace:
         return manifest_hash(manifest_entries(self.root), config) == commitment.manifest_hash
 
 
-def _all_files(root: Path):
+def _all_files(root: Path) -> Iterator[Path]:
     for dirpath, _, filenames in os.walk(root):
         for name in filenames:
             yield (Path(dirpath) / name).relative_to(root)

@@ -31,6 +31,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, TypedDict
 
 from gtdd import acceptance, records
 from gtdd.agents import Coder, CodingRequest, Tester, TestingRequest
@@ -56,6 +57,16 @@ PRESETS = {"section-6": {
     "policies": "public-only,static-property,static-llm,dynamic-blind,dynamic-informed",
     "blocks": 30, "rounds": 4, "k": 6, "rule": "standard", "public_examples": 1, "acceptance_rule": "none",
     "per_trace_timeout": 0.5, "fixed_tests": "hidden", "stop_at_first_acceptance": False}}
+
+
+class ExperimentSummary(TypedDict):
+    """What `Experiment.run` did: complete trajectories, rounds run now, recorded rounds re-audited."""
+
+    trajectories: int
+    rounds_run: int
+    reaudited: int
+    wall_s: float
+    simulated: bool
 
 
 @dataclass(frozen=True)
@@ -94,7 +105,7 @@ class ExperimentConfig:
         return {k: v for k, v in dataclasses.asdict(self).items() if k != "jobs"}
 
 
-def derive_seed(*parts) -> int:
+def derive_seed(*parts: object) -> int:
     return int(hashlib.sha256(json.dumps(parts, default=str).encode()).hexdigest()[:16], 16)
 
 
@@ -142,11 +153,11 @@ class Experiment:
         self.families = acceptance.population_by_family(self.domain.population())
 
     # --- settings: first run, resume, extension -------------------------------------------------
-    def _stored(self, key: str):
+    def _stored(self, key: str) -> Any:  # a JSON value, None when not stored
         row = self.store.conn.execute("SELECT config FROM gtdd_config WHERE key = ?", [key]).fetchone()
         return json.loads(row[0]) if row else None
 
-    def _put(self, key: str, value) -> None:
+    def _put(self, key: str, value: Any) -> None:
         self.store.conn.execute("INSERT OR REPLACE INTO gtdd_config VALUES (?, ?)", [key, json.dumps(value)])
 
     def _settle_config(self, config: ExperimentConfig) -> tuple[ExperimentConfig, bool]:
@@ -199,7 +210,7 @@ class Experiment:
                             "domain version, or start a new run directory")
 
     # --- trajectories --------------------------------------------------------------------------
-    def run(self) -> dict:
+    def run(self) -> ExperimentSummary:
         started = time.monotonic()
         reaudited = 0
         if self.extended:
@@ -247,7 +258,7 @@ class Experiment:
             last[name] = (r[0], TrajectoryState.from_json(json.loads(r[1]))) if r else (0, None)
         return BlockPlan(block, row[0] if row else None, static, last)
 
-    def _write(self, kind: str, *args) -> None:
+    def _write(self, kind: str, *args: Any) -> None:
         if kind == "progress":
             self.progress(args[0])
         elif kind == "first_module":

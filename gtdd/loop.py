@@ -14,14 +14,15 @@ from __future__ import annotations
 import hashlib
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from gtdd import acceptance
 from gtdd.agents import Coder, CodingRequest, CodingResult, Tester, TestingRequest
 from gtdd.commit import Commitment, Workspace
 from gtdd.domains.base import HARNESS_ERRORS, Domain, Trace, trace_id
-from gtdd.execution import EvaluatorError, TraceExecutor, source_hash
+from gtdd.execution import EvaluatorError, Failure, TraceExecutor, source_hash
 from gtdd.feedback import POOL_FACTOR, FeedbackRule, ObservedFailure
 from gtdd.policies import Policy, Proposals, property_proposals, proposals_from_raw, run_generator, staged_chunk
 from gtdd.reduction import Reduction, reduce_failures
@@ -109,7 +110,7 @@ class TrajectoryState:
                    d.get("regression_manifest", ""), list(d.get("visible_failures", [])))
 
 
-def tests_manifest(tests) -> str:
+def tests_manifest(tests: Iterable[Trace | Mapping[str, Any]]) -> str:
     """sha256 over fixed tests (trace JSON objects or Traces), in id order: what a re-run must match."""
     items = sorted((t.to_json() if isinstance(t, Trace) else dict(t) for t in tests), key=lambda d: d["id"])
     return hashlib.sha256(canonical_json(items, ascii_only=True).encode()).hexdigest()
@@ -268,7 +269,7 @@ def evaluate_development(ctx: LoopContext, state: TrajectoryState, commitment: C
         visible_failures=tuple(_shown(c.trace, c.failure, t) for c in failing) if ctx.fixed_tests == "visible" else ())
 
 
-def _shown(trace: Trace, f, t: int) -> dict:
+def _shown(trace: Trace, f: Failure, t: int) -> dict:
     """A failing test as the coder sees it: operations, expected and observed replies, status."""
     return {"id": trace.id, "round": t, "family": trace.family, "ops": [dict(op) for op in trace.ops],
             "expected": list(f.expected.replies), "observed": list(f.observed.replies),

@@ -24,11 +24,15 @@ from __future__ import annotations
 
 import itertools
 import json
+from collections.abc import Callable
 from fractions import Fraction
 
 import numpy as np
 
 from gtdd.rules import GUARANTEES, RULE_NAMES, Evidence, decide, family_tolerance
+
+# the report's paired statistics of within-block differences first - second (gtdd.report.paired_contrast)
+Contrast = Callable[[str, str, np.ndarray], object]
 
 OUTCOMES = ("discovery", "repair_rate", "unseen_risk", "regressions", "proposed", "executed",
             "reduction_executions")
@@ -80,7 +84,7 @@ def apply_rule(rule: str, rounds: list[dict], audits: dict) -> dict:
             "audit_cases": cases}
 
 
-def _contrasts(values: dict[tuple[int, str], float | None], policies: list[str], contrast) -> list[dict]:
+def _contrasts(values: dict[tuple[int, str], float | None], policies: list[str], contrast: Contrast) -> list[dict]:
     out = []
     for a, b in itertools.combinations(policies, 2):
         blocks = sorted(blk for (blk, p) in values if p == a and values[(blk, a)] is not None
@@ -91,7 +95,7 @@ def _contrasts(values: dict[tuple[int, str], float | None], policies: list[str],
     return out
 
 
-def development_and_acceptance(rows: list[dict], audits: dict, policies: list[str], contrast) -> dict:
+def development_and_acceptance(rows: list[dict], audits: dict, policies: list[str], contrast: Contrast) -> dict:
     """`rows`: gtdd_rounds rows; `audits`: (block, policy, round) -> audit record JSON;
     `contrast(first, second, diffs)`: the report's paired statistics."""
     trajectories: dict[tuple[int, str], list[dict]] = {}

@@ -18,7 +18,8 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
 
 from gtdd import acceptance
 from gtdd.domains.base import Trace
@@ -28,7 +29,7 @@ from testhelix.digest import canonical_json
 from testhelix.store import RunStore
 
 
-def record_calls(store: RunStore, block: int, role: str, round_index: int, calls) -> None:
+def record_calls(store: RunStore, block: int, role: str, round_index: int, calls: Iterable[Mapping[str, Any]]) -> None:
     for c in calls:
         store.record_model_call({
             "run_label": "gtdd", "task_id": f"block{block}", "role": role, "pair": block,

@@ -25,6 +25,7 @@ import json
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from scipy import stats
@@ -107,7 +108,7 @@ def load(run_dir: Path) -> tuple[dict, list[dict]]:
     return config, [dict(zip(cols, r)) for r in rows]
 
 
-def _count(store: RunStore, sql: str):
+def _count(store: RunStore, sql: str) -> Any:  # the query's one value (a count, or a JSON text)
     try:
         return store.query(sql)[1][0][0]
     except Exception:  # noqa: BLE001 - a run recorded before the table existed

@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 import os
 from pathlib import Path
+from typing import Any, TextIO
 
 import click
 
@@ -34,7 +35,8 @@ def _echo(line: str) -> None:
     click.echo(line, err=True)
 
 
-def _bundled(ptype: click.ParamType, value, kind: Kind, param, ctx) -> tuple[Path | None, str]:
+def _bundled(ptype: click.ParamType, value: Any, kind: Kind, param: click.Parameter | None,
+             ctx: click.Context | None) -> tuple[Path | None, str]:
     """(the path to use, or None when `value` is neither a path nor a bundled name; a hint naming
     the bundled names for the error message)."""
     try:
@@ -58,7 +60,7 @@ class InputFile(click.ParamType):
         self.text = text
         self.bundled = bundled
 
-    def convert(self, value, param, ctx) -> Path:
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Path:
         path, hint = Path(value), ""
         if self.bundled:
             found, hint = _bundled(self, value, self.bundled, param, ctx)
@@ -96,7 +98,7 @@ class InputDir(click.ParamType):
     name = "folder"
     missing, not_dir = "no such folder (does not exist)", "is a file, not a folder"
 
-    def convert(self, value, param, ctx) -> Path:
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Path:
         path = Path(value)
         if not path.exists():
             self.fail(f"{path}: {self.missing}", param, ctx)
@@ -110,7 +112,7 @@ class PackDir(click.ParamType):
 
     name = "pack"
 
-    def convert(self, value, param, ctx) -> Path:
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Path:
         path, hint = _bundled(self, value, "pack", param, ctx)
         if path is None:
             self.fail(f"{value}: no such folder (does not exist){hint}", param, ctx)
@@ -125,7 +127,7 @@ class RunDir(InputDir):
     name = "run_dir"
     missing, not_dir = "no run store here (no such folder)", "is a file, not a run folder"
 
-    def convert(self, value, param, ctx) -> Path:
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Path:
         path = super().convert(value, param, ctx)
         if not (path / "run.duckdb").is_file():
             self.fail(f"{path}: no run store here (expected run.duckdb)", param, ctx)
@@ -137,7 +139,7 @@ class NewRunDir(click.ParamType):
 
     name = "run_dir"
 
-    def convert(self, value, param, ctx) -> Path:
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Path:
         path = Path(value)
         if path.exists() and not path.is_dir():
             self.fail(f"{path}: is a file, not a run folder", param, ctx)
@@ -152,7 +154,7 @@ class NewRunDir(click.ParamType):
 class OutputFile(click.ParamType):
     name = "file"
 
-    def convert(self, value, param, ctx) -> Path:
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Path:
         path = Path(value)
         if str(value).strip() == "":
             self.fail("an empty path", param, ctx)
@@ -184,7 +186,7 @@ class FiniteFloat(click.ParamType):
     def __init__(self, low: float | None = None, high: float | None = None, low_open: bool = False):
         self.low, self.high, self.low_open = low, high, low_open
 
-    def convert(self, value, param, ctx) -> float:
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> float:
         try:
             number = float(value)
         except (TypeError, ValueError):
@@ -202,7 +204,7 @@ def BoundedInt(low: int | None = None, high: int | None = None) -> click.IntRang
     return click.IntRange(low, high)
 
 
-def open_text(path: Path, what: str = "file"):
+def open_text(path: Path, what: str = "file") -> TextIO:
     """Open a text file the user named, accepting a UTF-8 byte-order mark (spreadsheet exports)."""
     problem = check_input_file(Path(path))
     if problem:

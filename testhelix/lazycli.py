@@ -15,6 +15,7 @@ import ast
 import importlib
 import importlib.util
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -42,7 +43,7 @@ def _help_from_source(target: str) -> dict[str, str | None] | None:
 class LazyGroup(click.Group):
     """`lazy`: {command name: "package.module:attribute"}, imported on first use."""
 
-    def __init__(self, *args, lazy: dict[str, str] | None = None, **kwargs):
+    def __init__(self, *args: Any, lazy: dict[str, str] | None = None, **kwargs: Any) -> None:  # click.Group's
         super().__init__(*args, **kwargs)
         self.lazy = dict(lazy or {})
 

@@ -157,7 +157,7 @@ def read_jsonl(path: Path | str, max_bytes: int = MAX_BYTES) -> Iterator[tuple[i
 
 
 def read_csv(path: Path | str, required: tuple[str, ...] = (), max_bytes: int = MAX_BYTES,
-             **reader_options) -> tuple[list[str], list[tuple[int, dict[str, str]]]]:
+             **reader_options: Any) -> tuple[list[str], list[tuple[int, dict[str, str]]]]:
     """(header, [(line number, row)]) of a CSV file with one header line: header names are
     stripped, must be unique and include `required`; a field over MAX_CSV_FIELD characters, a
     NUL byte or a row with more fields than the header is refused naming its line."""

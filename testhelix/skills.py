@@ -8,8 +8,10 @@ the agent, which then sees the library index instead.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Protocol
 
 import yaml
 
@@ -17,6 +19,14 @@ from testhelix.errors import UserError
 from testhelix.paths import skills_dir
 from testhelix.roles import GENERATION_ROLES, ROLES
 from testhelix.tasks.model import CONTEXTS
+
+
+class RoutesSkills(Protocol):
+    """What routing reads of a strategy (the Strategy model has it; this module must not import it,
+    since the Strategy's validators read the skill library)."""
+
+    @property
+    def skillRoutes(self) -> Mapping[Any, Sequence[str]]: ...
 
 _FRONT = re.compile(r"\A---\n(.*?)\n---\n(.*)\Z", re.S)
 _NAME = re.compile(r"^[a-z][a-z0-9-]{1,63}$")
@@ -80,8 +90,9 @@ def load_library(root: Path | None = None) -> dict[str, Skill]:
     return {s.name: s for s in skills}
 
 
-def route_skills(strategy, context: str, role: str, library: dict[str, Skill]) -> list[Skill]:
+def route_skills(strategy: RoutesSkills, context: str, role: str, library: dict[str, Skill]) -> list[Skill]:
     """The skills the strategy routes to `role` on a task of `context` (in route order)."""
+    # a task's context is any text; one the strategy does not route gets no skills
     names = strategy.skillRoutes.get(context, ())
     chosen = []
     for name in names:

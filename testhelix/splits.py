@@ -20,8 +20,10 @@ import hashlib
 import json
 import random
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 from testhelix import atomic
 from testhelix.digest import canonical_json
@@ -88,11 +90,14 @@ def scan_pack(pack_dir: Path) -> list[PackTask]:
     return tasks
 
 
+T = TypeVar("T")  # a task of any kind (PackTask, Task)
+
+
 def pack_digest(tasks: list[PackTask]) -> str:
     return hashlib.sha256(canonical_json(sorted((t.id, t.fingerprint) for t in tasks)).encode()).hexdigest()
 
 
-def sample_across_groups(tasks: list, limit: int, seed: int, group_of) -> list:
+def sample_across_groups(tasks: list[T], limit: int, seed: int, group_of: Callable[[T], object]) -> list[T]:
     """`limit` tasks spread over the groups (katas): the groups in a seeded order, one task of each
     in turn (each group's tasks also in a seeded order), so `--limit 5` is five katas, not five
     mutants of the first. The result keeps the input order."""

@@ -9,7 +9,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from autosaddler.dag import read_search_run
+from autosaddler.dag import EvolutionDAG, read_search_run
 from autosaddler.edits import describe
 from testhelix import atomic
 from testhelix.cliutil import json_option, print_json
@@ -54,7 +54,7 @@ def command(run_dir: Path, as_json: bool, json_out: Path | None, graphml: Path |
                    f"(published {meta['_snapshot']['published_at']} UTC)")
 
 
-def _export(dag, json_out: Path | None, graphml: Path | None, png: Path | None) -> None:
+def _export(dag: EvolutionDAG, json_out: Path | None, graphml: Path | None, png: Path | None) -> None:
     """Every file is written under a temporary name and renamed: never a partial file."""
     if json_out:
         atomic.write_text(json_out, json.dumps(dag.to_json(), indent=2) + "\n")

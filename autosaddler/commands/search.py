@@ -15,7 +15,7 @@ from autosaddler.edits import in_words
 from autosaddler.ledger import ReleaseLedger, refuse_spent_tasks
 from autosaddler.optimizer import ModelOptimizer
 from autosaddler.search import Search
-from autosaddler.session import helix_evaluator, load_pack_splits, refuse_spent
+from autosaddler.session import PackSplits, helix_evaluator, load_pack_splits, refuse_spent
 from autosaddler.tracking import track_search
 from testhelix.agent.budget import Budget
 from testhelix.cliutil import execution_options, json_option, print_json
@@ -165,7 +165,7 @@ def resume(run_dir: Path, jobs, backend, ray_address, as_json: bool) -> None:
     _run(run_dir, meta, _stored_config(run_dir, meta), as_json, jobs, backend, ray_address)
 
 
-def _development_order(splits, name: str, meta: dict) -> list[str]:
+def _development_order(splits: PackSplits, name: str, meta: dict) -> list[str]:
     """The development tasks in the order a `development_limit` takes them: spread over the routing
     contexts (and katas) for searches that recorded that order, sorted ids for older runs."""
     ids = splits.ids(name)

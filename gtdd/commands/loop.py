@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Any, TypeVar
 
 import click
 
 from gtdd.acceptance import ALLOCATIONS
-from gtdd.experiment import FIXED_TESTS, PRESETS
+from gtdd.experiment import FIXED_TESTS, PRESETS, ExperimentSummary
 from gtdd.feedback import RULES
 from gtdd.policies import POLICIES, parse_policies
 from gtdd.rules import RULE_NAMES
@@ -15,11 +17,13 @@ from testhelix.cliutil import json_option, print_json, sandbox_option
 from testhelix.errors import UserError
 from testhelix.inputs import FiniteFloat, NewRunDir, RunDir
 
+CommandFunction = TypeVar("CommandFunction", bound=Callable[..., Any])
+
 run_dir_opt = click.option("--run", "run_dir", type=NewRunDir(),
                            required=True, help="Run directory (created; an existing one is resumed).")
 
 
-def _common(f):
+def _common(f: CommandFunction) -> CommandFunction:
     options = [
         click.option("--rounds", type=click.IntRange(1, 1000), default=4, show_default=True,
                      help="Coding rounds T per trajectory."),
@@ -68,8 +72,8 @@ def _common(f):
     return f
 
 
-def _family_tolerances(items) -> dict[str, str]:
-    out = {}
+def _family_tolerances(items: Iterable[str]) -> dict[str, str]:
+    out: dict[str, str] = {}
     for item in items:
         family, sep, rho = item.partition("=")
         if not sep or not family.strip() or not rho.strip():
@@ -93,10 +97,12 @@ def _apply_preset(kw: dict) -> dict:
     return kw
 
 
-def _experiment(run_dir, policies, blocks, rounds, coder, tester, domain, k, rule, seed, allocation,
-                alpha, tolerance, failures_allowed, no_regression_gate, per_trace_timeout, quiet, jobs=1,
-                acceptance_rule="audit", stop_at_first_acceptance=False, fixed_tests="hidden",
-                family_tolerances=(), public_examples=2):
+def _experiment(run_dir: Path, policies: str, blocks: int, rounds: int, coder: str, tester: str, domain: str,
+                k: int, rule: str, seed: int, allocation: str, alpha: str, tolerance: str, failures_allowed: int,
+                no_regression_gate: bool, per_trace_timeout: float, quiet: bool, jobs: int = 1,
+                acceptance_rule: str = "audit", stop_at_first_acceptance: bool = False,
+                fixed_tests: str = "hidden", family_tolerances: Iterable[str] = (),
+                public_examples: int = 2) -> ExperimentSummary:
     from gtdd.experiment import Experiment, ExperimentConfig
 
     if per_trace_timeout <= 0:
@@ -128,7 +134,7 @@ def _experiment(run_dir, policies, blocks, rounds, coder, tester, domain, k, rul
               help="Blocks run concurrently (results are the same for every value).")
 @_common
 @json_option
-def experiment_command(policies, blocks, jobs, as_json, **kw):
+def experiment_command(policies: str | None, blocks: int, jobs: int, as_json: bool, **kw: Any) -> None:
     """Run, resume or extend a paired GTDD experiment: every policy from each block's shared first module.
 
     The same command resumes a run exactly. More --blocks or --policies extend it: the audits' error
@@ -150,7 +156,7 @@ def experiment_command(policies, blocks, jobs, as_json, **kw):
 @click.option("--policy", required=True, type=click.Choice(list(POLICIES)), help="Tester policy.")
 @_common
 @json_option
-def run_command(policy, as_json, **kw):
+def run_command(policy: str, as_json: bool, **kw: Any) -> None:
     """Run one GTDD trajectory and print it round by round."""
     from testhelix.store import RunStore
 
@@ -182,7 +188,7 @@ def run_command(policy, as_json, **kw):
 @click.command("report")
 @click.argument("run_dir", type=RunDir())
 @json_option
-def report_command(run_dir, as_json):
+def report_command(run_dir: Path, as_json: bool) -> None:
     """Failure table, paired contrasts, recorded-candidate audits and a PNG plot of a run."""
     from gtdd.report import write_report
 

@@ -48,7 +48,7 @@ def _value(x: float) -> float | str:
 @click.option("--epsilon", required=True, help="This candidate's error allocation epsilon (threshold 1/epsilon).")
 @click.option("--draws", required=True, help="Audit draws in order: P pass, F fail (PPPF, or 60P,1F).")
 @json_option
-def supermartingale_command(population, rho, epsilon, draws, as_json):
+def supermartingale_command(population: int, rho: str, epsilon: str, draws: str, as_json: bool) -> None:
     """One candidate's sequential audit: W_r after each draw and whether it reaches 1/epsilon."""
     martingale = CandidateSupermartingale(population, rho, epsilon)
     flags = _draws(draws)
@@ -78,7 +78,7 @@ def supermartingale_command(population, rho, epsilon, draws, as_json):
 @click.option("--audit", "audits", multiple=True, required=True,
               help="One candidate's audit, in order: SIZE:pass or SIZE:fail (repeatable).")
 @json_option
-def e_process_command(alpha, rho, population, audits, as_json):
+def e_process_command(alpha: str, rho: str, population: int | None, audits: tuple[str, ...], as_json: bool) -> None:
     """Evidence across candidates: Z_t = prod A_s / q(n_s). Crossing rejects 'every candidate was bad',
     which does NOT certify the current candidate."""
     process = CandidateSequenceEProcess(alpha)

@@ -10,6 +10,7 @@ from gtdd.stats import params
 from gtdd.stats.acceptance import acceptance_probability
 from gtdd.stats.audit import audit_size
 from gtdd.stats.history import history_bound
+from gtdd.stats.params import Method
 from gtdd.stats.probing import probe_success
 from gtdd.stats.recorded import recorded_audit
 from gtdd.stats.tables import render, seed_tables
@@ -65,7 +66,8 @@ def _emit(result: dict, as_json: bool) -> None:
 @allowed_opt
 @method_opt
 @json_option
-def audit_size_command(population, rho, alpha, opportunities, failures_allowed, method, as_json):
+def audit_size_command(population: int, rho: str, alpha: str, opportunities: int, failures_allowed: int, method: Method,
+                       as_json: bool) -> None:
     """Smallest exact audit size and exponential sufficient size for an error target.
 
     q is q^{(c)}_{N,rho}(exact_n); exponential_n is null when failures are allowed."""
@@ -82,7 +84,8 @@ def audit_size_command(population, rho, alpha, opportunities, failures_allowed, 
 @allowed_opt
 @method_opt
 @json_option
-def accept_prob_command(population, failures, sample, failures_allowed, method, as_json):
+def accept_prob_command(population: int, failures: int, sample: int, failures_allowed: int, method: Method,
+                        as_json: bool) -> None:
     """Probability that a fixed candidate with K failures passes a size-n audit."""
     _check_exact(method, sample)
     p = acceptance_probability(population, failures, sample, failures_allowed, method)
@@ -98,7 +101,8 @@ def accept_prob_command(population, failures, sample, failures_allowed, method, 
               help="At most k reported cases per round.")
 @click.option("--no-accept-bit", is_flag=True, help="The acceptance decision is not observed.")
 @json_option
-def history_bound_command(population, rho, alpha, rounds, report_limit, no_accept_bit, as_json):
+def history_bound_command(population: int, rho: str, alpha: str, rounds: int, report_limit: int, no_accept_bit: bool,
+                          as_json: bool) -> None:
     """Hidden-test-set size under repeated feedback: exact (eq. 13) and exponential (eq. 14)."""
     if rounds is not None and report_limit is not None and rounds * max(1, report_limit) > HISTORY_WORK_LIMIT:
         raise UserError(f"--rounds {rounds} x --report-limit {report_limit}: above the documented limit of "
@@ -116,7 +120,8 @@ def history_bound_command(population, rho, alpha, rounds, report_limit, no_accep
 @click.option("--rounds", "-T", type=int, required=True, help="Rounds T (T - 1 probe regions).")
 @tolerance_opt
 @json_option
-def probe_command(population, sample, region, report_limit, rounds, rho, as_json):
+def probe_command(population: int, sample: int, region: int, report_limit: int, rounds: int, rho: str,
+                  as_json: bool) -> None:
     """Success of the probing construction: union lower bound (Thm 4.6) and exact (eq. 23).
 
     The union lower bound is 0 when r (m - k) <= rho N, where Theorem 4.6 does not apply."""
@@ -129,7 +134,7 @@ def probe_command(population, sample, region, report_limit, rounds, rho, as_json
 
 @click.command("tables")
 @json_option
-def tables_command(as_json):
+def tables_command(as_json: bool) -> None:
     """Print the GTDD paper's Tables 1-4, recomputed."""
     tables = seed_tables()
     if as_json:
@@ -159,13 +164,14 @@ def _read_counts(path: Path) -> list[list[int]]:
 @click.option("--opportunities", "-M", type=int, default=1, show_default=True)
 @allowed_opt
 @json_option
-def recorded_audit_command(counts, population, rho, sample, alpha, opportunities,
-                           failures_allowed, as_json):
+def recorded_audit_command(counts: Path, population: int, rho: str, sample: int | None, alpha: str | None,
+                           opportunities: int, failures_allowed: int, as_json: bool) -> None:
     """Expected outcomes of an audit rule on recorded trajectories, stopping at first acceptance."""
     if (sample is None) == (alpha is None):
         raise UserError("give exactly one of --sample and --alpha")
     if sample is None:
         params.count(opportunities, "opportunities", 1)
+        assert alpha is not None  # exactly one of --sample and --alpha was given
         eps = params.open_unit(alpha, "alpha") / opportunities
         sample = audit_size(population, rho, eps, failures_allowed).exact_n
     result = recorded_audit(_read_counts(counts), population, rho, sample, failures_allowed)

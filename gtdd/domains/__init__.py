@@ -13,7 +13,7 @@ A loaded object is checked for every hook of the Domain protocol once, here.
 
 from __future__ import annotations
 
-from gtdd.domains.base import missing_hooks
+from gtdd.domains.base import Domain, missing_hooks
 from testhelix.errors import UserError
 from testhelix.plugins import DOMAINS_GROUP, load_plugin
 
@@ -21,7 +21,7 @@ DOMAINS = {"kvstore": "gtdd.domains.kvstore:DOMAIN"}
 ENTRY_POINT_GROUP = DOMAINS_GROUP
 
 
-def get_domain(spec: str):
+def get_domain(spec: str) -> Domain:
     domain = load_plugin(spec, group=ENTRY_POINT_GROUP, builtins=DOMAINS, option="--domain", what="domain",
                          default_attr="DOMAIN")
     missing = missing_hooks(domain)

@@ -43,6 +43,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from gtdd.domains.base import (
     ERROR_CRASH,
@@ -55,6 +56,9 @@ from gtdd.domains.base import (
 )
 from testhelix.execution.seam import select_sandbox
 from testhelix.plugins import import_root
+
+if TYPE_CHECKING:
+    from testhelix.execution.sandbox import Sandbox
 
 HERE = Path(__file__).parent
 ZYGOTE = HERE / "zygote.py"
@@ -82,7 +86,7 @@ class IsolationLimits:
         return replace(self, cpu_s=self.cpu_s * f, import_cpu_s=self.import_cpu_s * f, confirm_factor=1.0)
 
     @classmethod
-    def for_timeout(cls, per_trace_cpu_s: float, **kw) -> IsolationLimits:
+    def for_timeout(cls, per_trace_cpu_s: float, **kw: Any) -> IsolationLimits:  # any other IsolationLimits field
         return cls(cpu_s=per_trace_cpu_s, import_cpu_s=max(2 * per_trace_cpu_s, 1.0), **kw)
 
     @property
@@ -131,7 +135,7 @@ def _dependency_versions() -> dict[str, str]:
     return out
 
 
-def _sandbox_uid(sandbox) -> int:
+def _sandbox_uid(sandbox: Sandbox) -> int:
     if sandbox.pid_namespace:  # no leftovers outlive a trace's namespace
         return NAMESPACED_UID
     # The plain fallback kills leftovers by uid after each trace: never share one with another harness.
@@ -185,7 +189,8 @@ def _run_once(module_source: str, traces: Sequence[Trace], limits: IsolationLimi
 class _Batch:
     """One zygote: runs traces from `start` until all are done or the watchdog fires."""
 
-    def __init__(self, sandbox, base, workspace, config, limits, traces, results):
+    def __init__(self, sandbox: Sandbox, base: Path, workspace: Path, config: dict[str, object],
+                 limits: IsolationLimits, traces: Sequence[Trace], results: list[TraceResult | None]) -> None:
         self.sandbox, self.base, self.workspace, self.config = sandbox, base, workspace, config
         self.limits, self.traces, self.results = limits, traces, results
         self.log = base / "zygote.log"

@@ -33,6 +33,8 @@ spliced to DATA_FD just before (runner.classify_worker reads them). Trace frames
 big-endian length, then a JSON list of ops.
 """
 
+from __future__ import annotations  # annotations are never evaluated: this file imports only what it runs
+
 import array
 import fcntl
 import gc
@@ -46,6 +48,7 @@ import sys
 import termios
 import types
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from testhelix.execution.outcome import Limits
 from testhelix.execution.sandbox import kill_uid, remove_files_of, sandbox_env
@@ -63,6 +66,9 @@ from testhelix.execution.syscalls import (
     unshare,
 )
 
+if TYPE_CHECKING:
+    from testhelix.execution.sandbox import Sandbox
+
 STDLIB_PATHS = [p for p in sys.path if p and p.startswith(sys.base_prefix) and "site-packages" not in p]
 # The plain fallback drops to a uid that may not be able to read the Python installation (here it
 # lives under /root); the modules a store implementation commonly uses are loaded before that.
@@ -77,14 +83,14 @@ class CpuLimit(BaseException):
     """BaseException so that a candidate's `except Exception` cannot swallow it."""
 
 
-def _on_cpu_limit(signum, frame):  # noqa: ARG001 - the signature signal.signal gives a handler
+def _on_cpu_limit(signum: int, frame: types.FrameType | None) -> NoReturn:  # noqa: ARG001 - the signature signal.signal gives a handler
     raise CpuLimit()
 
 
 # The same check as gtdd.domains.base.is_json_value, kept apart on purpose: the zygote must not
 # import gtdd, or a candidate would find the package in its inherited sys.modules
 # (tests/gtdd/test_isolation.py::test_project_files_and_packages_are_out_of_reach).
-def json_value(value):
+def json_value(value: object) -> bool:
     if value is None or isinstance(value, (bool, int, str)):
         return True
     if isinstance(value, float):
@@ -96,13 +102,13 @@ def json_value(value):
     return False
 
 
-def emit(fd, record):
+def emit(fd: int, record: dict[str, Any]) -> None:
     data = memoryview((json.dumps(record, separators=(",", ":")) + "\n").encode())
     while data:  # a write into a pipe may be partial (a signal while it waits for room): never cut a record
         data = data[os.write(fd, data):]
 
 
-def read_exact(fd, n):
+def read_exact(fd: int, n: int) -> bytes | None:
     data = b""
     while len(data) < n:
         chunk = os.read(fd, n - len(data))
@@ -113,7 +119,8 @@ def read_exact(fd, n):
 
 
 # ----------------------------------------------------------------------------------- the worker
-def worker(sandbox, cwd, uid, limits, config, code, server_dir, record_fd):
+def worker(sandbox: Sandbox, cwd: str, uid: int, limits: Limits, config: dict[str, Any], code: types.CodeType,
+           server_dir: str, record_fd: int) -> NoReturn:
     """Runs one trace of the candidate (PID 1 of its own namespaces when namespaced). Never returns."""
     status = 0
     try:
@@ -130,7 +137,10 @@ def worker(sandbox, cwd, uid, limits, config, code, server_dir, record_fd):
         header = read_exact(0, 8)
         if header is None:
             os._exit(EXIT_NO_MORE)  # the batch is over (nothing written: n == 0 tells it apart)
-        ops = json.loads(read_exact(0, int.from_bytes(header, "big")))
+        body = read_exact(0, int.from_bytes(header, "big"))
+        if body is None:  # the harness closed the pipe inside a frame
+            raise EOFError("a cut trace frame")
+        ops = json.loads(body)
         null = os.open(os.devnull, os.O_RDWR)
         for fd in (0, 1, 2):  # the candidate's prints go nowhere; its stdin is empty
             os.dup2(null, fd)
@@ -147,7 +157,8 @@ def worker(sandbox, cwd, uid, limits, config, code, server_dir, record_fd):
         os._exit(status)
 
 
-def run_candidate(config, code, ops, cwd, record_fd):
+def run_candidate(config: dict[str, Any], code: types.CodeType, ops: list[dict[str, Any]], cwd: str,
+                  record_fd: int) -> dict[str, Any]:
     signal.signal(signal.SIGPROF, _on_cpu_limit)
     name = config["module"]
     emit(record_fd, {"phase": "import"})  # a process that dies from here on failed to import
@@ -186,7 +197,7 @@ def run_candidate(config, code, ops, cwd, record_fd):
     return {"r": replies, "e": error}
 
 
-def fresh_plain_tmp(server_dir, uid):
+def fresh_plain_tmp(server_dir: str, uid: int | None) -> str:
     import shutil
 
     tmp = os.path.join(server_dir, "trace-tmp")  # the same path for every trace
@@ -199,7 +210,7 @@ def fresh_plain_tmp(server_dir, uid):
 
 
 # ----------------------------------------------------------------------------------- the zygote
-def pump(pid, record_fd, data_fd, sink_fd):
+def pump(pid: int, record_fd: int, data_fd: int, sink_fd: int) -> tuple[int, int, float]:
     """Move the worker's record to the harness in the kernel (splice) while waiting for the worker;
     returns (bytes moved, wait status, CPU seconds). Beyond MAX_RECORD_BYTES bytes go to /dev/null."""
     moved, pidfd = 0, os.pidfd_open(pid)
@@ -231,14 +242,15 @@ def pump(pid, record_fd, data_fd, sink_fd):
     return moved, status, usage.ru_utime + usage.ru_stime
 
 
-def _unread(fd):
+def _unread(fd: int) -> int:
     """Bytes waiting in the pipe `fd`."""
     count = array.array("i", [0])
     fcntl.ioctl(fd, termios.FIONREAD, count, True)
     return count[0]
 
 
-def zygote(sandbox, cwd, uid, limits, config, status_fd, data_fd, server_dir):
+def zygote(sandbox: Sandbox, cwd: str, uid: int, limits: Limits, config: dict[str, Any], status_fd: int, data_fd: int,
+           server_dir: str) -> NoReturn:
     """Never returns."""
     try:
         os.chdir(cwd)
@@ -283,7 +295,7 @@ def zygote(sandbox, cwd, uid, limits, config, status_fd, data_fd, server_dir):
         os._exit(70)
 
 
-def compile_candidate(path):
+def compile_candidate(path: str) -> types.CodeType | str:
     """The code object, or the class of the compile error. Compiling runs none of the candidate's
     code; a soft CPU limit stops a source built to make the compiler itself spin."""
     used = resource.getrusage(resource.RUSAGE_SELF)
@@ -298,7 +310,7 @@ def compile_candidate(path):
         resource.setrlimit(resource.RLIMIT_CPU, (soft, hard))
 
 
-def main():
+def main() -> None:
     kind, server_dir, workspace, uid_arg, status_fd_arg, data_fd_arg, config_json = sys.argv[1:8]
     uid, status_fd, data_fd, config = int(uid_arg), int(status_fd_arg), int(data_fd_arg), json.loads(config_json)
     backstop_cpu = config["rlimit_cpu_s"]

@@ -13,12 +13,18 @@ still charged and yields a result marked `parsed=False`, never an exception.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from testhelix.agent import prompts
 from testhelix.agent.prompts import PublicTask
-from testhelix.llm.base import CallTags, ChatModel, ModelRequest
+from testhelix.llm.base import CallTags, ChatModel, Message, ModelRequest
+
+if TYPE_CHECKING:
+    from testhelix.agent.budget import Budget
+    from testhelix.skills import Skill
+    from testhelix.strategy.model import Strategy
 
 FALLBACK_DIRECTIONS = ("the exact scenario of the bug report", "boundary values next to the reported case",
                        "a sequence of calls that exercises the affected state", "error handling around the fix",
@@ -41,7 +47,8 @@ def parse_json_object(text: str) -> dict | None:
     return value if isinstance(value, dict) else None
 
 
-def _call(model: ChatModel, budget, messages, role: str, max_tokens: int, pair=None, round_index=None) -> str:
+def _call(model: ChatModel, budget: Budget, messages: Sequence[Message], role: str, max_tokens: int,
+          pair: int | None = None, round_index: int | None = None) -> str:
     request = ModelRequest(tuple(messages), (), max_tokens, tags=CallTags(role=role, pair=pair, round=round_index))
     return budget.complete(model, request).text
 
@@ -52,7 +59,8 @@ class Plan:
     parsed: bool
 
 
-def plan_directions(model: ChatModel, budget, task: Any, strategy, k: int, library: dict | None = None,
+def plan_directions(model: ChatModel, budget: Budget, task: Any, strategy: Strategy, k: int,
+                    library: dict[str, Skill] | None = None,
                     max_tokens: int = 1024) -> Plan:
     public = PublicTask.of(task)
     text = _call(model, budget, prompts.planning_messages(strategy, public, k, library), "planning", max_tokens)
@@ -77,7 +85,7 @@ class Review:
     parsed: bool
 
 
-def review_suite(model: ChatModel, budget, task: Any, strategy, original_source: str,
+def review_suite(model: ChatModel, budget: Budget, task: Any, strategy: Strategy, original_source: str,
                  suite_files: dict[str, str], symptoms: str, reviewer_skills_text: str = "",
                  pair: int | None = None, round_index: int | None = None) -> Review:
     public = PublicTask.of(task)
@@ -91,13 +99,13 @@ def review_suite(model: ChatModel, budget, task: Any, strategy, original_source:
     return Review(data["verdict"], reasons, suspects, parsed=True)
 
 
-def corrective_feedback(model: ChatModel, budget, task: Any, counterexamples: list[dict],
+def corrective_feedback(model: ChatModel, budget: Budget, task: Any, counterexamples: list[dict],
                         pair: int | None = None, round_index: int | None = None, max_tokens: int = 1024) -> str:
     msgs = prompts.feedback_messages(PublicTask.of(task), counterexamples)
     return _call(model, budget, msgs, "feedback", max_tokens, pair, round_index).strip()
 
 
-def differential_challenge(model: ChatModel, budget, task: Any, suites_summary: str,
+def differential_challenge(model: ChatModel, budget: Budget, task: Any, suites_summary: str,
                            round_index: int | None = None, max_tokens: int = 1024) -> str:
     msgs = prompts.challenge_messages(PublicTask.of(task), suites_summary)
     return _call(model, budget, msgs, "challenge", max_tokens, None, round_index).strip()

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from testhelix.llm.base import Message
 from testhelix.llm.role_prompts import (
@@ -36,6 +37,11 @@ from testhelix.llm.role_prompts import (
 )
 from testhelix.roles import CANDIDATE_PHASES
 
+if TYPE_CHECKING:
+    from testhelix.skills import Skill
+    from testhelix.strategy.model import Strategy
+    from testhelix.tasks.task import Task
+
 INDEX_HEADER = "## Skill library (pick what fits; none is preloaded)"
 LOAD_SKILL_NOTE = "Load a skill's full text with the load_skill tool when it fits the task."
 
@@ -50,7 +56,7 @@ class PublicTask:
     packages: tuple[str, ...]
 
     @classmethod
-    def of(cls, task) -> PublicTask:
+    def of(cls, task: Task) -> PublicTask:
         return cls(id=task.id, instruction=task.instruction, context=task.context, packages=tuple(task.packages))
 
 
@@ -61,7 +67,7 @@ def skills_section(skills: list, index: str) -> str:
     return f"{INDEX_HEADER}\n{index}" if index else ""
 
 
-def strategy_messages(strategy, task: PublicTask, phase: str, checkpoint: str = "") -> list[Message]:
+def strategy_messages(strategy: Strategy, task: PublicTask, phase: str, checkpoint: str = "") -> list[Message]:
     """The guidance message (candidate phases only, and only when non-empty) and the lessons
     message (only when retrieved for `phase`)."""
     from testhelix.strategy.lessons import render_lessons, retrieve_lessons
@@ -74,7 +80,7 @@ def strategy_messages(strategy, task: PublicTask, phase: str, checkpoint: str = 
     return out
 
 
-def routed_skills_text(strategy, task: PublicTask, role: str, library: dict | None) -> str:
+def routed_skills_text(strategy: Strategy, task: PublicTask, role: str, library: dict[str, Skill] | None) -> str:
     if not library:
         return ""
     from testhelix.skills import library_index, route_skills
@@ -90,8 +96,8 @@ def task_message(task: PublicTask, direction: str = "") -> str:
     return text
 
 
-def session_messages(strategy, task: PublicTask, *, phase: str, direction: str = "", feedback: str = "",
-                     checkpoint: str = "", library: dict | None = None) -> list[Message]:
+def session_messages(strategy: Strategy, task: PublicTask, *, phase: str, direction: str = "", feedback: str = "",
+                     checkpoint: str = "", library: dict[str, Skill] | None = None) -> list[Message]:
     role = "repair" if phase == "repair" else "generation"
     system = SESSION_SYSTEM + "\n" + PHASE_NOTES.get(phase, "")
     skills = routed_skills_text(strategy, task, role, library)
@@ -109,7 +115,7 @@ def session_messages(strategy, task: PublicTask, *, phase: str, direction: str =
 # --- single-call roles ------------------------------------------------------------------------
 
 
-def planning_messages(strategy, task: PublicTask, k: int, library: dict | None = None) -> list[Message]:
+def planning_messages(strategy: Strategy, task: PublicTask, k: int, library: dict[str, Skill] | None = None) -> list[Message]:
     system = PLANNING_SYSTEM
     skills = routed_skills_text(strategy, task, "planning", library)
     if skills:
@@ -118,7 +124,7 @@ def planning_messages(strategy, task: PublicTask, k: int, library: dict | None =
     return msgs + strategy_messages(strategy, task, "planning")
 
 
-def review_messages(strategy, task: PublicTask, original_source: str, suite_files: dict[str, str],
+def review_messages(strategy: Strategy, task: PublicTask, original_source: str, suite_files: dict[str, str],
                     symptoms: str, reviewer_skills_text: str = "") -> list[Message]:
     system = REVIEW_SYSTEM + (f"\n\n{reviewer_skills_text}" if reviewer_skills_text else "")
     tests = "\n\n".join(f"# file: {name}\n{text}" for name, text in sorted(suite_files.items()))

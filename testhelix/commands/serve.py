@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 
 from testhelix.bundle import bundled_pack
@@ -19,7 +21,8 @@ from testhelix.llm.registry import is_simulated, resolve
 @click.option("--fault", "faults", multiple=True,
               help="Scripted fault, in order (repeatable): KIND[:key=value,...], e.g. 429:retry_after=1,times=3.")
 @click.option("--api-key", help="Require this key (Authorization: Bearer or x-api-key); others get 401.")
-def command(model_name, port, pack_dir, seed, faults, api_key) -> None:
+def command(model_name: str, port: int, pack_dir: Path | None, seed: int, faults: tuple[str, ...],
+            api_key: str | None) -> None:
     """Serve MODEL over OpenAI Chat Completions, OpenAI Responses and Anthropic Messages (loopback only)."""
     from testhelix.llm.serve.faults import parse_fault
     from testhelix.llm.serve.server import ModelServer

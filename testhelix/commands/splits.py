@@ -38,17 +38,17 @@ def command() -> None:
               help="Assign per routing context, so that every split holds every context.")
 @click.option("--out", type=OutputFile(), help="Output file (default: splits/<pack>.json).")
 @json_option
-def make(pack_dir: Path, seed: int, proposal, development, release, test, group_by, stratify_by, out,
-         as_json) -> None:
+def make(pack_dir: Path, seed: int, proposal: int | None, development: int | None, release: int | None,
+         test: int | None, group_by: str | None, stratify_by: str | None, out: Path | None, as_json: bool) -> None:
     """Write a split file for PACK with seed 42 by default."""
     given = {"proposal": proposal, "development": development, "release": release, "test": test}
-    sizes = None
+    sizes: dict[str, int] | None = None
     if any(v is not None for v in given.values()):
         missing = [k for k, v in given.items() if v is None]
         if missing:
             raise UserError(f"give all four sizes or none (missing: {', '.join('--' + m for m in missing)})")
-        sizes = given
-        if sum(given.values()) == 0:
+        sizes = {k: v for k, v in given.items() if v is not None}  # every one was given
+        if sum(sizes.values()) == 0:
             raise UserError("--proposal, --development, --release, --test: all sizes are 0; a split file needs at least one task")
     split = make_splits(pack_dir, sizes, seed, group_by, stratify_by)
     out = out or splits_dir() / f"{split.pack}.json"

@@ -29,13 +29,16 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
 from testhelix.errors import UserError
 from testhelix.execution.seam import Executor
+
+if TYPE_CHECKING:
+    from testhelix.tasks.task import Task
 
 __all__ = ["PythonEnv", "RunsEnvironments", "ensure_environment", "environment_executor", "executor_for",
            "task_environment"]
@@ -195,7 +198,7 @@ def _writable(tree: Path) -> None:
         os.chmod(d, 0o755)
 
 
-def task_environment(task, wheels: Path | None = None) -> PythonEnv | None:
+def task_environment(task: Task, wheels: Path | None = None) -> PythonEnv | None:
     """The environment a loaded task runs in, or None for the harness's own interpreter."""
     meta = getattr(task, "meta", None)
     if meta is None or not meta.environment.requirements:
@@ -205,7 +208,7 @@ def task_environment(task, wheels: Path | None = None) -> PythonEnv | None:
     return ensure_environment(meta.environment.requirements, wheels, where)
 
 
-def executor_for(executor, task, wheels: Path | None = None):
+def executor_for(executor: Executor, task: Task, wheels: Path | None = None) -> Executor:
     """The executor pool that runs `task`: the given one, or its sibling for the task's environment."""
     env = task_environment(task, wheels)
     if env is None or not hasattr(executor, "for_environment"):

@@ -356,7 +356,7 @@ class ForkServerExecutor:
     def __enter__(self) -> ForkServerExecutor:
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     # -- internals ------------------------------------------------------------------------------------

@@ -144,6 +144,7 @@ class Sandbox(Protocol):
     drops_privileges: bool  # the test process runs under a dedicated uid
     pid_namespace: bool  # fork_job's child is PID 1 of a PID namespace of its own
     builds_workspace: bool  # False: enter_job mounts the workspace from `Layers` (nothing to build or delete)
+    spec: str  # what seam.select_sandbox found it by (it sets this); a child process passes it back there
 
     def launch_prefix(self) -> list[str]: ...  # argv prefix that starts the fork server isolated
     def setup_server(self, server_dir: Path) -> None: ...  # once, inside the server process

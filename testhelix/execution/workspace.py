@@ -133,7 +133,7 @@ def _mark(stuck: set[tuple[int, int]], dir_fd: int, name: str) -> None:
         pass
 
 
-def _try(func: Callable, *args) -> None:
+def _try(func: Callable[..., object], *args: object) -> None:
     try:
         func(*args)
     except OSError:

@@ -7,7 +7,7 @@ total per-task budget; E is C run with a frozen, improved strategy file.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from testhelix.errors import UserError
 
@@ -35,7 +35,7 @@ class RunConfig:
     def peer_cross_validation(self) -> bool:
         return self.cross_execution or self.semantic_review or self.corrective_feedback
 
-    def with_overrides(self, **kw) -> RunConfig:
+    def with_overrides(self, **kw: Any) -> RunConfig:  # any RunConfig fields
         return replace(self, **kw)
 
 
@@ -89,7 +89,7 @@ def with_strategy_pairs(config: RunConfig, strategy: Strategy) -> RunConfig:
     return config if config.pairs == initial else config.with_overrides(pairs=initial)
 
 
-def get_config(name: str, **overrides) -> RunConfig:
+def get_config(name: str, **overrides: Any) -> RunConfig:
     try:
         base = CONFIGS[name.upper()]
     except KeyError:

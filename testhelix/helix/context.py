@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from testhelix.agent.budget import Budget, Deadline, execution_time_limit_s
 from testhelix.agent.loop import AgentSession
@@ -64,5 +64,5 @@ class HelixContext:
         """Several (suite, program) executions in one executor call (the pool runs them in parallel)."""
         return self.executor.run_many(jobs, self.limits) if jobs else []
 
-    def log(self, step: str, **data) -> None:
+    def log(self, step: str, **data: Any) -> None:  # JSON values
         self.events.append({"step": step, **data})

@@ -147,7 +147,7 @@ def _symptoms(p: Pair, ev: Evidence) -> str:
     return "\n".join(lines)[:MAX_SYMPTOM_CHARS]
 
 
-def _source(root) -> str:
+def _source(root: Path) -> str:
     parts = [f"# file: {f.relative_to(root)}\n{f.read_text(errors='replace')}"
              for f in sorted(root.rglob("*.py")) if "__pycache__" not in f.parts]
     return "\n\n".join(parts)

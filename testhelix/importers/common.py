@@ -211,4 +211,3 @@ def summary_counts(results: list[ImportResult]) -> dict[str, int]:
     for r in results:
         out[r.status] += 1
     return out
-

@@ -74,14 +74,14 @@ def check(kata: Kata, workers: int = 2) -> list[str]:
         tmp = Path(tmpname)
         variants = _variants(kata, tmp)
 
-        def trusted(v):
+        def trusted(v: tuple[str, str, Path]) -> tuple[str, str, dict[str, bool]]:
             name, expect, program = v
             work = tmp / f"run-{name}"
             work.mkdir()
             res = run_pytest(program, kata.trusted_tests_dir, work)
             return name, expect, res
 
-        def bank(v):
+        def bank(v: tuple[str, str, Path]) -> tuple[str, dict[str, bool]]:
             name, _, program = v
             work = tmp / f"bank-{name}"
             work.mkdir()

@@ -92,8 +92,8 @@ def test_cap_never_exceeded_with_concurrent_calls(cap, threads, calls, seed, fai
 def test_reservation_refuses_and_shrinks():
     budget = Budget(2000, min_output_tokens=100)
     bound = input_token_bound(request(100, 10))
-    seen = []
-    model = FunctionModel(lambda req: (seen.append(req.max_output_tokens), Reply(usage=Usage(5, 5)))[1])
+    seen: list[int] = []
+    model = FunctionModel(lambda req: seen.append(req.max_output_tokens) or Reply(usage=Usage(5, 5)))  # type: ignore[func-returns-value]
     budget.complete(model, request(100, 5000))            # does not fit whole: output allowance shrinks
     assert seen == [2000 - bound]
     with pytest.raises(BudgetExhausted):

@@ -112,7 +112,7 @@ def test_optimizer_protocol_round_trip():
     for seed in range(30):
         proposal = parse_edit(propose(tuple(msgs), random.Random(seed)))
         assert isinstance(proposal, (FieldEdit, LessonEdit))
-        seen.add(proposal.field if isinstance(proposal, FieldEdit) else proposal.lesson["id"])
+        seen.add(proposal.field if isinstance(proposal, FieldEdit) else (proposal.lesson or {})["id"])
         if isinstance(proposal, LessonEdit):
             assert proposal.op == "add" and proposal.lesson_id is None
             lesson_strategy = initial_strategy().model_dump(mode="json")

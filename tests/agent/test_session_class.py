@@ -29,7 +29,7 @@ def test_the_configuration_is_frozen_and_keyword_only(sim_task, executor, tmp_pa
     with pytest.raises(dataclasses.FrozenInstanceError):
         cfg.phase = "repair"  # type: ignore[misc]
     with pytest.raises(TypeError):
-        SessionConfig(sim_task, initial_strategy(), tmp_path, executor)  # type: ignore[misc]
+        SessionConfig(sim_task, initial_strategy(), tmp_path, executor)  # type: ignore[call-arg]
     assert cfg.role == "generation" and dataclasses.replace(cfg, phase="repair").role == "repair"
 
 

@@ -20,7 +20,7 @@ from testhelix.strategy.model import Strategy, initial_strategy
 def test_twenty_percent_faults_every_failure_in_the_ledger(sim_task, executor, tmp_path):
     ledger = MemoryLedger()
     budget = Budget(10**6, task_id=sim_task.id, run_label="faults", sink=ledger)
-    injected = {}
+    injected: dict[str, int] = {}
     exits = []
     for pair in range(6):     # a provider failure ends a session, so more sessions to see every kind
         model = FaultyModel(create_model("sim:strong", task=sim_task, seed=pair), rate=0.2, seed=pair)

@@ -125,4 +125,4 @@ def test_parse_json_object_takes_the_first_object_of_prose_with_two():
         "verdict": "approve", "reasons": ["a } b"]}
     assert parse_json_object("no object here") is None
     assert parse_json_object('{"broken": ') is None
-    assert parse_json_object("") is None and parse_json_object(None) is None
+    assert parse_json_object("") is None and parse_json_object(None) is None  # type: ignore[arg-type]

@@ -30,7 +30,7 @@ class FakeExecutor:
 @pytest.fixture
 def box(tmp_path, sim_task):
     ws = AgentWorkspace.create(tmp_path / "ws", sim_task.initial_dir)
-    return ToolBox(ws, FakeExecutor(), limits="L", output_chars=300, writable=("suite", "repair"))
+    return ToolBox(ws, FakeExecutor(), limits="L", output_chars=300, writable=("suite", "repair"))  # type: ignore[arg-type]
 
 
 def call(name, **args):
@@ -65,7 +65,7 @@ def test_symlink_escape_is_refused(box, tmp_path):
 
 def test_tester_only_session_cannot_write_the_repair(tmp_path, sim_task):
     ws = AgentWorkspace.create(tmp_path / "ws", sim_task.initial_dir)
-    box = ToolBox(ws, FakeExecutor(), None, writable=("suite",))
+    box = ToolBox(ws, FakeExecutor(), None, writable=("suite",))  # type: ignore[arg-type]  # limits unused
     assert box.execute(call("write_file", path="repair/chunker/__init__.py", content="x")).startswith("refused")
 
 

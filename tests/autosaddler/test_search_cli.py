@@ -61,7 +61,7 @@ def test_uninterrupted_then_killed_and_resumed_match(setup):
         proc = subprocess.Popen(search_cmd(run, split, config), stdout=subprocess.PIPE, text=True)
         seen = 0
         while seen < lines_before_kill:
-            line = proc.stdout.readline()
+            line = proc.stdout.readline()  # type: ignore[union-attr]  # stdout=PIPE
             if not line:
                 break
             seen += line.lstrip().startswith("[")
@@ -78,7 +78,7 @@ def test_a_search_without_a_terminal_says_it_started_within_15_s(setup):
     started = time.monotonic()
     proc = subprocess.Popen(search_cmd(root / "first-line", split, config), stdout=subprocess.PIPE, text=True)
     try:
-        first = proc.stdout.readline()
+        first = proc.stdout.readline()  # type: ignore[union-attr]  # stdout=PIPE
         waited = time.monotonic() - started
     finally:
         proc.kill()

@@ -34,5 +34,5 @@ def test_a_server_that_cannot_start_is_a_recorded_harness_fault():
     reply = handle.call({"suite": "x", "program": "y"}, timeout=1.0)
     assert handle.tries == 2  # tried once more
     outcome = ex_mod.outcome_from_reply(reply, Limits(), 0.0)
-    assert outcome.status == "error" and outcome.reason.startswith("harness fault: fork server 0 did not start")
+    assert outcome.status == "error" and (outcome.reason or "").startswith("harness fault: fork server 0 did not start")
     assert not cacheable(outcome)  # a resumed run redoes it

@@ -56,10 +56,10 @@ def test_a_run_refuses_one_round_before_any_work(tmp_path):
     def factory(*_):
         raise AssertionError("the pipeline must not start")
 
-    runner = HelixRunner(RunStore(tmp_path / "run"), executor=None, work_root=tmp_path / "work",
+    runner = HelixRunner(RunStore(tmp_path / "run"), executor=None, work_root=tmp_path / "work",  # type: ignore[arg-type]
                          model_factory=factory, coverage=False)
     with pytest.raises(UserError, match="does not fit this run configuration"):
-        runner.run_one(object(), Strategy(rounds=1), get_config("C"), "sim:strong", "sim:strong/C")
+        runner.run_one(object(), Strategy(rounds=1), get_config("C"), "sim:strong", "sim:strong/C")  # type: ignore[arg-type]
 
 
 def test_testhelix_run_refuses_a_one_round_strategy_for_e(tmp_path, capsys):

@@ -31,7 +31,7 @@ def test_disjoint_deterministic_and_sized(tmp_path):
 def test_group_by_keeps_katas_together(tmp_path):
     pack = make_pack(tmp_path / "pack")
     s = make_splits(pack, group_by="kata")
-    where = {}
+    where: dict[int, set[str]] = {}
     for name, ids in s.splits.items():
         for i in ids:
             where.setdefault(int(i[1:]) % 8, set()).add(name)

@@ -167,7 +167,9 @@ def test_the_section_6_preset_sets_its_values_and_explicit_options_win(tmp_path,
     assert done.value.code == 0, capsys.readouterr().err
     conn = duckdb.connect(str(tmp_path / "run.duckdb"), read_only=True)
     try:
-        stored = json.loads(conn.execute("SELECT config FROM gtdd_config WHERE key = 'experiment'").fetchone()[0])
+        row = conn.execute("SELECT config FROM gtdd_config WHERE key = 'experiment'").fetchone()
+        assert row is not None
+        stored = json.loads(row[0])
     finally:
         conn.close()
     # the preset's values ...

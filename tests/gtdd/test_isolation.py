@@ -137,7 +137,7 @@ def test_harness_errors_are_never_cached():
             Flaky.calls += 1
             return [TraceResult((), ERROR_WALL_CLOCK if Flaky.calls == 1 else None) for _ in batch]
 
-    executor = TraceExecutor(Flaky())
+    executor = TraceExecutor(Flaky())  # type: ignore[arg-type]  # a domain double with only what runs traces
     t = traces(1)
     assert executor.candidate("src", t)[0].error == ERROR_WALL_CLOCK
     assert executor.candidate("src", t)[0].error is None and executor.harness_errors == 1

@@ -50,7 +50,8 @@ def redis_client():
 
 def compare(client, traces: list[Trace]) -> tuple[list[str], Counter]:
     """Disagreements, and counts: traces compared, commands compared, cuts by documented difference."""
-    out, counts = [], Counter()
+    out: list[str] = []
+    counts: Counter[str] = Counter()
     for trace in traces:
         ops, reason = shared_prefix(trace.ops, now_ms=int(time.time() * 1000))
         counts[f"cut: {reason}"] += reason is not None

@@ -49,7 +49,7 @@ def test_paired_blocks_event_order_feedback_and_records(tmp_path):
         assert list(events) == ORDER and sorted(events.values()) == list(events.values())
     # at most k counterexamples a round, none reported twice, none in the last round
     cex = rows(tmp_path, "SELECT block, policy, round, id, original_id FROM gtdd_counterexamples")
-    per_round = {}
+    per_round: dict[tuple[int, str, int], list[str]] = {}
     for b, p, t, cid, _original_id in cex:
         per_round.setdefault((b, p, t), []).append(cid)
         assert t < 3
@@ -155,8 +155,9 @@ def test_a_changed_execution_configuration_is_refused(tmp_path):
 def test_fixed_tests_are_checked_against_their_manifest_before_a_rerun(tmp_path):
     run_fake(tmp_path, blocks=1, rounds=3)
     conn = duckdb.connect(str(tmp_path / "run.duckdb"))
-    (state,) = conn.execute("SELECT state FROM gtdd_states WHERE policy = 'static-property' AND round = 2").fetchone()
-    state = json.loads(state)
+    row = conn.execute("SELECT state FROM gtdd_states WHERE policy = 'static-property' AND round = 2").fetchone()
+    assert row is not None
+    state = json.loads(row[0])
     some_id = next(iter(state["regression"]))
     state["regression"][some_id]["ops"] = state["regression"][some_id]["ops"][:1]  # altered after saving
     conn.execute("UPDATE gtdd_states SET state = ? WHERE policy = 'static-property' AND round = 2", [json.dumps(state)])
@@ -179,7 +180,7 @@ def test_report_statistics_match_scipy_and_the_plot_is_written(tmp_path):
     assert c.lower == 4 and c.higher == 1 and c.median == pytest.approx(-0.075)
     assert c.trimmed_mean == pytest.approx(stats.trim_mean(diffs, 0.1))
     assert c.p_sign_test == pytest.approx(stats.binomtest(4, 5).pvalue)
-    assert c.interval[0] <= c.mean <= c.interval[1]
+    assert c.interval is not None and c.interval[0] <= c.mean <= c.interval[1]
     # with 6 blocks all 64 sign assignments are enumerated: an exact p-value
     flips = np.array([[s * d for s, d in zip(signs, diffs)] for signs in
                       np.array(np.meshgrid(*[[1, -1]] * 6)).T.reshape(-1, 6)])

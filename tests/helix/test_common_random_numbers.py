@@ -43,6 +43,7 @@ def replies(root: Path, executor, task_id: str, strategy: Strategy, model: str =
         result = runner.run_one(load_task(bundled_pack("katas") / task_id), strategy, get_config("C"), model,
                                 f"{model}/C", record=False)
     finally:
+        assert runner.store is not None
         runner.store.close()
     played = next((root / "work").glob(f"*/{task_id}"))
     sessions = {}

@@ -124,7 +124,8 @@ def test_search_killed_with_jobs_8_resumes_to_the_jobs_1_dag(tmp_path, search_se
                              "sim:strong?latency=0.01", "--optimizer-model", "sim:strong", "--run", str(run),
                              "--preset", "demo", "--config", str(config), "--jobs", "8"],
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    seen = []
+    assert proc.stdout is not None  # stdout=PIPE
+    seen: list[str] = []
     while not any(line.lstrip().startswith("[") for line in seen):   # the root node is stored
         line = proc.stdout.readline()
         if not line:

@@ -22,8 +22,10 @@ def test_counts_and_plain_lines_without_a_terminal():
         rows = [{"input_tokens": 10, "output_tokens": 5, "cost_usd": None},
                 {"input_tokens": 1, "output_tokens": 1, "cost_usd": 0.5}] * 50
         threads = [threading.Thread(target=lambda r=r: p.call(r)) for r in rows]
-        [t.start() for t in threads]
-        [t.join() for t in threads]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
         p.finished({"incomplete": True})
         p.finished({})
     assert (p.done, p.running, p.incomplete, p.calls, p.tokens, p.unpriced) == (2, 1, 1, 100, 850, 50)

@@ -14,6 +14,7 @@ from testhelix.helix.config import get_config
 from testhelix.helix.crossval import Evidence, review_pairs
 from testhelix.helix.pairs import Pair
 from testhelix.helix.revise import _feedback_notes
+from testhelix.llm.base import ModelRequest
 from testhelix.strategy.model import Strategy
 
 
@@ -21,7 +22,8 @@ class ScriptedBudget:
     """Answers each metered call from a script (role -> text); records every request."""
 
     def __init__(self, answers: dict[str, str]):
-        self.answers, self.requests, self.exhausted = answers, [], False
+        self.requests: list[ModelRequest] = []
+        self.answers, self.exhausted = answers, False
         self.remaining = 10**6
 
     def complete(self, model, request):

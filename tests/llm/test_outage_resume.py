@@ -36,7 +36,7 @@ def use(protocol: str, server: ModelServer, monkeypatch, key: str = "right-key")
     return "anthropic:claude-haiku-4-5"
 
 
-def run(model: str, run_dir: Path, capsys) -> tuple[int, str]:
+def run(model: str, run_dir: Path, capsys) -> tuple[int | str | None, str]:  # SystemExit.code
     with pytest.raises(SystemExit) as done:
         main(["run", "--pack", str(PACK), "--split", "all", "--config", "A", "--model", model, "--run", str(run_dir),
               "--workers", "1", "--no-coverage"])

@@ -60,13 +60,17 @@ def test_one_limiter_per_model_shared_by_threads():
     ratelimit.configure("openai:test-shared", rpm=1000, tpm=None)
     limiters = []
     threads = [threading.Thread(target=lambda: limiters.append(limiter_for("openai:test-shared"))) for _ in range(8)]
-    [t.start() for t in threads]
-    [t.join() for t in threads]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
     assert len({id(x) for x in limiters}) == 1 and limiters[0].rpm == 1000
     granted = []
     threads = [threading.Thread(target=lambda: granted.append(limiters[0].acquire())) for _ in range(50)]
-    [t.start() for t in threads]
-    [t.join() for t in threads]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
     assert len(granted) == 50 and limiters[0]._requests == pytest.approx(950, abs=2)
 
 

@@ -18,7 +18,7 @@ from testhelix.pack.runner import run_suite
 from testhelix.paths import tasks_dir
 
 
-def _cli(argv: list[str], capsys) -> tuple[int, str, str]:
+def _cli(argv: list[str], capsys) -> tuple[int | str | None, str, str]:  # SystemExit.code
     with pytest.raises(SystemExit) as exc:
         main(argv)
     out, err = capsys.readouterr()

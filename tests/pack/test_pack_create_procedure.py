@@ -95,8 +95,8 @@ def test_the_gate_removes_empty_duplicate_and_inapplicable_outputs():
     assert gate(None, files, None, set()) == "empty submission"
     assert gate({"wordstat.py": "  \n"}, files, "d1", set()) == "empty submission"
     assert gate({"wordstat.py": "x = 1\n"}, files, "d1", {"d1"}) == "exact duplicate"
-    assert gate({"other.py": "x = 1\n"}, files, None, set()).startswith("not applicable: changes files")
-    assert gate({"wordstat.py": "def f(:\n"}, files, "d2", set()).startswith("not applicable: wordstat.py does not parse")
+    assert (gate({"other.py": "x = 1\n"}, files, None, set()) or "").startswith("not applicable: changes files")
+    assert (gate({"wordstat.py": "def f(:\n"}, files, "d2", set()) or "").startswith("not applicable: wordstat.py does not parse")
     assert gate({"wordstat.py": "x = 1\n"}, files, "d3", {"d1"}) is None
 
 

@@ -201,7 +201,7 @@ def test_mixed_status_names_both():
 def test_parse_rejects_bad_reports(task, payload, reason):
     _, _, _, _, reference = task
     parsed = cov.parse_line_report(payload, reference)
-    assert parsed.status == "failed" and reason in parsed.reason
+    assert parsed.status == "failed" and reason in (parsed.reason or "")
 
 
 def test_parse_drops_unknown_files_and_out_of_range_lines(task):

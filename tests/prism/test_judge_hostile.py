@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from testhelix.execution.cgroup import Cgroups
 from testhelix.execution.executor import ForkServerExecutor
 from testhelix.execution.outcome import Limits
 from testhelix.execution.sandbox import OVERLAY_ENV, namespaces_available
@@ -133,7 +134,7 @@ def test_linked_mode_caps_disk_and_cleans_deep_nests(tmp_path, monkeypatch):
         fill, nest = ex.run_many([(_copy("disk_fill", tmp_path), PROGRAM), (_copy("deep_nest", tmp_path), PROGRAM)],
                                  LIMITS)
         after = ex.run(FIXTURES / "tasks" / "suites" / "good" / "fx-clamp-m01", PROGRAM, LIMITS)
-        assert fill.status == "error" and fill.reason.startswith("resource limit"), (fill.reason, fill.output[-800:])
+        assert fill.status == "error" and (fill.reason or "").startswith("resource limit"), (fill.reason, fill.output[-800:])
         assert nest.status == "pass", (nest.reason, nest.output[-800:])
         assert after.status == "pass"
         ws = [p for p in ex.staging.rglob("ws/*")]
@@ -168,8 +169,9 @@ def _parent(pid: int) -> int:
     return -1
 
 
-@pytest.mark.skipif(not Path("/sys/fs/cgroup/memory/testhelix-prism").is_dir()
-                    and not Path("/sys/fs/cgroup/testhelix-prism").is_dir(), reason="needs job cgroups")
+# Asked the way the executor asks (which makes the parent group): whether an earlier run left the
+# folder behind must not decide whether this test runs.
+@pytest.mark.skipif(Cgroups.detect().version is None, reason="needs job cgroups (root, a writable cgroup tree)")
 def test_keepers_forked_ahead_follow_the_limits_and_leave_nothing(tmp_path):
     """A server forks the next job's keeper (in its cgroup) ahead of the job: a job with other
     memory limits still gets its own limits, and closing the executor removes the waiting keeper's
@@ -186,7 +188,9 @@ def test_keepers_forked_ahead_follow_the_limits_and_leave_nothing(tmp_path):
         assert small.status == "error" and small.reason == "resource limit: memory", small.output[-800:]
         assert large.status == "pass", (large.reason, large.output[-800:])
         assert again.status == "error" and again.reason == "resource limit: memory", again.output[-800:]
-        pid = ex._handles[0].proc.pid
+        proc = ex._handles[0].proc
+        assert proc is not None
+        pid = proc.pid
         waiting = _job_cgroups(pid)
         assert ex.cgroups == "none" or waiting  # the next job's keeper waits in its cgroup
     finally:

@@ -24,10 +24,10 @@ from pathlib import Path
 
 import pytest
 
+from testhelix.bundle import bundled_pack
 from testhelix.execution import workspace
 from testhelix.execution.executor import ForkServerExecutor
 from testhelix.execution.sandbox import namespaces_available
-from testhelix.paths import bundled_pack
 from testhelix.prism.evaluation import evaluate_task, task_limits
 from testhelix.tasks.task import load_task, panel_programs
 

@@ -97,7 +97,7 @@ def executor(request, tmp_path_factory):
     mp = pytest.MonkeyPatch()
     mp.setenv(OVERLAY_ENV, "1" if request.param == "overlay" else "0")
     with ForkServerExecutor(workers=1, sandbox="namespaced") as ex:
-        ex.workspace_kind = request.param
+        ex.workspace_kind = request.param  # type: ignore[attr-defined]  # a label the tests read back
         yield ex
     mp.undo()
 

@@ -109,6 +109,7 @@ rm {mnt}/frozen/filler
 {autosaddler} freeze {mnt}/run --out {mnt}/frozen/best.json > /dev/null 2> {tmp_path}/freeze2.err; echo $? > {tmp_path}/freeze2.rc
 cp {mnt}/frozen/best.json {tmp_path}/best.json
 """
+    assert UNSHARE is not None  # the skip condition
     subprocess.run([UNSHARE, "-rm", "sh", "-c", script], check=True, timeout=600)
 
     def read(name: str) -> str:

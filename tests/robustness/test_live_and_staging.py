@@ -18,7 +18,7 @@ from .conftest import WORKER, autosaddler
 def _wait_for(path: Path, proc: subprocess.Popen, seconds: float = 120) -> None:
     deadline = time.monotonic() + seconds
     while not path.exists():
-        assert proc.poll() is None, proc.stderr.read()
+        assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
         assert time.monotonic() < deadline, "the writer never reached the pause point"
         time.sleep(0.1)
 
@@ -53,6 +53,7 @@ def test_staging_of_a_killed_process_is_reclaimed_and_nothing_else(tmp_path):
     code = ("import sys, time; from pathlib import Path; from testhelix import staging; "
             f"print(staging.make_staging('th-test-', Path({str(tmp_path)!r})), flush=True); time.sleep(60)")
     proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None  # stdout=PIPE
     dead = Path(proc.stdout.readline().strip())
     assert dead.is_dir() and staging.reclaim_dead(tmp_path, "th-test-") == []  # the owner is alive
     os.kill(proc.pid, signal.SIGKILL)

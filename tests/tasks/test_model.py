@@ -36,7 +36,7 @@ def test_extended_fields_and_unknown_keys_are_kept(tmp_path):
     assert read_task_toml(tmp_path / "task.toml") == doc
     text = (tmp_path / "task.toml").read_text() + '\n[extra]\nnote = "kept"\n'
     again = parse_task_toml(text, "t")
-    assert "[extra]" in dump_task_toml(again) and again.metadata.upstream["metadata.author"] == "x"
+    assert "[extra]" in dump_task_toml(again) and (again.metadata.upstream or {})["metadata.author"] == "x"
 
 
 @pytest.mark.parametrize("text,match", [

@@ -63,7 +63,8 @@ def browser(tmp_path) -> Browser:
 # --- a DOM reader --------------------------------------------------------------------------------
 class Element:
     def __init__(self, tag: str, attrs: dict[str, str], parent: Element | None):
-        self.tag, self.attrs, self.parent, self.children = tag, attrs, parent, []
+        self.tag, self.attrs, self.parent = tag, attrs, parent
+        self.children: list[Element | str] = []
 
     def text(self) -> str:
         return "".join(c if isinstance(c, str) else c.text() for c in self.children)
@@ -111,7 +112,7 @@ class _Builder(HTMLParser):
         self.cur.children.append(Element(tag, {k: ("" if v is None else v) for k, v in attrs}, self.cur))
 
     def handle_endtag(self, tag):
-        node = self.cur
+        node: Element | None = self.cur
         while node is not None and node.tag != tag:
             node = node.parent
         if node is not None and node.parent is not None:

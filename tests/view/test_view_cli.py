@@ -58,7 +58,7 @@ def test_a_run_in_progress_renders_what_it_committed(search_run, tmp_path):
         f"s = RunStore({str(search_run)!r})\nprint('open', flush=True)\ntime.sleep(60)\n")],
         stdout=subprocess.PIPE, text=True)
     try:
-        assert holder.stdout.readline().strip() == "open"
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "open"
         from autosaddler.view import render_search_report
 
         info = render_search_report(search_run, tmp_path / "live.html")

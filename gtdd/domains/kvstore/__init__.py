@@ -12,6 +12,7 @@ import random
 from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from gtdd.domains import base
@@ -64,7 +65,7 @@ class KVStoreDomain:
         return [_reference_result(t) for t in traces]
 
     @property
-    def defects(self):
+    def defects(self) -> ModuleType:
         from gtdd.domains.kvstore import defects
 
         return defects

@@ -24,10 +24,13 @@ import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gtdd.domains.base import Op
 from gtdd.domains.kvstore.reference import EPOCH_MS, INT_MAX
+
+if TYPE_CHECKING:
+    from redis import Redis
 
 # Substrings of Redis 7.0 error messages -> the spec's codes (spec.md, section 3).
 ERROR_CODES = (
@@ -165,15 +168,17 @@ def _normalise(cmd: str, reply: Any) -> Any:
     return reply
 
 
-def raw_client(client):
+def raw_client(client: Redis) -> Redis:
     """Drop redis-py's reply post-processing so replies arrive as Redis sent them."""
     client.response_callbacks.clear()
     return client
 
 
-def send_all(client, commands: Sequence[Sequence[str]]) -> list[Any]:
+def send_all(client: Redis, commands: Sequence[Sequence[str]]) -> list[Any]:
     """Pipeline raw commands on the client's one connection; each reply or the error it raised."""
     conn = client.connection
+    if conn is None:  # only a single-connection client pipelines on one connection
+        raise ValueError("send_all needs a client made with single_connection_client=True")
     conn.send_packed_command(conn.pack_commands([list(c) for c in commands]))
     out: list[Any] = []
     for _ in commands:
@@ -186,7 +191,7 @@ def send_all(client, commands: Sequence[Sequence[str]]) -> list[Any]:
     return out
 
 
-def replay(client, ops: Sequence[Op], reset_first: bool = False) -> list[Any]:
+def replay(client: Redis, ops: Sequence[Op], reset_first: bool = False) -> list[Any]:
     """Run ops on a raw single-connection client; the replies in the spec's representation."""
     commands = [[op["cmd"], *op["args"]] for op in ops]
     prefix = [["RESET"], ["FLUSHDB"]] if reset_first else []
@@ -215,7 +220,7 @@ def replay(client, ops: Sequence[Op], reset_first: bool = False) -> list[Any]:
     return replies
 
 
-def reset(client) -> None:
+def reset(client: Redis) -> None:
     """Back to a fresh store and connection state between traces."""
     client.execute_command("RESET")
     client.execute_command("FLUSHDB")
@@ -228,7 +233,7 @@ class RedisServer:
     port: int
     workdir: str
 
-    def client(self):
+    def client(self) -> Redis:
         import redis
 
         return raw_client(redis.Redis(host="127.0.0.1", port=self.port, single_connection_client=True,
@@ -280,7 +285,7 @@ def start_redis(binary: str | None = None, attempts: int = 3) -> RedisServer:
     raise RuntimeError(f"could not start redis-server: {last}")
 
 
-def redis_version(client) -> str:
+def redis_version(client: Redis) -> str:
     info = client.execute_command("INFO", "server")
     text = info.decode() if isinstance(info, bytes) else str(info)
     for line in text.splitlines():

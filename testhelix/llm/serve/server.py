@@ -18,10 +18,10 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from testhelix.errors import UserError
 from testhelix.llm.base import ChatModel, Completion, ModelError, ToolCall, Usage
@@ -30,6 +30,9 @@ from testhelix.llm.serve.faults import Fault, FaultScript, fault_from_dict
 from testhelix.llm.serve.roles import TaskIndex, infer_tags
 from testhelix.llm.serve.stream import stream_body
 from testhelix.llm.sim.model import estimated_input_tokens
+
+if TYPE_CHECKING:
+    from testhelix.tasks.task import Task
 
 HOST = "127.0.0.1"
 # Every reply of a simulated model carries this header, and its model id names the simulated model
@@ -51,7 +54,7 @@ def default_factory(model_name: str, seed: int) -> Callable[[Any], ChatModel]:
     cache: dict[str, ChatModel] = {}
     lock = threading.Lock()
 
-    def build(task):
+    def build(task: Task | None) -> ChatModel:
         key = task.id if task is not None else ""
         with lock:
             if key not in cache:
@@ -62,9 +65,9 @@ def default_factory(model_name: str, seed: int) -> Callable[[Any], ChatModel]:
 
 
 class ModelServer:
-    def __init__(self, model_name: str, *, tasks=(), port: int = 0, seed: int = 0,
+    def __init__(self, model_name: str, *, tasks: Sequence[Task] = (), port: int = 0, seed: int = 0,
                  faults: list[Fault] | None = None, api_key: str | None = None,
-                 factory: Callable[[Any], ChatModel] | None = None):
+                 factory: Callable[[Any], ChatModel] | None = None) -> None:
         self.model_name = model_name
         self.index = TaskIndex(tasks)
         self.factory = factory or default_factory(model_name, seed)
@@ -103,7 +106,7 @@ class ModelServer:
     def __enter__(self) -> ModelServer:
         return self.start()
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.stop()
 
     def snapshot(self) -> dict:
@@ -195,7 +198,7 @@ def _json(status: int, body: dict, headers: dict[str, str] | None = None) -> tup
     return status, {"content-type": "application/json", **(headers or {})}, json.dumps(body).encode()
 
 
-def _early_fault(protocol: str, fault: Fault | None):
+def _early_fault(protocol: str, fault: Fault | None) -> tuple[int, dict[str, str], bytes] | None:
     """Faults that replace the answer before the model is asked."""
     if fault is None:
         return None
@@ -240,11 +243,11 @@ def _late_fault(fault: Fault | None, c: Completion) -> tuple[Completion, dict | 
     return c, usage
 
 
-def _handler(server: ModelServer):
+def _handler(server: ModelServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
 
-        def log_message(self, fmt, *args) -> None:   # quiet: the command prints its own lines
+        def log_message(self, fmt: str, *args: Any) -> None:   # quiet: the command prints its own lines
             pass
 
         def _send(self, status: int, headers: dict[str, str], body: bytes) -> None:

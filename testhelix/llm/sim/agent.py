@@ -216,7 +216,7 @@ class SimAgentPolicy:
         pool = preferred if (preferred and (not rest or turn.draws.below(chance, "repair", why))) else rest
         return turn.draws.choice(pool, "repair", why).number
 
-    def _blame(self, view: View, own: Run, call, turn: _Turn):
+    def _blame(self, view: View, own: Run, call: _Caller, turn: _Turn) -> tuple[str, list[ToolCall]]:
         """The suite fails on the own repair: the runs point at the repair when it is not a
         preferred one and the failing tests pass on a preferred repair; else at the tests."""
         suite = view.known_suite()
@@ -236,7 +236,7 @@ class SimAgentPolicy:
             view.suite += self._pick(view, turn, "reproduces", ("refill",))
         return self._write_suite(view, call, f"Dropping {', '.join(failing)}: it fails on my repair.")
 
-    def _apply_feedback(self, request: ModelRequest, view: View, call, turn: _Turn):
+    def _apply_feedback(self, request: ModelRequest, view: View, call: _Caller, turn: _Turn) -> tuple[str, list[ToolCall]]:
         text = next((m.content for m in request.messages if m.role == "user" and m.content.startswith(FEEDBACK_HEADER)), "")
         view.feedback_done = True
         suite = view.known_suite()
@@ -271,10 +271,11 @@ class SimAgentPolicy:
             return [turn.draws.choice(pool, "challenge").name]
         return self._pick(view, turn, "guard", ("challenge",), exclude)
 
-    def _write_suite(self, view: View, call, why: str):
+    def _write_suite(self, view: View, call: _Caller, why: str) -> tuple[str, list[ToolCall]]:
         return f"{why}\n{_note(view)}", [call("write_file", path=SUITE_FILE, content=self.bank.suite_text(view.known_suite()))]
 
-    def _write_repair(self, view: View, call, direction: str, why: str = "Writing my repair."):
+    def _write_repair(self, view: View, call: _Caller, direction: str,
+                      why: str = "Writing my repair.") -> tuple[str, list[ToolCall]]:
         option = next(o for o in self.bank.repairs if o.number == view.repair)
         note = f"{REPAIR_NOTE}{direction or 'the reported bug'}\n"
         calls = [call("write_file", path=f"repair/{rel}", content=text + ("" if text.endswith("\n") else "\n") + note)
@@ -296,7 +297,7 @@ class _Caller:
         self.n += 1
         return f"sim-{self.step}-{self.n}"
 
-    def __call__(self, name: str, **arguments) -> ToolCall:
+    def __call__(self, name: str, **arguments: str) -> ToolCall:
         return ToolCall(id=self._id(), name=name, arguments=arguments, raw_arguments=json.dumps(arguments))
 
     def raw(self, name: str, text: str) -> ToolCall:

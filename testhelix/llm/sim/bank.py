@@ -24,8 +24,12 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from testhelix.errors import UserError
+
+if TYPE_CHECKING:
+    from testhelix.tasks.task import Task
 
 _INCIDENTAL = (
     (re.compile(r"\bmatch\s*="), "matches the text of an error message"),
@@ -134,7 +138,7 @@ def load_bank(task_root: Path, bank_dir: Path, initial_dir: Path) -> SimBank:
     return SimBank(header=data["header"], tests=tests, repairs=repairs)
 
 
-def bank_for(task) -> SimBank:
+def bank_for(task: Task) -> SimBank:
     if task.bank_dir is None:
         raise UserError(f"task {task.id} has no simulation bank (bank/bank.json): simulated models cannot play it")
     return load_bank(Path(task.root), Path(task.bank_dir), Path(task.initial_dir))

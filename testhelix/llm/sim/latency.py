@@ -13,7 +13,7 @@ import hashlib
 import json
 import time
 
-from testhelix.llm.base import Completion, ModelRequest
+from testhelix.llm.base import ChatModel, Completion, ModelRequest
 from testhelix.llm.sim.options import parse_sim_name
 
 JITTER = 0.2
@@ -29,7 +29,7 @@ def split_sim_options(name: str) -> tuple[str, float]:
 class LatencyModel:
     """Wraps a ChatModel: the same answers, each after a seeded, jittered delay."""
 
-    def __init__(self, inner, latency_s: float):
+    def __init__(self, inner: ChatModel, latency_s: float) -> None:
         self.inner = inner
         self.latency_s = latency_s
         self.name = inner.name

@@ -30,6 +30,7 @@ import hashlib
 import json
 import random
 import re
+from typing import TYPE_CHECKING
 
 from testhelix.llm.base import Completion, Message, ModelRequest, Usage
 from testhelix.llm.registry import ModelInfo
@@ -42,6 +43,9 @@ from testhelix.llm.sim.optimizer import is_optimizer_request, propose
 from testhelix.llm.sim.options import SimOptions
 from testhelix.llm.sim.profiles import get_profile
 from testhelix.roles import CANDIDATE_PHASES
+
+if TYPE_CHECKING:
+    from testhelix.tasks.task import Task
 
 DIRECTIONS = ("reproduce the exact call sequence of the bug report", "check the boundary next to the reported case",
               "drive the program through the state change the report involves", "check the value returned right "
@@ -56,7 +60,7 @@ def infer_role(messages: tuple[Message, ...]) -> str:
     return "optimizer" if role == "other" and is_optimizer_request(messages) else role
 
 
-def _seed(*parts) -> int:
+def _seed(*parts: object) -> int:
     return int(hashlib.sha256(json.dumps(parts, default=str).encode()).hexdigest()[:16], 16)
 
 
@@ -90,7 +94,7 @@ def session_key(messages: tuple[Message, ...]) -> tuple[str, str, int]:
 
 
 class SimulatedModel:
-    def __init__(self, info: ModelInfo, *, task, seed: int = 0, options: SimOptions | None = None):
+    def __init__(self, info: ModelInfo, *, task: Task, seed: int = 0, options: SimOptions | None = None) -> None:
         self.info = info
         self.name = info.name
         self.context_window = info.context_window

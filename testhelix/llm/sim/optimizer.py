@@ -23,14 +23,20 @@ import json
 import random
 import re
 from collections import Counter
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from testhelix.llm.base import Completion, Message, Usage
 from testhelix.strategy.model import MAX_ROUTE_SKILLS, default_value, upper_bound
 
+if TYPE_CHECKING:
+    from testhelix.llm.base import ModelRequest
+    from testhelix.llm.registry import ModelInfo
+
 _INDEX_LINE = re.compile(r"^- ([\w-]+): .*\(contexts: ([^)]*)\)$", re.M)
 
 
-def is_optimizer_request(messages) -> bool:
+def is_optimizer_request(messages: Sequence[Message]) -> bool:
     """A diagnosis request, recognised by the sections its first user message opens with."""
     return any(m.role == "user" and m.content.startswith("## Strategy\n") and "\n## Traces\n" in m.content
                for m in messages)
@@ -163,13 +169,13 @@ class SimulatedOptimizer:
     - reflection: returns the draft lesson it is given, as the final lesson.
     """
 
-    def __init__(self, info, seed: int = 0):
+    def __init__(self, info: ModelInfo, seed: int = 0) -> None:
         self.info = info
         self.name = info.name
         self.context_window = info.context_window
         self.seed = seed
 
-    def complete(self, request):
+    def complete(self, request: ModelRequest) -> Completion:
         text_in = "\n".join(m.content for m in request.messages)
         role = self.role_of(request.messages)
         digest = hashlib.sha256(f"{self.seed}:{role}:{text_in}".encode()).hexdigest()
@@ -186,7 +192,7 @@ class SimulatedOptimizer:
                           metadata={"simulated": True, "seed": self.seed})
 
     @staticmethod
-    def role_of(messages) -> str:
+    def role_of(messages: Sequence[Message]) -> str:
         """The session, read from the request itself (never from host-side tags)."""
         users = [m.content for m in messages if m.role == "user"]
         if any(u.startswith("## Candidates") for u in users):

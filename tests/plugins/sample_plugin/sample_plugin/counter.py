@@ -106,7 +106,8 @@ class CounterDomain:
         return self._population
 
     def _build_population(self) -> tuple[Trace, ...]:
-        rng, out, seen = random.Random(7), [], set()
+        rng, seen = random.Random(7), set()
+        out: list[Trace] = []
         while len(out) < 60:
             t = self.generate(rng, self.families[len(out) % 2])
             if (t.family, t.id) not in seen:
