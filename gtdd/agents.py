@@ -219,20 +219,20 @@ class LLMTester(_ModelAgent):
 
 
 def make_coder(name: str, domain, executor) -> Coder:
-    from testhelix.llm.registry import create_model, resolve
+    from testhelix.llm.registry import create_model, is_simulated, resolve
 
     info = resolve(name)  # expands aliases; unknown names are a UserError
-    if info.provider == "sim":
+    if is_simulated(info.name):  # the provider declares its models test doubles: GTDD's own play them
         from gtdd.sim import SimCoder
         return SimCoder(info.name, domain, executor)
     return LLMCoder(create_model(info.name))
 
 
 def make_tester(name: str, domain) -> Tester:
-    from testhelix.llm.registry import create_model, resolve
+    from testhelix.llm.registry import create_model, is_simulated, resolve
 
     info = resolve(name)
-    if info.provider == "sim":
+    if is_simulated(info.name):
         from gtdd.sim import SimTester
         return SimTester(info.name, domain)
     return LLMTester(create_model(info.name))

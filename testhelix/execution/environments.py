@@ -39,6 +39,7 @@ from testhelix.execution.sandbox import HOST_PREFIX_ENV  # re-exported: one name
 
 if TYPE_CHECKING:
     from testhelix.execution.seam import Executor
+    from testhelix.tasks.task import Task
 
 __all__ = ["HOST_PREFIX_ENV", "PythonEnv", "ensure_environment", "environment_executor", "executor_for",
            "task_environment"]
@@ -192,9 +193,9 @@ def _writable(tree: Path) -> None:
         os.chmod(d, 0o755)
 
 
-def task_environment(task, wheels: Path | None = None) -> PythonEnv | None:
+def task_environment(task: Task, wheels: Path | None = None) -> PythonEnv | None:
     """The environment a loaded task runs in, or None for the harness's own interpreter."""
-    meta = getattr(task, "meta", None)
+    meta = task.meta
     if meta is None or not meta.environment.requirements:
         return None
     where = f"task {task.id}"
@@ -202,9 +203,11 @@ def task_environment(task, wheels: Path | None = None) -> PythonEnv | None:
     return ensure_environment(meta.environment.requirements, wheels, where)
 
 
-def executor_for(executor, task, wheels: Path | None = None):
+def executor_for(executor: Executor, task: Task, wheels: Path | None = None) -> Executor:
     """The executor pool that runs `task`: the given one, or its sibling for the task's environment."""
+    from testhelix.execution.seam import RunsEnvironments
+
     env = task_environment(task, wheels)
-    if env is None or not hasattr(executor, "for_environment"):
+    if env is None or not isinstance(executor, RunsEnvironments):
         return executor
     return executor.for_environment(env)

@@ -139,6 +139,7 @@ class Sandbox(Protocol):
     code using a sandbox asks these members and never branches on `kind`, which only names it."""
 
     kind: str  # "namespaced" | "plain" | a plug-in's own name (shown in records and cache keys)
+    spec: str  # set by seam.select_sandbox: the choice as text, which a child process passes back to it
     private_root: bool  # the job sees a root of its own (own /tmp; other workspaces unreachable by path)
     links_programs: bool  # may workspaces hard-link cached read-only files (needs a non-owner uid)
     drops_privileges: bool  # the test process runs under a dedicated uid

@@ -100,7 +100,7 @@ def _unknown(name: str) -> UserError:
                      f"or package.module:OBJECT/MODEL{more}")
 
 
-def _provider(name: str) -> tuple[Any, str]:
+def _provider(name: str) -> tuple[ModelProvider, str]:
     """(provider object, model id) for an alias-expanded name, without branching on which provider."""
     prefix, colon, rest = name.partition(":")
     if not colon:
