@@ -76,6 +76,14 @@ class RecordsExchanges(Protocol):
     def exchanges(self) -> list[dict]: ...
 
 
+@runtime_checkable
+class ResumesUsage(Protocol):
+    """An optimizer with a budget over the whole search: a resumed search hands it what the recorded
+    nodes used (the model-driven one)."""
+
+    def restore_usage(self, recorded: list[dict]) -> None: ...
+
+
 class ScreenRule(Protocol):
     """The minibatch screen: does the child pass on the parent's tasks (and why)?"""
 

@@ -31,6 +31,7 @@ from autosaddler.protocols import (
     Optimizer,
     ParentView,
     RecordsExchanges,
+    ResumesUsage,
     ScreenRule,
     StrategyEvaluator,
     TaskEval,
@@ -107,7 +108,7 @@ class Search:
             state = _validated_state(saved, dag, self.proposal_ids, self.config, str(self.store.path))
             rng = random.Random()
             rng.setstate(_rng_from_json(state.rng))
-            if hasattr(self.optimizer, "restore_usage"):
+            if isinstance(self.optimizer, ResumesUsage):
                 self.optimizer.restore_usage([n.optimizer_usage for n in dag.nodes()])
             return dag, state, rng
         rng = random.Random(self.config.seed)
