@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from autosaddler.edits import Edit
 from testhelix.strategy.model import Strategy
@@ -22,6 +22,14 @@ class TaskEval:
 
 class StrategyEvaluator(Protocol):
     def evaluate(self, strategy: Strategy, task_ids: Sequence[str]) -> dict[str, TaskEval]: ...
+
+
+@runtime_checkable
+class EvaluatesEach(Protocol):
+    """An evaluator that runs tasks concurrently and yields each (task id, evaluation) as it
+    finishes (the TestHelix evaluator); the search asks with isinstance, else calls `evaluate`."""
+
+    def evaluate_each(self, strategy: Strategy, task_ids: Sequence[str]) -> Iterator[tuple[str, TaskEval]]: ...
 
 
 @dataclass(frozen=True)
@@ -58,6 +66,22 @@ class Optimizer(Protocol):
     def usage(self) -> dict:
         """Per session, what it used since the previous call (each DAG node records its own round)."""
         ...
+
+
+@runtime_checkable
+class RecordsExchanges(Protocol):
+    """An optimizer that keeps its prompts and replies (the model-driven one): `exchanges()` hands
+    over every call since the previous one, recorded per node for the search report."""
+
+    def exchanges(self) -> list[dict]: ...
+
+
+@runtime_checkable
+class ResumesUsage(Protocol):
+    """An optimizer with a budget over the whole search: a resumed search hands it what the recorded
+    nodes used (the model-driven one)."""
+
+    def restore_usage(self, recorded: list[dict]) -> None: ...
 
 
 class ScreenRule(Protocol):

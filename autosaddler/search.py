@@ -28,7 +28,16 @@ from autosaddler import schema
 from autosaddler.config import SearchConfig
 from autosaddler.dag import EvolutionDAG, Node
 from autosaddler.edits import Edit, RejectedEdit, apply_edit, describe, parse_edit
-from autosaddler.protocols import Optimizer, ParentView, ScreenRule, StrategyEvaluator, TaskEval
+from autosaddler.protocols import (
+    EvaluatesEach,
+    Optimizer,
+    ParentView,
+    RecordsExchanges,
+    ResumesUsage,
+    ScreenRule,
+    StrategyEvaluator,
+    TaskEval,
+)
 from autosaddler.screen import StrictImprovementNoRegression
 from testhelix.errors import EvaluationIncomplete, UserError
 from testhelix.llm.base import ModelError
@@ -101,7 +110,7 @@ class Search:
             state = _validated_state(saved, dag, self.proposal_ids, self.config, str(self.store.path))
             rng = random.Random()
             rng.setstate(_rng_from_json(state.rng))
-            if hasattr(self.optimizer, "restore_usage"):
+            if isinstance(self.optimizer, ResumesUsage):
                 self.optimizer.restore_usage([n.optimizer_usage for n in dag.nodes()])
             return dag, state, rng
         rng = random.Random(self.config.seed)
@@ -173,7 +182,7 @@ class Search:
         state.rng = _rng_to_json(rng.getstate())
         state_rows: dict = {"search": state.to_json()}
         # an optimizer without `exchanges()` (a plug-in, a test double) records no transcript
-        exchanges: list = getattr(self.optimizer, "exchanges", lambda: [])()
+        exchanges = self.optimizer.exchanges() if isinstance(self.optimizer, RecordsExchanges) else []
         if exchanges:
             state_rows[exchanges_key(node.node_id)] = exchanges
         dag.record(self.store, node, parent_id, state_rows)
@@ -206,9 +215,8 @@ def optimizer_unavailable(err: ModelError) -> Exception:
 def _each(evaluator: StrategyEvaluator, strategy: Strategy, task_ids: Sequence[str]) -> Iterator[tuple[str, TaskEval]]:
     """(task id, evaluation) as each finishes: from `evaluate_each` when the evaluator runs tasks
     concurrently, else one `evaluate` call per task."""
-    each = getattr(evaluator, "evaluate_each", None)
-    if each is not None:
-        yield from each(strategy, task_ids)
+    if isinstance(evaluator, EvaluatesEach):
+        yield from evaluator.evaluate_each(strategy, task_ids)
         return
     for task_id in task_ids:
         yield task_id, evaluator.evaluate(strategy, [task_id])[task_id]

@@ -30,8 +30,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from testhelix.digest import tree_sha256  # noqa: E402
-from testhelix.execution.executor import ForkServerExecutor  # noqa: E402
 from testhelix.execution.outcome import Limits, pytest_args  # noqa: E402
+from testhelix.execution.seam import create_executor  # noqa: E402
 from testhelix.prism.evaluation import PANEL_TRACEBACK  # noqa: E402
 from testhelix.tasks.task import load_pack, panel_programs  # noqa: E402
 
@@ -119,13 +119,13 @@ def main() -> None:
         print(f"pack {pack} — {len(jobs)} executions")
         t_naive, naive_status = naive(jobs, limits)
         print(f"naive sequential pytest subprocesses: {t_naive:8.2f} s")
-        with ForkServerExecutor(workers=args.workers) as ex:
+        with create_executor("forkserver", workers=args.workers) as ex:  # the pool behind the outcome cache
             ex.run(*jobs[0], limits)  # start the fork servers outside the timed region
             ex.memory = type(ex.memory)()  # ... and forget that one outcome
             started = time.perf_counter()
             cold = ex.run_many(jobs, limits)
             t_exec = time.perf_counter() - started
-            print(f"executor ({ex.workers} workers, {ex.sandbox.kind} sandbox): {t_exec:8.2f} s "
+            print(f"executor ({ex.workers} workers, {ex.inner.sandbox.kind} sandbox): {t_exec:8.2f} s "
                   f"({ex.executions - 1} executions)")
             if ex.executions - 1 != len(jobs):  # identical pairs would run once: not a fair comparison
                 raise SystemExit(f"bench error: only {ex.executions - 1} of {len(jobs)} pairs are distinct")

@@ -20,7 +20,8 @@ COMMANDS = {"audit-size": "gtdd.commands.stats:audit_size_command",
             "run": "gtdd.commands.loop:run_command",
             "report": "gtdd.commands.loop:report_command",
             "supermartingale": "gtdd.commands.sequential:supermartingale_command",
-            "e-process": "gtdd.commands.sequential:e_process_command"}
+            "e-process": "gtdd.commands.sequential:e_process_command",
+            "plugin": "gtdd.commands.plugin:command"}
 
 
 @click.group(cls=LazyGroup, lazy=COMMANDS, context_settings={"help_option_names": ["-h", "--help"]})

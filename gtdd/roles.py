@@ -10,18 +10,19 @@ from gtdd.agents import Coder, LLMCoder, LLMTester, Tester
 from gtdd.domains.base import Domain
 from gtdd.execution import TraceExecutor
 from gtdd.sim import SimCoder, SimTester
-from testhelix.llm.registry import create_model, resolve
+from testhelix.llm.registry import create_model, is_simulated, resolve
 
 
 def make_coder(name: str, domain: Domain, executor: TraceExecutor) -> Coder:
     info = resolve(name)  # expands aliases; unknown names are a UserError
-    if info.provider == "sim":
+    # the provider declares its models test doubles (registry.is_simulated): GTDD's own doubles play them
+    if is_simulated(info.name):
         return SimCoder(info.name, domain, executor)
     return LLMCoder(create_model(info.name))
 
 
 def make_tester(name: str, domain: Domain) -> Tester:
     info = resolve(name)
-    if info.provider == "sim":
+    if is_simulated(info.name):
         return SimTester(info.name, domain)
     return LLMTester(create_model(info.name))

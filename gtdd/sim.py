@@ -116,7 +116,7 @@ class SimCoder:
         self.domain = domain
         self.executor = executor
         self.catalogue = load_defects(domain)
-        self.traits = CoderTraits.of(get_profile(name.removeprefix("sim:")), len(self.catalogue.defects))
+        self.traits = CoderTraits.of(get_profile(name.partition(":")[2]), len(self.catalogue.defects))
         self.reference = domain.reference_source()
         self._exposure: dict[tuple[str, str, str], bool] = {}  # (defect, trace id, expected) -> exposed
 
@@ -211,7 +211,7 @@ class SimTester:
         self.name = name
         self.domain = domain
         self.catalogue = load_defects(domain)
-        self.traits = TesterTraits.of(get_profile(name.removeprefix("sim:")))
+        self.traits = TesterTraits.of(get_profile(name.partition(":")[2]))
 
     def visible_defects(self, module: str) -> list[Any]:
         """Catalogued bug patterns that show in the source: the faulty text is there, the correct

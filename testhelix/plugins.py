@@ -102,6 +102,25 @@ def check_callable(obj: Any, *, option: str, spec: str, what: str, **arguments: 
                         f"called with ({shown}): {err}") from None
 
 
+def protocol_members(protocol: type) -> tuple[str, ...]:
+    """The public members a `typing.Protocol` declares (annotated attributes, methods, properties), in
+    declaration order, own class first: the one list a loaded plug-in is checked against, so no
+    registry keeps a copy of it by hand."""
+    names: list[str] = []
+    for cls in protocol.__mro__:
+        if not vars(cls).get("_is_protocol", False) or cls.__module__ == "typing":
+            continue
+        for name in [*vars(cls).get("__annotations__", {}), *vars(cls)]:
+            if not name.startswith("_") and name not in names:
+                names.append(name)
+    return tuple(names)
+
+
+def missing_members(obj: Any, protocol: type) -> list[str]:
+    """The members of `protocol` that `obj` lacks (a plug-in is checked once, when it is loaded)."""
+    return [name for name in protocol_members(protocol) if not hasattr(obj, name)]
+
+
 def import_root(obj: Any) -> str | None:
     """The sys.path entry `obj`'s top-level package was imported from, so a child process (a fork
     server) can import the same plug-in; None for the project's own objects."""

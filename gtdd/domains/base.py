@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from testhelix.digest import canonical_json
+from testhelix.plugins import missing_members, protocol_members
 
 Op = dict  # {"cmd": "SET", "args": ["k", "v"]}; must be JSON-serialisable
 
@@ -148,11 +149,9 @@ class Domain(Protocol):
     def first_divergence(self, expected: TraceResult, got: TraceResult) -> int | None: ...
 
 
-DOMAIN_HOOKS = ("name", "families", "module_name", "entry_class", "max_ops", "defects", "spec",
-                "reference_source", "validate", "generate", "population", "public_examples", "family_of_op",
-                "reference_results", "run_traces", "execution_config", "replies_equal", "first_divergence")
+DOMAIN_HOOKS = protocol_members(Domain)  # the Protocol is the one list
 
 
 def missing_hooks(obj: Any) -> list[str]:
     """The Domain hooks an object lacks (a plug-in is checked once, when it is loaded)."""
-    return [name for name in DOMAIN_HOOKS if not hasattr(obj, name)]
+    return missing_members(obj, Domain)

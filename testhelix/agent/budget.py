@@ -53,7 +53,16 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
-from testhelix.llm.base import ChatModel, Completion, ModelError, ModelRequest, ModelUnavailable, ToolCall, Usage
+from testhelix.llm.base import (
+    ChatModel,
+    Completion,
+    ModelError,
+    ModelRequest,
+    ModelUnavailable,
+    RateLimited,
+    ToolCall,
+    Usage,
+)
 from testhelix.llm.registry import is_simulated
 
 PER_MESSAGE_OVERHEAD = 16       # role markers and separators a chat template adds, generously
@@ -258,7 +267,7 @@ class Budget:
 
 def _wait_for_rate_limit(model: ChatModel, tokens: int, timeout: float | None) -> None:
     """Draw on the model's process-wide limiter (providers have one; simulated models do not)."""
-    limiter = getattr(model, "rate_limiter", None)
+    limiter = model.rate_limiter if isinstance(model, RateLimited) else None
     if limiter is None:
         return
     from testhelix.llm.ratelimit import RateLimitWait

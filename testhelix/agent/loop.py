@@ -198,7 +198,7 @@ class AgentSession:
                                            "round": config.round, "writable": list(config.writable),
                                            "strategy_hash": strategy.content_hash()}, messages=self.messages)
         self.step_cap = strategy.repairSteps if config.phase == "repair" else strategy.agentSteps
-        context_tokens, note = context_limit(strategy.contextTokens, getattr(model, "context_window", None))
+        context_tokens, note = context_limit(strategy.contextTokens, model.context_window)
         if note:
             self.trajectory.meta["context_note"] = note
         self.limit_tokens = max(1000, context_tokens - config.max_output_tokens)

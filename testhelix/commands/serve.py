@@ -30,7 +30,7 @@ def command(model_name: str, port: int, pack_dir: Path | None, seed: int, faults
 
     info = resolve(model_name)
     tasks = []
-    if info.provider == "sim":
+    if is_simulated(info.name):  # a test double plays the pack's tasks
         tasks = load_pack(pack_dir or bundled_pack("katas", log=lambda line: click.echo(line, err=True)))
     server = ModelServer(model_name, tasks=tasks, port=port, seed=seed, faults=[parse_fault(f) for f in faults],
                          api_key=api_key)

@@ -1,8 +1,9 @@
 """Outcome caches keyed by (suite digest, program digest, runner version, limits).
 
-The same suite on the same program under the same runner and limits is never run twice: the
-executor consults an in-memory cache first, then an optional persistent one (`StoreOutcomeCache`
-adapts the run store's `get_execution` / `put_execution` rows).
+The same suite on the same program under the same runner and limits is never run twice: every
+executor the seam makes sits behind `caching.CachedExecutor`, which consults an in-memory cache
+first, then an optional persistent one (`StoreOutcomeCache` adapts the run store's `get_execution`
+/ `put_execution` rows).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import hashlib
 import json
 import threading
 from dataclasses import replace
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from testhelix.execution.outcome import Limits, Outcome
 
@@ -19,6 +20,15 @@ from testhelix.execution.outcome import Limits, Outcome
 class OutcomeCache(Protocol):
     def get(self, key: str) -> Outcome | None: ...
     def put(self, key: str, outcome: Outcome) -> None: ...
+
+
+@runtime_checkable
+class DescribesKeys(Protocol):
+    """An OutcomeCache that stores a key's parts beside the outcome (the run store's executions
+    table): told them before `put`."""
+
+    def describe(self, key: str, suite_digest: str, program_digest: str, runner_version: str,
+                 limits: Limits) -> None: ...
 
 
 def cache_key(suite_digest: str, program_digest: str, runner_version: str, limits: Limits) -> str:
@@ -53,7 +63,7 @@ class StoreOutcomeCache:
 
     The row carries the key's parts too, so the store's executions table stays queryable.
     Call `describe(key, suite_digest, program_digest, runner_version, limits)` before `put` to fill
-    them in (the executor does); otherwise they are stored empty.
+    them in (caching.CachedExecutor does); otherwise they are stored empty.
     """
 
     def __init__(self, store: Any):

@@ -35,7 +35,7 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
 from testhelix.errors import UserError
-from testhelix.execution.seam import Executor
+from testhelix.execution.protocols import Executor
 
 if TYPE_CHECKING:
     from testhelix.tasks.task import Task
@@ -64,7 +64,7 @@ class PythonEnv:
 @runtime_checkable
 class RunsEnvironments(Protocol):
     """An optional ability of an Executor: a sibling pool whose jobs run under a task environment's
-    interpreter (below). The fork-server pool has it; a plug-in backend may not."""
+    interpreter. The fork-server pool has it; a plug-in backend may not."""
 
     def for_environment(self, environment: PythonEnv) -> Executor: ...
 
@@ -200,7 +200,7 @@ def _writable(tree: Path) -> None:
 
 def task_environment(task: Task, wheels: Path | None = None) -> PythonEnv | None:
     """The environment a loaded task runs in, or None for the harness's own interpreter."""
-    meta = getattr(task, "meta", None)
+    meta = task.meta
     if meta is None or not meta.environment.requirements:
         return None
     where = f"task {task.id}"
@@ -211,6 +211,6 @@ def task_environment(task: Task, wheels: Path | None = None) -> PythonEnv | None
 def executor_for(executor: Executor, task: Task, wheels: Path | None = None) -> Executor:
     """The executor pool that runs `task`: the given one, or its sibling for the task's environment."""
     env = task_environment(task, wheels)
-    if env is None or not hasattr(executor, "for_environment"):
+    if env is None or not isinstance(executor, RunsEnvironments):
         return executor
     return executor.for_environment(env)

@@ -1,10 +1,10 @@
-"""Run submitted suites on programs: a pool of sandboxed fork servers behind an outcome cache.
+"""Run submitted suites on programs: a pool of sandboxed fork servers.
 
 `default_executor()` gives a `ForkServerExecutor`: `workers` fork servers (default: one per core),
 each a supervisor with a clean zygote that has imported pytest once and forks one isolated job per
 execution (see forkserver.py, keepers.py and sandbox.py). `run_many` runs independent executions in parallel,
-one host thread per server; identical (suite, program, limits) jobs run once, and outcomes are
-cached in memory and, when given, in a persistent `OutcomeCache`.
+one host thread per server; identical (suite, program) jobs run once. Outcomes are cached by the
+wrapper the seam puts around every executor (caching.py), not here.
 
 What a server is told about a job: two digests, the limits and the entry kind. The executor copies
 each tree into the staging folder under its digest (read-only) and compiles it in a short-lived
@@ -27,21 +27,20 @@ import threading
 import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import replace
 from pathlib import Path
 
 import testhelix
 from testhelix import staging
-from testhelix.digest import tree_sha256
-from testhelix.execution.cache import MemoryOutcomeCache, OutcomeCache, cache_key, cacheable
+from testhelix.execution.cache import OutcomeCache
+from testhelix.execution.caching import DigestedJob, digest_jobs, tree_digest
 from testhelix.execution.cgroup import CGROUPS_ENV
 from testhelix.execution.environments import PythonEnv
 from testhelix.execution.masking import HIDE_ENV, hidden_paths
-from testhelix.execution.outcome import RUNNER_VERSION, Limits, Outcome, RawRun, classify
+from testhelix.execution.outcome import RUNNER_VERSION, Limits, Outcome, RawRun, outcome_of
 from testhelix.execution.precompile import compile_in_helper
+from testhelix.execution.protocols import Executor
 from testhelix.execution.sandbox import HOST_PREFIX_ENV, OVERLAY_ENV, Sandbox, sandbox_env
-from testhelix.execution.seam import Executor, create_executor, select_sandbox
-from testhelix.execution.shape import suite_problem
+from testhelix.execution.seam import create_executor, select_sandbox
 from testhelix.execution.workspace import ENTRY_SCRIPT, TreeCache, force_rmtree
 from testhelix.plugins import import_root
 
@@ -54,11 +53,6 @@ UNTRUSTED_UIDS = (1 << 28, 1 << 28)
 TRUSTED_UIDS = (1 << 29, 1 << 28)
 KEEP_FILE = "keep-modules.json"
 COMPILE_BATCH = 4  # executions in one run_many call from which new trees are compiled first
-
-
-def _digest(path: Path) -> str:
-    # A missing folder still needs a key; its outcome ("missing suite") is decided here, not run.
-    return tree_sha256(path) if Path(path).is_dir() else "missing:" + str(path)
 
 
 def _entry(suite: Path, coverage: bool) -> tuple[str, str | None]:
@@ -123,6 +117,7 @@ class _ServerHandle:
         self.dir = staging / f"server{index}"
         self.proc: subprocess.Popen | None = None
         self._buf = b""
+        self.cgroups = "none"  # what the started server reports (v1, v2, none)
 
     def start(self) -> None:
         self.dir.mkdir(parents=True, exist_ok=True)
@@ -142,7 +137,7 @@ class _ServerHandle:
         keep = self.staging / KEEP_FILE  # written by the executor before any server starts
         argv = [*self.sandbox.launch_prefix(), python, "-s", "-m", "testhelix.execution.forkserver"]
         settings = {"dir": str(self.dir), "staging": str(self.staging), "uids": f"{self.uids[0]}:{self.uids[1]}",
-                    "kind": getattr(self.sandbox, "spec", self.sandbox.kind), "keep_modules": str(keep)}
+                    "kind": self.sandbox.spec, "keep_modules": str(keep)}
         self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.DEVNULL, env=env, cwd=self.dir)
         assert self.proc.stdin is not None
@@ -215,6 +210,8 @@ class ForkServerExecutor:
     def __init__(self, workers: int | None = None, cache: OutcomeCache | None = None,
                  sandbox: str | None = None, staging_parent: Path | None = None,
                  environment: PythonEnv | None = None, trusted: bool = False):
+        # `cache` is part of the factory's signature (seam.ExecutorFactory) and unused: the seam
+        # caches every executor (caching.py). Kept for the sibling pools, which are made alike.
         self._args = (workers, cache, sandbox, staging_parent, environment)
         self.trusted_pool = trusted  # runs a task's hidden tests: uids of its own (TRUSTED_UIDS)
         self._trusted: ForkServerExecutor | None = None
@@ -225,8 +222,6 @@ class ForkServerExecutor:
         self.runner_version = f"{RUNNER_VERSION}/{self.sandbox.kind}"
         if environment is not None:  # the same trees may behave differently under other packages
             self.runner_version += f"/env:{environment.digest[:16]}"
-        self.memory = MemoryOutcomeCache()
-        self.persistent = cache
         self.staging = staging.make_staging("testhelix-prism-", staging_parent)
         if not self.sandbox.private_root and self.sandbox.drops_privileges:
             os.chmod(self.staging, 0o711)  # without a private mount the uid reaches its workspace by path
@@ -235,7 +230,7 @@ class ForkServerExecutor:
         self._idle: queue.Queue[_ServerHandle] = queue.Queue()
         self._handles: list[_ServerHandle] = []
         self._start_lock = threading.Lock()
-        self.executions = 0  # how many executions actually ran (cache misses)
+        self.executions = 0  # how many executions actually ran
 
     # -- servers ----------------------------------------------------------------------------------
     def _ensure_started(self) -> None:
@@ -276,69 +271,46 @@ class ForkServerExecutor:
     @property
     def cgroups(self) -> str:
         """"v1", "v2" or "none": how the started servers limit a job as a whole."""
-        return getattr(self._handles[0], "cgroups", "none") if self._handles else "not started"
+        return self._handles[0].cgroups if self._handles else "not started"
 
     # -- the Executor protocol -------------------------------------------------------------------------
     def prepare(self, folders: Sequence[Path]) -> None:
         """Copy (and compile) these trees into the cache now, so later runs only fork."""
-        self.trees.ensure({_digest(Path(f)): Path(f) for f in folders if Path(f).is_dir()}, compile_new=True)
+        self.trees.ensure({tree_digest(Path(f)): Path(f) for f in folders if Path(f).is_dir()}, compile_new=True)
 
     def run(self, suite_dir: Path, program_dir: Path, limits: Limits = Limits(), coverage: bool = False) -> Outcome:
         return self.run_many([(suite_dir, program_dir)], limits, coverage=coverage)[0]
 
-    def run_repeat(self, suite_dir: Path, program_dir: Path, limits: Limits, repetition: int) -> Outcome:
-        """The `repetition`-th independent execution of the same pair (0 is the ordinary run).
+    def run_repeat(self, suite_dir: Path, program_dir: Path, limits: Limits, repetition: int) -> Outcome:  # noqa: ARG002
+        """Another execution of the pair: nothing is cached here, so every run is one (the seam's
+        wrapper keys each repetition apart)."""
+        return self.run(suite_dir, program_dir, limits)
 
-        Reproducibility checks need the behaviour observed again, not read back from the cache,
-        so each repetition has a cache entry of its own (a resumed run still never repeats one).
-        """
-        return self.run_many([(suite_dir, program_dir)], limits, salt=f"#rep{repetition}" if repetition else "")[0]
-
-    def run_many(self, jobs: Sequence[tuple[Path, Path]], limits: Limits = Limits(), salt: str = "",
+    def run_many(self, jobs: Sequence[tuple[Path, Path]], limits: Limits = Limits(),
                  coverage: bool = False) -> list[Outcome]:
-        salt += "#coverage" if coverage else ""
-        keyed = []
-        digests: dict[Path, str] = {}  # within one call a folder is read once (a panel shares its suite)
-        results: dict[str, Outcome] = {}
-        problems: dict[Path, str | None] = {}
-        for suite, program in jobs:
-            suite = Path(suite)
-            if suite not in problems:  # the suite's shape, checked before anything reads a file of it
-                problems[suite] = suite_problem(suite) if suite.is_dir() else None
-            if problems[suite] is not None:
-                key = f"refused:{suite}"
-                results[key] = outcome_from_reply({"pre_error": f"suite refused: {problems[suite]}"}, limits, 0.0)
-                keyed.append((key, suite, Path(program), "", ""))
-                continue
-            sd, pd = (digests.get(p) or digests.setdefault(p, _digest(p)) for p in (suite, Path(program)))
-            keyed.append((cache_key(sd, pd, self.runner_version, limits) + salt, suite, Path(program), sd, pd))
-        todo: dict[str, tuple[Path, Path, str, str]] = {}  # key -> suite, program, their digests
-        for key, suite, program, sd, pd in keyed:
-            if key in results or key in todo:
-                continue
-            hit = self._lookup(key)
-            if hit is not None:
-                results[key] = replace(hit, cached=True)
-            else:
-                todo[key] = (suite, program, sd, pd)
-        if todo:
-            trees = {}
-            for suite, program, sd, pd in todo.values():
-                for digest, folder in ((sd, suite), (pd, program)):
-                    if not digest.startswith("missing:"):
-                        trees[digest] = folder
-            # Compiling costs a helper process (~0.3 s idle); it pays off for a batch (a panel), not
-            # for one run (an agent's run_tests), where the test process compiles what it imports.
-            self.trees.ensure(trees, compile_new=len(todo) >= COMPILE_BATCH,
-                              suites=frozenset(sd for _, _, sd, _ in todo.values()))
-            self._ensure_started()
-            # Both trees travel by digest (staged above); the suite folder is read here for its entry point.
-            with ThreadPoolExecutor(min(self.workers, len(todo))) as pool:
-                fresh = pool.map(lambda key: self._execute(todo[key][0], *todo[key][2:], limits, coverage), todo)
-                for key, outcome in zip(todo, fresh):
-                    results[key] = outcome
-                    self._store(key, outcome, *todo[key][2:], limits)
-        return [results[k[0]] for k in keyed]
+        """Each distinct (suite, program) pair once; nothing is cached here (the seam's wrapper
+        caches every executor: caching.py)."""
+        prepared = digest_jobs(jobs, limits)
+        distinct = list({(j.suite_digest, j.program_digest): j for j in prepared if isinstance(j, DigestedJob)}.values())
+        ran = dict(zip(((j.suite_digest, j.program_digest) for j in distinct),
+                       self.run_digested(distinct, limits, coverage)))
+        return [j if isinstance(j, Outcome) else ran[j.suite_digest, j.program_digest] for j in prepared]
+
+    def run_digested(self, jobs: Sequence[DigestedJob], limits: Limits, coverage: bool) -> list[Outcome]:
+        """Run each job as given; both trees travel to the servers by digest (staged here)."""
+        if not jobs:
+            return []
+        trees = {digest: folder for job in jobs for digest, folder in ((job.suite_digest, job.suite),
+                 (job.program_digest, job.program)) if not digest.startswith("missing:")}
+        # Compiling costs a helper process (~0.3 s idle); it pays off for a batch (a panel), not
+        # for one run (an agent's run_tests), where the test process compiles what it imports.
+        self.trees.ensure(trees, compile_new=len(jobs) >= COMPILE_BATCH,
+                          suites=frozenset(job.suite_digest for job in jobs))
+        self._ensure_started()
+        # The suite folder is read here for its entry point.
+        with ThreadPoolExecutor(min(self.workers, len(jobs))) as pool:
+            return list(pool.map(lambda job: self._execute(job.suite, job.suite_digest, job.program_digest,
+                                                           limits, coverage), jobs))
 
     def close(self) -> None:
         if self._trusted is not None:
@@ -360,24 +332,6 @@ class ForkServerExecutor:
         self.close()
 
     # -- internals ------------------------------------------------------------------------------------
-    def _lookup(self, key: str) -> Outcome | None:
-        hit = self.memory.get(key)
-        if hit is None and self.persistent is not None:
-            hit = self.persistent.get(key)
-            if hit is not None:
-                self.memory.put(key, hit)
-        return hit
-
-    def _store(self, key: str, outcome: Outcome, sd: str, pd: str, limits: Limits) -> None:
-        if not cacheable(outcome):
-            return
-        self.memory.put(key, outcome)
-        if self.persistent is not None:
-            describe = getattr(self.persistent, "describe", None)
-            if describe:
-                describe(key, sd, pd, self.runner_version, limits)
-            self.persistent.put(key, outcome)
-
     def _execute(self, suite: Path, sd: str, pd: str, limits: Limits, coverage: bool) -> Outcome:
         entry, pre_error = _entry(suite, coverage)
         if pre_error is None and pd.startswith("missing:"):
@@ -422,9 +376,7 @@ def outcome_from_reply(reply: dict, limits: Limits, elapsed: float) -> Outcome:
                  signal=reply.get("signal"), timed_out=bool(reply.get("timed_out")), wall_s=limits.wall_s,
                  duration_s=float(reply.get("duration_s") or elapsed), output=reply.get("output") or "",
                  fault=reply.get("fault"), pre_error=reply.get("pre_error"), resource=reply.get("resource"))
-    status, reason, tests_run = classify(raw)
-    return Outcome(status=status, reason=reason, tests_run=tests_run, duration_s=round(raw.duration_s, 4),
-                   output=raw.output)
+    return outcome_of(raw)
 
 
 def default_executor(workers: int | None = None, cache: OutcomeCache | None = None) -> Executor:

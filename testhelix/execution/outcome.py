@@ -162,3 +162,10 @@ def classify(raw: RawRun) -> tuple[Status, str | None, int | None]:
         return "error", f"entry script could not run (exit code {code})", tests_run
     why = _PYTEST_FAILS.get(code) if raw.entry == "pytest" else None
     return "fail", f"{why} (exit code {code})" if why else f"exit code {code}", tests_run
+
+
+def outcome_of(raw: RawRun) -> Outcome:
+    """The Outcome of one observed execution (classified by the rules above)."""
+    status, reason, tests_run = classify(raw)
+    return Outcome(status=status, reason=reason, tests_run=tests_run, duration_s=round(raw.duration_s, 4),
+                   output=raw.output)

@@ -10,7 +10,8 @@ Backends and sandboxes are found through the project's plug-in loader (testhelix
 
 - `create_executor(spec, ...)`: `--executor` / $TESTHELIX_EXECUTOR is a built-in name (`forkserver`), `package.module:FACTORY`
   or a `testhelix.executors` entry point; the factory is called as
-  `FACTORY(workers=..., cache=..., sandbox=...)` and returns an `Executor`.
+  `FACTORY(workers=..., cache=None, sandbox=...)` and returns an `Executor`, which the seam puts
+  behind the outcome cache (caching.py), so no backend implements caching.
 - `select_sandbox(spec)`: `--sandbox` / $TESTHELIX_SANDBOX is a built-in name (`namespaced`,
   `plain`), `package.module:CLASS` or a `testhelix.sandboxes` entry point; the object is called with
   no argument and returns a `Sandbox` (sandbox.py). Without a choice: the strongest available.
@@ -21,16 +22,15 @@ Code outside a backend never branches on which backend or sandbox it got: it ask
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from testhelix.errors import UserError
-from testhelix.execution.outcome import Limits, Outcome
-from testhelix.plugins import EXECUTORS_GROUP, SANDBOXES_GROUP, check_callable, load_plugin
+from testhelix.execution.protocols import Executor
+from testhelix.plugins import EXECUTORS_GROUP, SANDBOXES_GROUP, check_callable, load_plugin, missing_members
 
 if TYPE_CHECKING:
     from testhelix.execution.cache import OutcomeCache
+    from testhelix.execution.caching import CachedExecutor
     from testhelix.execution.sandbox import Sandbox
 
 SANDBOX_ENV = "TESTHELIX_SANDBOX"
@@ -39,22 +39,6 @@ EXECUTORS = {"forkserver": "testhelix.execution.executor:ForkServerExecutor"}
 SANDBOXES = {"namespaced": "testhelix.execution.sandbox:NamespaceSandbox",
              "plain": "testhelix.execution.sandbox:PlainSandbox"}
 DEFAULT_EXECUTOR = "forkserver"
-
-
-class Executor(Protocol):
-    runner_version: str  # names the runner and its isolation: part of every outcome-cache key
-    workers: int  # executions it runs at once
-
-    def prepare(self, folders: Sequence[Path]) -> None: ...  # cache these trees before they are run
-    # coverage=True: pytest runs under coverage.py and the output ends with its line report
-    # (coverage_run.py); such runs are cached apart from plain ones.
-    def run(self, suite_dir: Path, program_dir: Path, limits: Limits = Limits(), coverage: bool = False) -> Outcome: ...
-    def run_many(self, jobs: Sequence[tuple[Path, Path]], limits: Limits = Limits(),
-                 coverage: bool = False) -> list[Outcome]: ...
-    def run_repeat(self, suite_dir: Path, program_dir: Path, limits: Limits, repetition: int) -> Outcome: ...
-    def close(self) -> None: ...
-    def __enter__(self) -> Executor: ...  # `with create_executor(...) as executor:` closes it
-    def __exit__(self, *exc: object) -> None: ...
 
 
 class ExecutorFactory(Protocol):
@@ -70,14 +54,17 @@ def load_executor_factory(spec: str) -> ExecutorFactory:
 
 
 def create_executor(spec: str | None = None, workers: int | None = None, cache: OutcomeCache | None = None,
-                    sandbox: str | None = None) -> Executor:
+                    sandbox: str | None = None) -> CachedExecutor:
     """The executor `spec` names (default: $TESTHELIX_EXECUTOR, else the fork-server pool) with the
-    sandbox `sandbox` names (default: see sandbox_spec)."""
+    sandbox `sandbox` names (default: see sandbox_spec), behind the outcome cache (caching.py: in
+    memory, then `cache`): every backend gets it, so the factory itself is given no cache."""
     spec = spec or os.environ.get(EXECUTOR_ENV) or DEFAULT_EXECUTOR
     factory = load_executor_factory(spec)
     if sandbox is not None:
         select_sandbox(sandbox)  # a bad --sandbox is reported before anything starts
-    return factory(workers=workers, cache=cache, sandbox=sandbox)  # a bad $TESTHELIX_SANDBOX: UserError there
+    from testhelix.execution.caching import with_cache
+    # a bad $TESTHELIX_SANDBOX: UserError in the factory
+    return with_cache(factory(workers=workers, cache=None, sandbox=sandbox), cache)
 
 
 def sandbox_spec(spec: str | None = None) -> str:
@@ -98,11 +85,10 @@ def select_sandbox(spec: str | None = None) -> Sandbox:
     if callable(factory):
         check_callable(factory, option=option, spec=spec, what="a sandbox factory")
     sandbox = factory() if callable(factory) else factory
-    missing = [a for a in ("kind", "launch_prefix", "setup_server", "fork_job", "enter_job", "confine",
-                           "scratch_mounts", "private_root", "pid_namespace", "drops_privileges",
-                           "links_programs", "builds_workspace") if not hasattr(sandbox, a)]
+    from testhelix.execution.sandbox import Sandbox
+    sandbox.spec = spec
+    missing = missing_members(sandbox, Sandbox)
     if missing:
         raise UserError(f"{option} {spec!r}: the object lacks Sandbox members: {', '.join(missing)} "
                         "(see testhelix/execution/sandbox.py)")
-    sandbox.spec = spec
     return sandbox

@@ -205,7 +205,7 @@ class HelixRunner:
     def job(self, task: Task, strategy: Strategy, config: RunConfig, model_name: str, label: str) -> TaskJob:
         self.tasks.setdefault(task.id, task)
         digest = ""
-        if getattr(self.backend, "remote", False):     # only a job that leaves this process needs the digest
+        if self.backend is not None and self.backend.remote:     # only a job that leaves this process needs the digest
             digest = self._digests.get(task.id) or self._digests.setdefault(task.id, tree_sha256(task.root))
         return TaskJob(task.id, str(task.root), digest, strategy.model_dump(mode="json"), config, model_name, label)
 

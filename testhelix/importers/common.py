@@ -15,7 +15,7 @@ from typing import Literal
 from testhelix.digest import tree_sha256
 from testhelix.errors import UserError
 from testhelix.execution.outcome import Limits, Outcome
-from testhelix.execution.seam import Executor
+from testhelix.execution.protocols import Executor
 from testhelix.tasks.model import ID_PATTERN, TaskToml, read_task_toml
 
 ID_RE = re.compile(ID_PATTERN)

@@ -19,7 +19,10 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
+
+if TYPE_CHECKING:
+    from testhelix.llm.ratelimit import RateLimiter
 
 # Environment variables that hold credentials. They are read by the providers only and must never
 # be passed to executed code (the sandbox builds its environment from an allow-list; this tuple
@@ -212,6 +215,14 @@ class ChatModel(Protocol):
     context_window: int
 
     def complete(self, request: ModelRequest) -> Completion: ...
+
+
+@runtime_checkable
+class RateLimited(Protocol):
+    """A model that draws on a process-wide rate limiter before each call (the SDK-backed models:
+    sdk_model.py; simulated models and test doubles have none). The Budget asks with isinstance."""
+
+    rate_limiter: RateLimiter | None
 
 
 # --- errors -------------------------------------------------------------------------------------

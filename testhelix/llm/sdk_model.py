@@ -15,8 +15,9 @@ from typing import Any, ClassVar, Generic, TypeVar
 
 from testhelix.llm.base import Completion, ModelError, ModelOutputError, ModelRequest, ModelUnavailable
 from testhelix.llm.callwatch import CallWatch
+from testhelix.llm.provider_protocol import ModelInfo
 from testhelix.llm.ratelimit import limiter_for
-from testhelix.llm.registry import ModelInfo, is_simulated
+from testhelix.llm.registry import is_simulated
 
 T = TypeVar("T")
 ClientT = TypeVar("ClientT")

@@ -310,11 +310,12 @@ class CoverageMeter:
         if suite_dir is None:
             return MISSING
         from testhelix.execution.environments import executor_for
+        from testhelix.execution.protocols import RunsTrusted
 
         executor = executor_for(self.executor, task)  # the task's own environment, when it pins packages
         if task.id not in self._targets:
             # The hidden tests are trusted: they run on their own pool, never beside untrusted suites.
-            trusted = getattr(executor, "trusted", None)
-            self._targets[task.id] = task_targets(trusted() if trusted else executor, task.initial_dir,
+            trusted = executor.trusted() if isinstance(executor, RunsTrusted) else executor
+            self._targets[task.id] = task_targets(trusted, task.initial_dir,
                                                   task.reference_dir, task.trusted_tests_dir)
         return suite_coverage(executor, self._targets[task.id], suite_dir, task.initial_dir, task.reference_dir)

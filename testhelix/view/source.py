@@ -51,7 +51,7 @@ def open_run(run_dir: Path) -> Iterator[Opened]:
             finally:
                 store.close()
         return
-    snap = getattr(store, "snapshot", None)
+    snap = store.snapshot
     live = None if not snap else (f"Another process is still writing this run. This page shows the snapshot it "
                                   f"published after step {snap['step']} ({snap['published_at']} UTC); make it "
                                   "again for later results.")

@@ -46,8 +46,8 @@ def test_each_kind_loads_by_entry_point_and_by_dotted_path(sample_plugin):
     assert resolve("sample_plugin.provider:PROVIDER/weak").model == "weak"
     assert "SAMPLE_PLUGIN_API_KEY" in credential_env_vars()  # declared by the plug-in, no project edit
     for spec in ("sample", "sample_plugin.executor:SubprocessExecutor"):
-        with create_executor(spec, workers=1) as executor:
-            assert isinstance(executor, sample_plugin.executor.SubprocessExecutor)
+        with create_executor(spec, workers=1) as executor:  # behind the seam's outcome cache
+            assert isinstance(executor.inner, sample_plugin.executor.SubprocessExecutor)
     for spec in ("sample", "sample_plugin.sandbox:MarkedPlainSandbox"):
         sandbox = select_sandbox(spec)
         assert sandbox.kind == "sample-plain" and sandbox.spec == spec
@@ -193,6 +193,7 @@ def test_prepare_caches_a_tree_before_any_run_in_both_backends(sample_plugin, tm
     for spec in ("forkserver", "sample"):
         with create_executor(spec, workers=1, sandbox="plain") as executor:
             executor.prepare([program])
-            cached = (executor.trees.path(tree_sha256(program)) if spec == "forkserver"
-                      else executor.trees[tree_sha256(program)])
+            backend = executor.inner  # the backend behind the seam's outcome cache
+            cached = (backend.trees.path(tree_sha256(program)) if spec == "forkserver"
+                      else backend.trees[tree_sha256(program)])
             assert sorted(p.name for p in cached.iterdir()) == sorted(p.name for p in program.iterdir())

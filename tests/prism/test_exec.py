@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from testhelix.execution.cache import MemoryOutcomeCache, StoreOutcomeCache, cache_key
-from testhelix.execution.executor import ForkServerExecutor, default_executor
+from testhelix.execution.executor import default_executor
 from testhelix.execution.outcome import Limits, Outcome, RawRun, classify, parse_summary
+from testhelix.execution.seam import create_executor
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "tasks"
 TASK = FIXTURES / "pack" / "fx-clamp-m01"
@@ -51,7 +52,7 @@ def test_parse_unittest_summary():
 
 @pytest.fixture(scope="module")
 def executor():
-    with ForkServerExecutor(workers=2) as ex:
+    with create_executor("forkserver", workers=2) as ex:  # the pool behind the seam's outcome cache
         yield ex
 
 

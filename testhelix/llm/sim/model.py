@@ -33,7 +33,7 @@ import re
 from typing import TYPE_CHECKING
 
 from testhelix.llm.base import Completion, Message, ModelRequest, Usage
-from testhelix.llm.registry import ModelInfo
+from testhelix.llm.provider_protocol import ModelInfo
 from testhelix.llm.role_prompts import FEEDBACK_HEADER, system_role
 from testhelix.llm.sim.agent import SimAgentPolicy
 from testhelix.llm.sim.bank import bank_for, incidental_reasons

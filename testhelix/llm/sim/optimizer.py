@@ -31,7 +31,7 @@ from testhelix.strategy.model import MAX_ROUTE_SKILLS, default_value, upper_boun
 
 if TYPE_CHECKING:
     from testhelix.llm.base import ModelRequest
-    from testhelix.llm.registry import ModelInfo
+    from testhelix.llm.provider_protocol import ModelInfo
 
 _INDEX_LINE = re.compile(r"^- ([\w-]+): .*\(contexts: ([^)]*)\)$", re.M)
 

@@ -13,7 +13,7 @@ import os
 
 from testhelix.errors import UserError
 from testhelix.llm.base import ModelAuthError
-from testhelix.llm.registry import ModelInfo
+from testhelix.llm.provider_protocol import ModelInfo
 from testhelix.llm.sim.profiles import get_profile
 
 KEY_VAR = "SAMPLE_PLUGIN_API_KEY"
