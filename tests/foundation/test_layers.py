@@ -28,7 +28,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("agent", ("testhelix.agent",)),
     ("pipeline", ("testhelix.helix",)),
     ("parallel", ("testhelix.parallel",)),
-    ("tools", ("testhelix.pack", "testhelix.importers")),
+    ("tools", ("testhelix.pack", "testhelix.importers", "testhelix.plugin_check")),
     ("interface", ("testhelix.cli", "testhelix.cliutil", "testhelix.commands", "testhelix.view",
                    "testhelix.tracking")),
 )
