@@ -17,10 +17,13 @@ import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from testhelix.errors import UserError
 from testhelix.llm.base import CallTags, ChatModel, Completion, Message, ModelAuthError, ModelError, ModelRequest
+
+if TYPE_CHECKING:
+    from testhelix.runsetup import ModelSettings
 
 CODER_MAX_OUTPUT_TOKENS = 16000
 TESTER_MAX_OUTPUT_TOKENS = 8000  # the generator's output limit
@@ -218,21 +221,30 @@ class LLMTester(_ModelAgent):
                                 tuple(calls))
 
 
-def make_coder(name: str, domain, executor) -> Coder:
-    from testhelix.llm.registry import create_model, resolve
+def make_coder(name: str, domain, executor, models: ModelSettings | None = None) -> Coder:
+    """`models`: the command's model options (--call-timeout, --context-window, --rpm/--tpm)."""
+    from testhelix.llm.registry import resolve
 
     info = resolve(name)  # expands aliases; unknown names are a UserError
     if info.provider == "sim":
         from gtdd.sim import SimCoder
         return SimCoder(info.name, domain, executor)
-    return LLMCoder(create_model(info.name))
+    return LLMCoder(_model(name, models))
 
 
-def make_tester(name: str, domain) -> Tester:
-    from testhelix.llm.registry import create_model, resolve
+def make_tester(name: str, domain, models: ModelSettings | None = None) -> Tester:
+    from testhelix.llm.registry import resolve
 
     info = resolve(name)
     if info.provider == "sim":
         from gtdd.sim import SimTester
         return SimTester(info.name, domain)
-    return LLMTester(create_model(info.name))
+    return LLMTester(_model(name, models))
+
+
+def _model(name: str, models: ModelSettings | None) -> ChatModel:
+    """The model with the command's settings (keyed by the name as given; create_model expands aliases)."""
+    from testhelix.runsetup import ModelSettings
+
+    models = models or ModelSettings()
+    return models.create_model(name, timeout_s=models.call_timeout_s)

@@ -11,9 +11,10 @@ from gtdd.experiment import FIXED_TESTS, PRESETS
 from gtdd.feedback import RULES
 from gtdd.policies import POLICIES, parse_policies
 from gtdd.rules import RULE_NAMES
-from testhelix.cliutil import json_option, print_json, sandbox_option
+from testhelix.cliutil import json_option, print_json
 from testhelix.errors import UserError
 from testhelix.inputs import FiniteFloat, NewRunDir, RunDir
+from testhelix.runoptions import JOBS_RANGE, RunOptions, setup_options
 
 run_dir_opt = click.option("--run", "run_dir", type=NewRunDir(),
                            required=True, help="Run directory (created; an existing one is resumed).")
@@ -60,9 +61,10 @@ def _common(f):
                      help="CPU seconds per trace execution, 0.01 to 3600 (a limit hit is confirmed under "
                           "4x the limits; a wall-clock backstop only yields harness errors)."),
         click.option("--quiet", is_flag=True, help="No progress lines."),
-        sandbox_option,  # the sandbox every trace runs in (testhelix/execution/seam.py)
         run_dir_opt,
     ]
+    # the model options every command shares, and the sandbox every trace runs in (testhelix/runoptions.py)
+    f = setup_options(sandbox_only=True, jobs=False, workers=False, backend=False)(f)
     for option in reversed(options):
         f = option(f)
     return f
@@ -96,7 +98,7 @@ def _apply_preset(kw: dict) -> dict:
 def _experiment(run_dir, policies, blocks, rounds, coder, tester, domain, k, rule, seed, allocation,
                 alpha, tolerance, failures_allowed, no_regression_gate, per_trace_timeout, quiet, jobs=1,
                 acceptance_rule="audit", stop_at_first_acceptance=False, fixed_tests="hidden",
-                family_tolerances=(), public_examples=2):
+                family_tolerances=(), public_examples=2, options: RunOptions | None = None):
     from gtdd.experiment import Experiment, ExperimentConfig
 
     if per_trace_timeout <= 0:
@@ -110,7 +112,9 @@ def _experiment(run_dir, policies, blocks, rounds, coder, tester, domain, k, rul
                               jobs=jobs, stop_at_first_acceptance=stop_at_first_acceptance,
                               fixed_tests=fixed_tests, public_examples=public_examples)
     echo = (lambda line: None) if quiet else (lambda line: click.echo(line, err=True))
-    experiment = Experiment(run_dir, config, progress=echo)
+    options = options or RunOptions()
+    experiment = Experiment(run_dir, config, progress=echo, sandbox=options.sandbox_choice(),
+                            models=options.models([coder, tester]))
     try:
         summary = experiment.run()
     finally:
@@ -124,8 +128,9 @@ def _experiment(run_dir, policies, blocks, rounds, coder, tester, domain, k, rul
 @click.option("--policies", default=None,
               help=f"Comma-separated policies: {', '.join(POLICIES)} (required unless a --preset names them).")
 @click.option("--blocks", type=click.IntRange(1, 10_000), default=30, show_default=True, help="Paired blocks.")
-@click.option("--jobs", type=click.IntRange(1, 64), default=1, show_default=True,
-              help="Blocks run concurrently (results are the same for every value).")
+@click.option("--jobs", type=JOBS_RANGE, default=1, show_default=True,
+              help="Blocks in flight at once, as --jobs is tasks in flight elsewhere (results are the same for "
+                   "every value).")
 @_common
 @json_option
 def experiment_command(policies, blocks, jobs, as_json, **kw):
