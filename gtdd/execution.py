@@ -93,6 +93,11 @@ class TraceExecutor:
         self.candidate_executions = 0  # traces actually run on candidates (cache misses)
         self.harness_errors = 0  # executions that ended without a verdict (not cached)
 
+    def sandbox_choice(self) -> dict[str, str]:
+        """The keyword a domain's `run_traces` / `execution_config` gets for the command's --sandbox;
+        none without a choice, so a domain written before the parameter existed keeps working."""
+        return {} if self.sandbox is None else {"sandbox": self.sandbox}
+
     def reference(self, traces: Sequence[Trace]) -> list[TraceResult]:
         with self._lock:
             missing = list({t.id: t for t in traces if t.id not in self._reference}.values())
@@ -112,7 +117,7 @@ class TraceExecutor:
             known = {t.id: self._candidate[(key, t.id)] for t in traces if (key, t.id) in self._candidate}
         missing = list({t.id: t for t in traces if t.id not in known}.values())
         if missing:
-            results = self.domain.run_traces(source, missing, self.per_trace_timeout_s, sandbox=self.sandbox)
+            results = self.domain.run_traces(source, missing, self.per_trace_timeout_s, **self.sandbox_choice())
             with self._lock:
                 self.candidate_executions += len(missing)
                 for trace, result in zip(missing, results):

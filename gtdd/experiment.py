@@ -130,7 +130,8 @@ class Experiment:
         self.public = public_examples(self.domain, config.public_examples)
         self.execution_config = {"domain": self.domain.name, "module": self.domain.module_name,
                                  "entry": self.domain.entry_class,
-                                 **self.domain.execution_config(config.per_trace_timeout_s, sandbox=sandbox)}
+                                 **self.domain.execution_config(config.per_trace_timeout_s,
+                                                                **self.executor.sandbox_choice())}
         # bad acceptance settings are refused before anything is stored
         acceptance.AcceptanceRule(**config.acceptance).check_families(list(self.domain.families))
         self.store = RunStore(self.run_dir, command="gtdd experiment", allowed={"gtdd"})

@@ -129,7 +129,10 @@ def setup_options(*, models: bool = True, execution: bool = True, jobs: bool = T
         @functools.wraps(f)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
             given = {n: kwargs.pop(n) for n in names if n in kwargs}
-            return f(*args, options=RunOptions(**given), **kwargs)
+            options = RunOptions(**given)
+            if options.executor or options.sandbox:
+                options.execution()   # a bad --executor / --sandbox stops the command before anything else
+            return f(*args, options=options, **kwargs)
 
         out: Any = wrapper
         for option in reversed(chosen):
