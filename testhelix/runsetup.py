@@ -100,7 +100,8 @@ class ExecutionChoice:
         chosen = cls(executor=executor or os.environ.get(seam.EXECUTOR_ENV) or seam.DEFAULT_EXECUTOR,
                      sandbox=sandbox or os.environ.get(seam.SANDBOX_ENV) or None)
         seam.load_executor_factory(chosen.executor)
-        seam.select_sandbox(chosen.sandbox)
+        if chosen.sandbox is not None:   # None: the strongest built-in, always there
+            seam.select_sandbox(chosen.sandbox)
         return chosen
 
     def create_executor(self, workers: int | None = None, cache: OutcomeCache | None = None) -> Executor:
