@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import click
@@ -123,7 +123,7 @@ def setup_options(*, models: bool = True, execution: bool = True, jobs: bool = T
         chosen.append(_WORKERS_OPTION)
     if backend:
         chosen += _BACKEND_OPTIONS
-    names = [f.name for f in fields(RunOptions)]
+    names = _option_names(chosen)   # only the options added here (a command may have its own --jobs)
 
     def decorate(f: F) -> F:
         @functools.wraps(f)
@@ -140,6 +140,15 @@ def setup_options(*, models: bool = True, execution: bool = True, jobs: bool = T
         return out
 
     return decorate
+
+
+def _option_names(options: list[Callable[[Any], Any]]) -> list[str]:
+    def probe() -> None:
+        pass
+
+    for option in options:
+        option(probe)
+    return [p.name for p in getattr(probe, "__click_params__", []) if p.name]
 
 
 def deprecated_alias(old: str, new: str, dest: str, **kwargs: Any) -> Callable[[F], F]:
