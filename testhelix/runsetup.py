@@ -105,7 +105,7 @@ class ExecutionChoice:
         return chosen
 
     def create_executor(self, workers: int | None = None, cache: OutcomeCache | None = None) -> Executor:
-        return seam.create_executor(self.executor, workers=workers, cache=cache, sandbox=self.sandbox)
+        return seam.create_executor(spec=self.executor, workers=workers, cache=cache, sandbox=self.sandbox)
 
 
 @dataclass(frozen=True)
