@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,8 +12,9 @@ from autosaddler.evaluator import HelixStrategyEvaluator
 from testhelix.bundle import recorded_pack
 from testhelix.errors import UserError
 from testhelix.helix.config import get_config
-from testhelix.helix.runner import HelixRunner
 from testhelix.llm.registry import resolve
+from testhelix.runoptions import RunOptions
+from testhelix.runsetup import RunSetup
 from testhelix.splits import SplitFile, load_checked_split_file
 from testhelix.store import RunStore
 from testhelix.tasks.task import Task, load_pack
@@ -46,24 +48,19 @@ def refuse_spent(store: RunStore, pack_name: str, *names: str) -> None:
 
 @contextmanager
 def helix_evaluator(store: RunStore, run_dir: Path, tasks: dict[str, Task], model: str, cfg: SearchConfig,
-                    scope: str, jobs: int | None = None, backend: str = "local", ray_address: str | None = None):
-    """`jobs` tasks at once (default by model kind) on the local thread pool or a Ray cluster."""
-    from testhelix.execution.cache import StoreOutcomeCache
-    from testhelix.execution.seam import create_executor
-    from testhelix.parallel import WorkerSettings, default_jobs, execution_servers, make_backend
+                    scope: str, setup: RunSetup) -> Iterator[HelixStrategyEvaluator]:
+    """The strategy evaluator of a search or gate: a runner and backend built from `setup`
+    (testhelix/runbuild.py, as `testhelix run` builds its own)."""
+    from testhelix.runbuild import task_runner
 
     resolve(model)
-    jobs = jobs or default_jobs([model])
     helix = get_config(cfg.helix_config, token_cap=cfg.per_task_token_cap, seed=cfg.seed,
                        agent_time_limit_s=cfg.agent_time_limit_s)
-    # a local pool shared by `jobs` concurrent evaluations gets more servers than executions at once
-    servers = execution_servers(cfg.workers, jobs) if backend == "local" else cfg.workers
-    with create_executor(workers=servers, cache=StoreOutcomeCache(store)) as executor:
-        runner = HelixRunner(store, executor, Path(run_dir) / "work", coverage=False, panel=False, jobs=jobs)
-        settings = WorkerSettings(executor_workers=cfg.workers, coverage=False, panel=False,
-                                  work_root=str(Path(run_dir).resolve() / "work"), concurrent_pairs=jobs > 1)
-        runner.backend = make_backend(backend, jobs, runner.evaluate_job, settings, ray_address)
-        try:
-            yield HelixStrategyEvaluator(runner, tasks, model, helix, scope)
-        finally:
-            runner.backend.close()
+    with task_runner(setup, store, Path(run_dir) / "work", coverage=False, panel=False) as runner:
+        yield HelixStrategyEvaluator(runner, tasks, model, helix, scope)
+
+
+def search_setup(options: RunOptions, model: str, cfg: SearchConfig) -> RunSetup:
+    """A search's or gate's RunSetup: the shared options, with the settings' `workers` as the
+    default number of execution slots."""
+    return options.setup([model], execution_slots=cfg.workers)

@@ -31,7 +31,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from autosaddler.config import load_config  # noqa: E402
-from autosaddler.session import helix_evaluator, load_pack_splits  # noqa: E402
+from autosaddler.session import helix_evaluator, load_pack_splits, search_setup  # noqa: E402
+from testhelix.runoptions import RunOptions  # noqa: E402
 from testhelix.store import RunStore  # noqa: E402
 from testhelix.strategy.model import initial_strategy  # noqa: E402
 
@@ -48,7 +49,8 @@ def evaluate(root: Path, name: str, splits, ids, model: str, jobs: int, backend:
     store = RunStore(run)
     started = time.monotonic()
     try:
-        with helix_evaluator(store, run, splits.tasks, model, cfg, "bench", jobs=jobs, backend=backend) as ev:
+        setup = search_setup(RunOptions(jobs=jobs, backend=backend), model, cfg)
+        with helix_evaluator(store, run, splits.tasks, model, cfg, "bench", setup) as ev:
             out = ev.evaluate(initial_strategy(), ids)
         wall = time.monotonic() - started
         _, rows = store.query("SELECT count(*) FROM model_calls")

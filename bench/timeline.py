@@ -30,8 +30,9 @@ sys.path.insert(0, str(ROOT / "bench"))
 from concurrency import minibatch  # noqa: E402
 
 from autosaddler.config import load_config  # noqa: E402
-from autosaddler.session import helix_evaluator, load_pack_splits  # noqa: E402
+from autosaddler.session import helix_evaluator, load_pack_splits, search_setup  # noqa: E402
 from testhelix.bundle import bundled_pack  # noqa: E402
+from testhelix.runoptions import RunOptions  # noqa: E402
 from testhelix.store import RunStore  # noqa: E402
 from testhelix.strategy.model import initial_strategy  # noqa: E402
 
@@ -168,8 +169,9 @@ def main() -> None:
         started = time.monotonic()
         global T0
         T0 = started
-        with helix_evaluator(store, root / "run", splits.tasks, args.model, load_config("paper"), "bench",
-                             jobs=args.jobs, backend="local") as ev:
+        cfg = load_config("paper")
+        setup = search_setup(RunOptions(jobs=args.jobs), args.model, cfg)
+        with helix_evaluator(store, root / "run", splits.tasks, args.model, cfg, "bench", setup) as ev:
             out = ev.evaluate(initial_strategy(), ids)
         wall = time.monotonic() - started
         after = os.times()

@@ -53,10 +53,11 @@ from autosaddler.gate import ALPHA, PairedOutcome, decide  # noqa: E402
 from autosaddler.optimizer import ModelOptimizer  # noqa: E402
 from autosaddler.protocols import TaskEval  # noqa: E402
 from autosaddler.search import Search  # noqa: E402
-from autosaddler.session import helix_evaluator, load_pack_splits  # noqa: E402
+from autosaddler.session import helix_evaluator, load_pack_splits, search_setup  # noqa: E402
 from testhelix.agent.budget import Budget  # noqa: E402
 from testhelix.bundle import bundled_pack  # noqa: E402
 from testhelix.llm.registry import create_optimizer_model  # noqa: E402
+from testhelix.runoptions import RunOptions  # noqa: E402
 from testhelix.splits import spread_by_context  # noqa: E402
 from testhelix.store import RunStore  # noqa: E402
 from testhelix.strategy.model import Strategy, initial_strategy  # noqa: E402
@@ -120,13 +121,14 @@ def run_replicate(profile: str, r: int, noise: float, jobs: int, work: Path, spl
         optimizer = ModelOptimizer({s: create_optimizer_model("sim:strong", seed=cfg.seed) for s in timeouts},
                                    Budget(5_000_000, label="optimizer", run_label="optimizer", sink=store),
                                    timeouts=timeouts)
-        with helix_evaluator(store, run, splits.tasks, model, cfg, "search", jobs) as inner:
+        setup = search_setup(RunOptions(jobs=jobs), model, cfg)
+        with helix_evaluator(store, run, splits.tasks, model, cfg, "search", setup) as inner:
             study = StudyEvaluator(inner, contexts, profile == "planted", played)
             dag = Search(cfg, store, study, optimizer, splits.ids("proposal"), dev,
                          known_task_ids=list(splits.tasks)).run(initial_strategy())
         best = dag.best()
         challenger = Strategy.model_validate(best.strategy)
-        with helix_evaluator(store, run, splits.tasks, model, cfg, "gate", jobs) as inner:
+        with helix_evaluator(store, run, splits.tasks, model, cfg, "gate", setup) as inner:
             study = StudyEvaluator(inner, contexts, profile == "planted", played)
             release = splits.ids("release")
             c = study.evaluate(challenger, release, inner.label(challenger, "challenger"))   # as the gate labels its arms

@@ -83,14 +83,20 @@ def failure_of(domain: Domain, trace: Trace, expected: TraceResult, observed: Tr
 class TraceExecutor:
     """Cached execution of traces on the reference and on candidate sources."""
 
-    def __init__(self, domain: Domain, per_trace_timeout_s: float = 1.0):
+    def __init__(self, domain: Domain, per_trace_timeout_s: float = 1.0, sandbox: str | None = None):
         self.domain = domain
         self.per_trace_timeout_s = per_trace_timeout_s
+        self.sandbox = sandbox  # the command's --sandbox (None: the default), passed to every run_traces
         self._reference: dict[str, TraceResult] = {}
         self._candidate: dict[tuple[str, str], TraceResult] = {}
         self._lock = threading.Lock()
         self.candidate_executions = 0  # traces actually run on candidates (cache misses)
         self.harness_errors = 0  # executions that ended without a verdict (not cached)
+
+    def sandbox_choice(self) -> dict[str, str]:
+        """The keyword a domain's `run_traces` / `execution_config` gets for the command's --sandbox;
+        none without a choice, so a domain written before the parameter existed keeps working."""
+        return {} if self.sandbox is None else {"sandbox": self.sandbox}
 
     def reference(self, traces: Sequence[Trace]) -> list[TraceResult]:
         with self._lock:
@@ -111,7 +117,7 @@ class TraceExecutor:
             known = {t.id: self._candidate[(key, t.id)] for t in traces if (key, t.id) in self._candidate}
         missing = list({t.id: t for t in traces if t.id not in known}.values())
         if missing:
-            results = self.domain.run_traces(source, missing, self.per_trace_timeout_s)
+            results = self.domain.run_traces(source, missing, self.per_trace_timeout_s, **self.sandbox_choice())
             with self._lock:
                 self.candidate_executions += len(missing)
                 for trace, result in zip(missing, results):

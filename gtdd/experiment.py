@@ -43,6 +43,7 @@ from gtdd.loop import LoopContext, TrajectoryState, public_examples, run_round, 
 from gtdd.policies import POLICIES, Policy, run_generator
 from gtdd.roles import make_coder, make_tester
 from testhelix.errors import UserError
+from testhelix.runsetup import ModelSettings
 from testhelix.store import RunStore
 
 # Settings that shaped the recorded rounds: a resumed or extended run must keep them.
@@ -128,18 +129,21 @@ class BlockPlan:
 class Experiment:
     def __init__(self, run_dir: Path, config: ExperimentConfig, domain: Domain | None = None,
                  progress: Callable[[str], None] | None = None, coder: Coder | None = None,
-                 tester: Tester | None = None):
-        """`domain`, `coder` and `tester` override the configured names (tests inject fakes)."""
+                 tester: Tester | None = None, sandbox: str | None = None, models: ModelSettings | None = None):
+        """`domain`, `coder` and `tester` override the configured names (tests inject fakes); `sandbox`
+        and `models` are the command's --sandbox and model options (testhelix/runsetup.py)."""
         self.run_dir = Path(run_dir)
         self.domain = domain or load_domain(config.domain)
         self.progress = progress or (lambda line: None)
-        self.executor = TraceExecutor(self.domain, config.per_trace_timeout_s)
-        self.coder = coder or make_coder(config.coder, self.domain, self.executor)  # bad names fail
-        self.tester = tester or make_tester(config.tester, self.domain)  # before anything is stored
+        self.executor = TraceExecutor(self.domain, config.per_trace_timeout_s, sandbox)
+        models = models or ModelSettings()
+        self.coder = coder or make_coder(config.coder, self.domain, self.executor, models)  # bad names fail
+        self.tester = tester or make_tester(config.tester, self.domain, models)  # before anything is stored
         self.public = public_examples(self.domain, config.public_examples)
         self.execution_config = {"domain": self.domain.name, "module": self.domain.module_name,
                                  "entry": self.domain.entry_class,
-                                 **self.domain.execution_config(config.per_trace_timeout_s)}
+                                 **self.domain.execution_config(config.per_trace_timeout_s,
+                                                                **self.executor.sandbox_choice())}
         # bad acceptance settings are refused before anything is stored
         acceptance.AcceptanceRule(**config.acceptance).check_families(list(self.domain.families))
         self.store = RunStore(self.run_dir, command="gtdd experiment", allowed={"gtdd"})

@@ -10,19 +10,28 @@ from gtdd.agents import Coder, LLMCoder, LLMTester, Tester
 from gtdd.domains.base import Domain
 from gtdd.execution import TraceExecutor
 from gtdd.sim import SimCoder, SimTester
-from testhelix.llm.registry import create_model, is_simulated, resolve
+from testhelix.llm.base import ChatModel
+from testhelix.llm.registry import is_simulated, resolve
+from testhelix.runsetup import ModelSettings
 
 
-def make_coder(name: str, domain: Domain, executor: TraceExecutor) -> Coder:
+def make_coder(name: str, domain: Domain, executor: TraceExecutor, models: ModelSettings | None = None) -> Coder:
+    """`models`: the command's model options (--call-timeout, --context-window, --rpm/--tpm)."""
     info = resolve(name)  # expands aliases; unknown names are a UserError
     # the provider declares its models test doubles (registry.is_simulated): GTDD's own doubles play them
     if is_simulated(info.name):
         return SimCoder(info.name, domain, executor)
-    return LLMCoder(create_model(info.name))
+    return LLMCoder(_model(name, models))
 
 
-def make_tester(name: str, domain: Domain) -> Tester:
+def make_tester(name: str, domain: Domain, models: ModelSettings | None = None) -> Tester:
     info = resolve(name)
     if is_simulated(info.name):
         return SimTester(info.name, domain)
-    return LLMTester(create_model(info.name))
+    return LLMTester(_model(name, models))
+
+
+def _model(name: str, models: ModelSettings | None) -> ChatModel:
+    """The model with the command's settings (keyed by the name as given; create_model expands aliases)."""
+    models = models or ModelSettings()
+    return models.create_model(name, timeout_s=models.call_timeout_s)

@@ -83,36 +83,3 @@ def _store_problem(err: Exception):
     from testhelix.lifecycle import damaged
 
     return damaged(Path(sorted(_OPEN_PATHS)[0]) if _OPEN_PATHS else Path("the run store"), err)
-
-
-def _choose_execution(ctx: click.Context, param: click.Parameter,  # noqa: ARG001 - click's callback signature
-                      value: str | None) -> str | None:
-    """Check an --executor / --sandbox choice now (exit 2 before any work) and make it the
-    process's choice, read by every executor the command creates (seam.create_executor)."""
-    import os
-
-    from testhelix.execution import seam
-
-    if value is None:
-        return None
-    if param.name == "executor":
-        seam.load_executor_factory(value)
-        os.environ[seam.EXECUTOR_ENV] = value
-    else:
-        seam.select_sandbox(value)
-        os.environ[seam.SANDBOX_ENV] = value
-    return value
-
-
-sandbox_option = click.option(
-    "--sandbox", "sandbox", default=None, expose_value=False, callback=_choose_execution,
-    help="Sandbox: namespaced, plain, package.module:CLASS or a testhelix.sandboxes entry point "
-         "(default: $TESTHELIX_SANDBOX, else the strongest available).")
-
-
-def execution_options(f: Callable) -> Callable:
-    """`--executor` and `--sandbox` for the commands that run suites."""
-    f = sandbox_option(f)
-    return click.option("--executor", "executor", default=None, expose_value=False, callback=_choose_execution,
-                        help="Execution backend: forkserver, package.module:FACTORY or a testhelix.executors entry "
-                             "point (default: $TESTHELIX_EXECUTOR, else forkserver).")(f)

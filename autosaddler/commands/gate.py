@@ -12,15 +12,15 @@ import click
 from autosaddler.config import load_config
 from autosaddler.gate import GateResult, PairedOutcome, decide, explain, read_outcomes_csv, render
 from autosaddler.ledger import REUSE_NOTE, ReleaseLedger, SpentRelease, check_release, new_entry
-from autosaddler.session import helix_evaluator, load_pack_splits, refuse_spent
+from autosaddler.session import helix_evaluator, load_pack_splits, refuse_spent, search_setup
 from autosaddler.tracking import track_gate_command
 from testhelix import atomic
-from testhelix.cliutil import execution_options, json_option, print_json
+from testhelix.cliutil import json_option, print_json
 from testhelix.errors import UserError
 from testhelix.inputs import InputFile, NewRunDir, PackDir
 from testhelix.llm.registry import is_simulated
-from testhelix.parallel.options import concurrency_options
 from testhelix.parallel.progress import TaskProgress
+from testhelix.runoptions import RunOptions, setup_options
 from testhelix.store import RunStore
 from testhelix.strategy.model import is_frozen_strategy_file, load_strategy
 from testhelix.tracking import mlflow_option, requested_mlflow_uri
@@ -34,8 +34,8 @@ class GateRun:
 
 
 def run_gate(challenger_file: Path, baseline_file: Path, pack: Path, split: str, model: str, run_dir: Path,
-             split_file: Path | None, preset: str, allow_reuse: bool = False, jobs: int | None = None,
-             backend: str = "local", ray_address: str | None = None, progress: bool = False) -> GateRun:
+             split_file: Path | None, preset: str, allow_reuse: bool = False, options: RunOptions | None = None,
+             progress: bool = False) -> GateRun:
     """Evaluate both strategies with the same model on the release split, decide, record, and mark
     its tasks as spent for this run and in the machine's release ledger. The same challenger and
     baseline with the same model on the same tasks replays the recorded decision instead."""
@@ -43,6 +43,7 @@ def run_gate(challenger_file: Path, baseline_file: Path, pack: Path, split: str,
     splits = load_pack_splits(pack, split_file)
     ids = splits.ids(split)
     cfg = load_config(preset)
+    setup = search_setup(options or RunOptions(), model, cfg)   # checked before anything is stored
     ledger = ReleaseLedger()
     replay, earlier = check_release(ledger, pack=splits.split.pack, pack_digest=splits.split.pack_digest, split=split,
                                     task_ids=ids, challenger_hash=challenger.content_hash(),
@@ -59,7 +60,7 @@ def run_gate(challenger_file: Path, baseline_file: Path, pack: Path, split: str,
         store.refuse_other_kinds({"search", "gate"}, "autosaddler gate")
         if not allow_reuse:
             refuse_spent(store, splits.split.pack, split)
-        with helix_evaluator(store, run_dir, splits.tasks, model, cfg, "gate", jobs, backend, ray_address) as evaluator, \
+        with helix_evaluator(store, run_dir, splits.tasks, model, cfg, "gate", setup) as evaluator, \
                 TaskProgress("release gate", enabled=progress) as bar:
             evaluator.runner.progress = bar
             # up to `jobs` tasks at once, same results for any `jobs`; each arm is an evaluation of its
@@ -121,12 +122,11 @@ def next_steps(run_dir: Path) -> str:
 @click.option("--allow-unfrozen-challenger", is_flag=True,
               help="Gate a challenger that is not a frozen strategy file (the release split is spent on a strategy "
                    "with no recorded provenance; a warning says so).")
-@concurrency_options
 @mlflow_option
-@execution_options
+@setup_options()
 @json_option
 def command(outcomes_csv, challenger, baseline, pack, split, split_file, model, run_dir, preset, allow_reuse,
-            allow_unfrozen_challenger, jobs, backend, ray_address, as_json) -> None:
+            allow_unfrozen_challenger, options: RunOptions, as_json: bool) -> None:
     """Promote a frozen challenger only on a positive difference with one-sided exact McNemar p <= 0.05."""
     fresh, replay, run = True, None, None
     if outcomes_csv is not None:
@@ -148,7 +148,7 @@ def command(outcomes_csv, challenger, baseline, pack, split, split_file, model, 
             click.echo(f"WARNING: --challenger {challenger} is not frozen: this gate spends the release split on a "
                        "strategy with no recorded provenance (--allow-unfrozen-challenger)", err=True)
         run = run_gate(challenger, baseline, pack, split, model, run_dir, split_file, preset, allow_reuse,
-                       jobs, backend, ray_address, progress=not as_json)
+                       options, progress=not as_json)
         result, fresh, replay = run.result, run.fresh, run.replay_of
     if replay is None:   # a replay was tracked when it was decided
         track_gate_command(requested_mlflow_uri(), result, outcomes_csv=outcomes_csv, challenger=challenger,

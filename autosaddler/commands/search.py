@@ -15,15 +15,15 @@ from autosaddler.edits import in_words
 from autosaddler.ledger import ReleaseLedger, refuse_spent_tasks
 from autosaddler.optimizer import ModelOptimizer
 from autosaddler.search import Search
-from autosaddler.session import PackSplits, helix_evaluator, load_pack_splits, refuse_spent
+from autosaddler.session import PackSplits, helix_evaluator, load_pack_splits, refuse_spent, search_setup
 from autosaddler.tracking import track_search
 from testhelix.agent.budget import Budget
-from testhelix.cliutil import execution_options, json_option, print_json
+from testhelix.cliutil import json_option, print_json
 from testhelix.errors import UserError
 from testhelix.inputs import InputFile, NewRunDir, PackDir, RunDir
-from testhelix.llm.registry import create_optimizer_model, is_simulated, resolve
-from testhelix.parallel.options import concurrency_options
+from testhelix.llm.registry import is_simulated, resolve
 from testhelix.parallel.progress import TaskProgress
+from testhelix.runoptions import RunOptions, deprecated_alias, setup_options
 from testhelix.splits import spread_by_context
 from testhelix.store import RunStore
 from testhelix.strategy.model import initial_strategy
@@ -32,8 +32,7 @@ from testhelix.tracking import mlflow_option, requested_mlflow_uri
 OPTIMIZER_TOKEN_CAP = 5_000_000  # the optimizer's own accounting scope, separate from the generator's
 
 
-def _run(run_dir: Path, meta: dict, cfg: SearchConfig, as_json: bool, jobs: int | None = None,
-         backend: str = "local", ray_address: str | None = None) -> None:
+def _run(run_dir: Path, meta: dict, cfg: SearchConfig, as_json: bool, options: RunOptions) -> None:
     console = Console(quiet=as_json)
     splits = load_pack_splits(Path(meta["pack"]), Path(meta["split_file"]) if meta.get("split_file") else None)
     for role, name in (("proposal split (proposal_split)", cfg.proposal_split),
@@ -41,6 +40,7 @@ def _run(run_dir: Path, meta: dict, cfg: SearchConfig, as_json: bool, jobs: int 
         if not splits.ids(name):  # checked before the store exists: a refused search leaves no file
             raise UserError(f"the {role} {name!r} of pack {splits.split.pack} is empty: a search needs tasks to train "
                             "and rank on")
+    setup = search_setup(options, meta["model"], cfg)   # checked before the store exists
     store = RunStore(run_dir, command="autosaddler search", allowed={"search", "gate"})
     started = time.monotonic()
     try:
@@ -50,8 +50,10 @@ def _run(run_dir: Path, meta: dict, cfg: SearchConfig, as_json: bool, jobs: int 
             refuse_spent_tasks(ReleaseLedger(), splits.split.pack, splits.split.pack_digest, name, splits.ids(name),
                                "a search")
         store.put_state("meta", meta)
+        optimizer_settings = options.models([meta["optimizer_model"]])  # the same model options for the optimizer
         timeouts = cfg.session_timeouts()
-        opt_models = {session: create_optimizer_model(meta["optimizer_model"], seed=cfg.seed, timeout_s=limit)
+        opt_models = {session: optimizer_settings.create_optimizer_model(meta["optimizer_model"], seed=cfg.seed,
+                                                                         timeout_s=limit)
                       for session, limit in timeouts.items()}
         optimizer = ModelOptimizer(opt_models, Budget(OPTIMIZER_TOKEN_CAP, label="optimizer", run_label="optimizer",
                                                       sink=store), timeouts=timeouts)
@@ -65,8 +67,7 @@ def _run(run_dir: Path, meta: dict, cfg: SearchConfig, as_json: bool, jobs: int 
             console.print(f"[{time.monotonic() - started:6.1f}s] {node.node_id} {node.status}{mb}{dev}{edit}{reason}",
                           markup=False, highlight=False, soft_wrap=True)
 
-        with helix_evaluator(store, run_dir, splits.tasks, meta["model"], cfg, "search", jobs, backend,
-                             ray_address) as evaluator, \
+        with helix_evaluator(store, run_dir, splits.tasks, meta["model"], cfg, "search", setup) as evaluator, \
                 TaskProgress("task evaluations", enabled=not as_json, console=console) as progress:
             evaluator.runner.progress = progress
             search = Search(cfg, store, evaluator, optimizer, splits.ids(cfg.proposal_split),
@@ -109,18 +110,31 @@ def _parent_strategy(store: RunStore, node_id: str) -> dict | None:
 @click.option("--optimizer-model", required=True, help="Optimizer model (three sessions), e.g. sim:strong.")
 @click.option("--run", "run_dir", required=True, type=NewRunDir(), help="Run folder.")
 @click.option("--preset", type=click.Choice(sorted(PRESETS)), default="paper", show_default=True)
-@click.option("--config", "config_file", type=InputFile(), help="JSON or TOML overrides.")
+@click.option("--settings", "settings_file", type=InputFile(),
+              help="Search settings file (JSON or TOML) over the preset; the flags below override it.")
+@deprecated_alias("--config", "--settings", "settings_file", type=InputFile())
 @click.option("--split-file", type=InputFile(bundled="split file"),
               help="Split file or a bundled one's name (default: splits/<pack>.json).")
-@concurrency_options
+@click.option("--seed", type=int, default=None, help="The search's seed (settings key `seed`; default 42).")
+@click.option("--token-cap", type=click.IntRange(1000, 10**12), default=None,
+              help="Per-task inference cap shared by every role, pair and retry (settings key "
+                   "`per_task_token_cap`; default 400000).")
+@click.option("--limit", type=click.IntRange(1, 1_000_000), default=None,
+              help="Only N development tasks, spread over the routing contexts and katas (settings key "
+                   "`development_limit`).")
 @mlflow_option
-@execution_options
+@setup_options()
 @json_option
-def search(pack: Path, model: str, optimizer_model: str, run_dir: Path, preset: str, config_file, split_file,
-           jobs, backend, ray_address, as_json: bool) -> None:
+def search(pack: Path, model: str, optimizer_model: str, run_dir: Path, preset: str, settings_file: Path | None,
+           _deprecated_settings_file: Path | None, split_file: Path | None, seed: int | None, token_cap: int | None,
+           limit: int | None, options: RunOptions, as_json: bool) -> None:
     """Evolve a TestHelix strategy on the proposal split, ranking children on the development split."""
     resolve(model), resolve(optimizer_model)
-    cfg = load_config(preset, config_file)
+    if settings_file is not None and _deprecated_settings_file is not None:
+        raise UserError("give --settings once (--config is its old name)")
+    flags = {"seed": seed, "per_task_token_cap": token_cap, "development_limit": limit, "workers": options.workers}
+    cfg = load_config(preset, settings_file or _deprecated_settings_file,
+                      {key: value for key, value in flags.items() if value is not None})
     meta = {"pack": str(pack), "model": model, "optimizer_model": optimizer_model, "preset": preset,
             "config": cfg.model_dump(), "split_file": str(split_file) if split_file else None,
             "development_order": "by_context"}
@@ -141,16 +155,15 @@ def search(pack: Path, model: str, optimizer_model: str, run_dir: Path, preset: 
             # The same command again is the same search: it continues (a finished one has nothing left to do).
             click.echo(f"{run_dir}: this search already ran here with the same settings; continuing it "
                        "(finished steps are never redone)")
-    _run(run_dir, meta, cfg, as_json, jobs, backend, ray_address)
+    _run(run_dir, meta, cfg, as_json, options)
     track_search(run_dir, requested_mlflow_uri())  # no-op without --mlflow-uri
 
 
 @click.command("resume")
 @click.argument("run_dir", type=RunDir())
-@concurrency_options
-@execution_options
+@setup_options()
 @json_option
-def resume(run_dir: Path, jobs, backend, ray_address, as_json: bool) -> None:
+def resume(run_dir: Path, options: RunOptions, as_json: bool) -> None:
     """Continue a stopped search exactly where it stopped (same DAG as an uninterrupted run)."""
     store = RunStore(run_dir, read_only=True)
     try:
@@ -162,7 +175,7 @@ def resume(run_dir: Path, jobs, backend, ray_address, as_json: bool) -> None:
         raise UserError(f"{run_dir}: no search to resume here")
     if not isinstance(meta, dict):
         raise UserError(f"{_meta_row(run_dir)} is not an object")
-    _run(run_dir, meta, _stored_config(run_dir, meta), as_json, jobs, backend, ray_address)
+    _run(run_dir, meta, _stored_config(run_dir, meta), as_json, options)
 
 
 def _development_order(splits: PackSplits, name: str, meta: dict) -> list[str]:

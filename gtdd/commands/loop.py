@@ -13,9 +13,10 @@ from gtdd.experiment import FIXED_TESTS, PRESETS, ExperimentSummary
 from gtdd.feedback import RULES
 from gtdd.policies import POLICIES, parse_policies
 from gtdd.rules import RULE_NAMES
-from testhelix.cliutil import json_option, print_json, sandbox_option
+from testhelix.cliutil import json_option, print_json
 from testhelix.errors import UserError
 from testhelix.inputs import FiniteFloat, NewRunDir, RunDir
+from testhelix.runoptions import JOBS_RANGE, RunOptions, setup_options
 
 CommandFunction = TypeVar("CommandFunction", bound=Callable[..., Any])
 
@@ -64,9 +65,10 @@ def _common(f: CommandFunction) -> CommandFunction:
                      help="CPU seconds per trace execution, 0.01 to 3600 (a limit hit is confirmed under "
                           "4x the limits; a wall-clock backstop only yields harness errors)."),
         click.option("--quiet", is_flag=True, help="No progress lines."),
-        sandbox_option,  # the sandbox every trace runs in (testhelix/execution/seam.py)
         run_dir_opt,
     ]
+    # the model options every command shares, and the sandbox every trace runs in (testhelix/runoptions.py)
+    f = setup_options(sandbox_only=True, jobs=False, workers=False, backend=False)(f)
     for option in reversed(options):
         f = option(f)
     return f
@@ -102,7 +104,7 @@ def _experiment(run_dir: Path, policies: str, blocks: int, rounds: int, coder: s
                 no_regression_gate: bool, per_trace_timeout: float, quiet: bool, jobs: int = 1,
                 acceptance_rule: str = "audit", stop_at_first_acceptance: bool = False,
                 fixed_tests: str = "hidden", family_tolerances: Iterable[str] = (),
-                public_examples: int = 2) -> ExperimentSummary:
+                public_examples: int = 2, options: RunOptions | None = None) -> ExperimentSummary:
     from gtdd.experiment import Experiment, ExperimentConfig
 
     if per_trace_timeout <= 0:
@@ -116,7 +118,9 @@ def _experiment(run_dir: Path, policies: str, blocks: int, rounds: int, coder: s
                               jobs=jobs, stop_at_first_acceptance=stop_at_first_acceptance,
                               fixed_tests=fixed_tests, public_examples=public_examples)
     echo = (lambda line: None) if quiet else (lambda line: click.echo(line, err=True))
-    experiment = Experiment(run_dir, config, progress=echo)
+    options = options or RunOptions()
+    experiment = Experiment(run_dir, config, progress=echo, sandbox=options.sandbox_choice(),
+                            models=options.models([coder, tester]))
     try:
         summary = experiment.run()
     finally:
@@ -130,8 +134,9 @@ def _experiment(run_dir: Path, policies: str, blocks: int, rounds: int, coder: s
 @click.option("--policies", default=None,
               help=f"Comma-separated policies: {', '.join(POLICIES)} (required unless a --preset names them).")
 @click.option("--blocks", type=click.IntRange(1, 10_000), default=30, show_default=True, help="Paired blocks.")
-@click.option("--jobs", type=click.IntRange(1, 64), default=1, show_default=True,
-              help="Blocks run concurrently (results are the same for every value).")
+@click.option("--jobs", type=JOBS_RANGE, default=1, show_default=True,
+              help="Blocks in flight at once, as --jobs is tasks in flight elsewhere (results are the same for "
+                   "every value).")
 @_common
 @json_option
 def experiment_command(policies: str | None, blocks: int, jobs: int, as_json: bool, **kw: Any) -> None:

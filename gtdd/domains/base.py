@@ -142,9 +142,12 @@ class Domain(Protocol):
     def public_examples(self) -> tuple[Trace, ...]: ...  # the domain's own; () to let the loop draw some
     def family_of_op(self, op: Op) -> str: ...  # requirement family of one operation's command
     def reference_results(self, traces: Sequence[Trace]) -> list[TraceResult]: ...  # trusted, in-process
+    # untrusted, one fresh process per trace, in the sandbox `sandbox` names (None: the default; see
+    # testhelix/execution/seam.py): the command's --sandbox arrives here explicitly
     def run_traces(self, module_source: str, traces: Sequence[Trace],
-                   per_trace_timeout_s: float = 1.0) -> list[TraceResult]: ...  # untrusted, one fresh process per trace
-    def execution_config(self, per_trace_timeout_s: float) -> dict: ...  # sandbox, limits, versions: committed
+                   per_trace_timeout_s: float = 1.0, sandbox: str | None = None) -> list[TraceResult]: ...
+    def execution_config(self, per_trace_timeout_s: float,
+                         sandbox: str | None = None) -> dict: ...  # sandbox, limits, versions: committed
     def replies_equal(self, a: Any, b: Any) -> bool: ...
     def first_divergence(self, expected: TraceResult, got: TraceResult) -> int | None: ...
 

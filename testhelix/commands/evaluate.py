@@ -10,19 +10,19 @@ Two modes:
 
 from __future__ import annotations
 
-import os
 import time
 from pathlib import Path
 
 import click
 
-from testhelix.cliutil import execution_options, json_option, print_json
+from testhelix.cliutil import json_option, print_json
 from testhelix.errors import UserError
 from testhelix.execution.shape import suite_problem
 from testhelix.inputs import InputDir, InputFile, NewRunDir, PackDir
 from testhelix.prism.coverage import CoverageMeter
 from testhelix.prism.evaluation import evaluate_task, no_submission, record_panel_order
 from testhelix.prism.metrics import split_metrics
+from testhelix.runoptions import RunOptions, setup_options
 from testhelix.tasks.task import Task, load_pack, load_task
 
 RUN_LABEL = "evaluate"
@@ -93,10 +93,10 @@ def evaluate_split(executor, store, pack: Path, ids: list[str], tasks: list[Task
         return {"rows": rows, "digest": digest, "fa": fa, "cov": cov, "order": order, "submitted": suite.is_dir(),
                 "wall_s": round(time.monotonic() - started, 3)}
 
-    backend = LocalBackend(judge, jobs)
+    backend: LocalBackend[str] = LocalBackend(jobs)
     with TaskProgress("evaluating", total=len(ids), enabled=progress) as bar:
         backend.on_start = bar.started
-        for task_id, done in backend.run(ids):
+        for task_id, done in backend.run(ids, judge):
             task, rows, digest, cov = by_id[task_id], done["rows"], done["digest"], done["cov"]
             for_metrics[task_id] = {r["program_id"]: (r["role"], r["status"]) for r in rows}
             submitted += done["submitted"]
@@ -124,19 +124,17 @@ def evaluate_split(executor, store, pack: Path, ids: list[str], tasks: list[Task
               help="Split file or a bundled one's name (default: splits/<pack>.json).")
 @click.option("--suites", "suites_dir", type=click.Path(path_type=Path), help="Folder of <task id>/ suites.")
 @click.option("--run", "run_dir", type=NewRunDir(), help="Run folder (DuckDB store).")
-@click.option("--workers", type=click.IntRange(1, 64), help="Parallel executions (default: cores).")
 @click.option("--coverage/--no-coverage", default=True, show_default=True,
               help="Measure ΔC and Entry Coverage (split mode; skipped coverage is stored as missing).")
-@click.option("--jobs", type=click.IntRange(1, 256), default=None,
-              help="Tasks judged at once in split mode (default: cores); results are the same for any value.")
-@execution_options
+@setup_options(models=False, backend=False)
 @json_option
-def command(task_dir, suite_dir, pack_dir, split, split_file, suites_dir, run_dir, workers, coverage, jobs,
-            as_json) -> None:
+def command(task_dir: Path | None, suite_dir: Path | None, pack_dir: Path | None, split: str | None,
+            split_file: Path | None, suites_dir: Path | None, run_dir: Path | None, coverage: bool,
+            options: RunOptions, as_json: bool) -> None:
     """Run a submitted suite on the initial program, the reference and every panel candidate."""
     from testhelix.execution.cache import StoreOutcomeCache
-    from testhelix.execution.seam import create_executor
 
+    execution = options.execution()   # the executor and sandbox chosen (checked before any work)
     if task_dir is not None:
         if suite_dir is None or pack_dir is not None:
             raise UserError("--task needs --suite (and no --pack)")
@@ -146,7 +144,7 @@ def command(task_dir, suite_dir, pack_dir, split, split_file, suites_dir, run_di
         if problem is not None:  # one task named on the command line: bad input (a split run judges it)
             raise UserError(f"{suite_dir}: suite refused: {problem}")
         task = load_task(task_dir)
-        with create_executor(workers=workers) as executor:
+        with execution.create_executor(workers=options.workers) as executor:
             result = _public(evaluate_task(executor, task, suite_dir))
         print_json(result) if as_json else _print_task(result)
         return
@@ -161,9 +159,9 @@ def command(task_dir, suite_dir, pack_dir, split, split_file, suites_dir, run_di
     store = RunStore(run_dir, command="testhelix evaluate", allowed={"evaluate", "helix"})
     store.refuse_other_kinds({"evaluate", "helix"}, "testhelix evaluate")
     try:
-        with create_executor(workers=workers, cache=StoreOutcomeCache(store)) as executor:
+        with execution.create_executor(workers=options.workers, cache=StoreOutcomeCache(store)) as executor:
             summary = evaluate_split(executor, store, pack_dir, ids, tasks, suites_dir, progress=not as_json,
-                                     coverage=coverage, jobs=jobs or os.cpu_count() or 1)
+                                     coverage=coverage, jobs=options.tasks_in_flight([]))
     finally:
         store.close()
     summary = {"run": str(run_dir), "split": split, **summary}

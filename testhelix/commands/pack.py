@@ -9,10 +9,11 @@ from pathlib import Path
 
 import click
 
-from testhelix.cliutil import execution_options, json_option, print_json
+from testhelix.cliutil import json_option, print_json
 from testhelix.errors import UserError
 from testhelix.inputs import InputDir, OutputFile, PackDir
 from testhelix.paths import is_installed, tasks_dir
+from testhelix.runoptions import RunOptions, setup_options
 from testhelix.tasks.model import CONTEXTS
 
 
@@ -161,13 +162,14 @@ def _numbers(spec: str | None) -> set[int] | None:
 @click.option("--workers", type=click.IntRange(1, 64), default=2, show_default=True, help="Parallel test processes.")
 @click.option("--runner", type=click.Choice(["auto", "executor", "subprocess"]), default="auto", show_default=True,
               help="auto: the harness executor when installed, else plain pytest subprocesses.")
-@execution_options
+@setup_options(models=False, jobs=False, workers=False, backend=False)
 @json_option
-def verify(pack: Path, workers: int, runner: str, as_json: bool) -> None:
+def verify(pack: Path, workers: int, runner: str, options: RunOptions, as_json: bool) -> None:
     """Check digests and labels of every task in PACK; exit 1 if anything fails."""
     from testhelix.pack.verify import verify_pack
 
-    report = verify_pack(pack, workers, runner, log=lambda line: click.echo(line, err=True))
+    report = verify_pack(pack, workers, runner, log=lambda line: click.echo(line, err=True),
+                         execution=options.execution())
     if as_json:
         print_json(report.to_json())
     else:

@@ -2,22 +2,20 @@
 
 from __future__ import annotations
 
-import os
 import time
 from pathlib import Path
+from typing import Any
 
 import click
 
-from testhelix.cliutil import execution_options, json_option, print_json
+from testhelix.cliutil import json_option, print_json
 from testhelix.errors import UserError
 from testhelix.helix.config import get_config, with_strategy_pairs
 from testhelix.helix.promotion import describe, promotion_status
-from testhelix.helix.runner import HelixRunner
 from testhelix.inputs import FiniteFloat, InputFile, NewRunDir, PackDir, RunDir
 from testhelix.llm.registry import is_simulated, resolve
-from testhelix.parallel import WorkerSettings, default_jobs, execution_servers, make_backend
-from testhelix.parallel.options import concurrency_options
 from testhelix.parallel.progress import TaskProgress
+from testhelix.runoptions import RunOptions, setup_options
 from testhelix.splits import sample_across_groups
 from testhelix.store import RunStore, check_run_folder
 from testhelix.strategy.model import check_run_compatibility, initial_strategy, load_strategy
@@ -46,7 +44,6 @@ def split_task_ids(pack: Path, split: str, split_file: Path | None) -> list[str]
 @click.option("--strategy", "strategy_file", type=InputFile(bundled="strategy"),
               help="Frozen strategy for configuration E (A-D use strategies/initial.json).")
 @click.option("--run", "run_dir", required=True, type=NewRunDir(), help="Run folder.")
-@click.option("--workers", type=click.IntRange(1, 64), default=None, help="Parallel executions (default: cores).")
 @click.option("--token-cap", type=click.IntRange(1000, 10**12), default=400_000, show_default=True,
               help="Per-task inference cap shared by every role, pair and retry.")
 @click.option("--limit", type=click.IntRange(1, 1_000_000),
@@ -54,38 +51,26 @@ def split_task_ids(pack: Path, split: str, split_file: Path | None) -> list[str]
 @click.option("--first", is_flag=True, help="With --limit: the first N tasks in split order instead of a sample.")
 @click.option("--seed", type=int, default=42, show_default=True)
 @click.option("--coverage/--no-coverage", default=True, show_default=True, help="Measure ΔC and Entry Coverage.")
-@click.option("--call-timeout", type=FiniteFloat(1, 86_400), help="Upper bound (s) on one model call; the task's "
-              "remaining working time bounds every call anyway.")
-@click.option("--context-window", type=click.IntRange(1024, 10_000_000), help="The model's context window in tokens (for "
-              "openai-compatible servers; models.toml knows the others).")
-@click.option("--rpm", type=FiniteFloat(0.1, 1e7), help="Requests per minute allowed per model (shared by all work).")
-@click.option("--tpm", type=FiniteFloat(1, 1e12), help="Tokens per minute allowed per model (shared by all work).")
 @click.option("--promoted-by", "promoted_by", type=RunDir(), default=None,
               help="Configuration E: the release-gate folder that judged the --strategy file; the run records "
                    "whether that gate promoted it (and `testhelix report` prints it).")
 @click.option("--agent-time-limit", type=FiniteFloat(1, 86_400), default=None,
               help="Agent time limit T in seconds for every task (default: each task's declared agent timeout).")
-@concurrency_options
 @mlflow_option
-@execution_options
+@setup_options()
 @json_option
-def command(pack_dir, split, split_file, configs, models, strategy_file, run_dir, workers, token_cap, limit, first, seed,
-            coverage, call_timeout, context_window, rpm, tpm, promoted_by, agent_time_limit, jobs, backend, ray_address,
-            as_json) -> int:
+def command(pack_dir: Path, split: str, split_file: Path | None, configs: tuple[str, ...], models: tuple[str, ...],
+            strategy_file: Path | None, run_dir: Path, token_cap: int, limit: int | None, first: bool, seed: int,
+            coverage: bool, promoted_by: Path | None, agent_time_limit: float | None, options: RunOptions,
+            as_json: bool) -> int:
     """Run TestHelix configurations on a split and evaluate every submitted suite (resumable).
     \f
     Returns the exit status (cliutil.entry_point): 3 when the provider prevented a task evaluation."""
-    from testhelix.execution.cache import StoreOutcomeCache
-    from testhelix.execution.seam import create_executor
-    from testhelix.llm import ratelimit
-    from testhelix.llm.registry import set_context_window
+    from testhelix.runbuild import task_runner
 
     for m in models:
         resolve(m)  # unknown model names fail before any work
-        if context_window:
-            set_context_window(m, context_window)
-        if rpm or tpm:
-            ratelimit.configure(m, rpm, tpm)
+    setup = options.setup(models)   # the run's settings, built once and passed explicitly
     check_run_folder(run_dir, {"helix", "evaluate"}, "testhelix run")
     cfgs = [get_config(c, token_cap=token_cap, seed=seed, agent_time_limit_s=agent_time_limit) for c in configs]
     if any(c.name == "E" for c in cfgs) and strategy_file is None:
@@ -110,42 +95,30 @@ def command(pack_dir, split, split_file, configs, models, strategy_file, run_dir
     if limit:
         tasks = tasks[:limit] if first else sample_across_groups(
             tasks, limit, seed, lambda t: (t.meta.metadata.kata if t.meta else None) or t.id)
-    jobs = jobs or default_jobs(models)
     store = RunStore(run_dir, command="testhelix run")
     store.refuse_other_kinds({"helix", "evaluate"}, "testhelix run")
     store.put_state("helix-run", run_meta(pack_dir, split, split_file, seed, limit, first))  # for tracking
     started = time.monotonic()
     results: list[dict] = []
     try:
-        servers = workers or (execution_servers(os.cpu_count() or 1, jobs) if backend == "local" else None)
-        with create_executor(workers=servers, cache=StoreOutcomeCache(store)) as executor, \
-                TaskProgress("testhelix", total=len(tasks) * len(plans), enabled=not as_json) as progress:
-            runner = HelixRunner(store, executor, Path(run_dir).resolve() / "work", coverage=coverage, jobs=jobs,
-                                 progress=progress, call_timeout_s=call_timeout)
-            settings = WorkerSettings(executor_workers=executor.workers, coverage=coverage, panel=True,
-                                      work_root=str(Path(run_dir).resolve() / "work"), concurrent_pairs=jobs > 1,
-                                      call_timeout_s=call_timeout,
-                                      context_windows=tuple((m, context_window) for m in models if context_window),
-                                      rate_limits=tuple((m, rpm, tpm) for m in models if rpm or tpm))
+        with TaskProgress("testhelix", total=len(tasks) * len(plans), enabled=not as_json) as progress, \
+                task_runner(setup, store, Path(run_dir).resolve() / "work", coverage=coverage, panel=True,
+                            progress=progress) as runner:
             runner.promotion = promotion
-            runner.backend = make_backend(backend, jobs, runner.evaluate_job, settings, ray_address)
 
-            def on_task(label, result):
+            def on_task(label: str, result: dict | None) -> None:
                 if result is None:
                     progress.skipped()
                     return
                 results.append({"label": label, **result})
 
-            try:
-                runner.run(tasks, plans, on_task)
-            finally:
-                runner.backend.close()
+            runner.run(tasks, plans, on_task)
     finally:
         store.close()
     incomplete = [r for r in results if r.get("incomplete")]
     finished = [r for r in results if not r.get("incomplete")]
-    summary = {"run": str(run_dir), "tasks": len(tasks), "runs": [runner.run_label(m, c) for m, c, _ in plans],
-               "jobs": jobs, "backend": backend,
+    summary: dict[str, Any] = {"run": str(run_dir), "tasks": len(tasks), "runs": [runner.run_label(m, c) for m, c, _ in plans],
+               "jobs": setup.concurrency.tasks_in_flight, "backend": setup.backend,
                "new_results": len(finished), "incomplete": len(incomplete),
                "incomplete_causes": _causes(incomplete), "wall_s": round(time.monotonic() - started, 1),
                # a served simulated model behind a real provider's name counts too (runner's detail)

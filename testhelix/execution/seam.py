@@ -17,6 +17,8 @@ Backends and sandboxes are found through the project's plug-in loader (testhelix
   no argument and returns a `Sandbox` (sandbox.py). Without a choice: the strongest available.
 
 Code outside a backend never branches on which backend or sandbox it got: it asks the object.
+A command passes its choice explicitly (testhelix/runsetup.py `ExecutionChoice`); the variables are
+only a user's defaults, read, never written.
 """
 
 from __future__ import annotations
@@ -69,10 +71,9 @@ def create_executor(spec: str | None = None, workers: int | None = None, cache: 
 
 def sandbox_spec(spec: str | None = None) -> str:
     """The sandbox choice as text: `spec`, else $TESTHELIX_SANDBOX, else the strongest built-in."""
+    spec = spec or os.environ.get(SANDBOX_ENV)   # a user's default, never a command's choice (RunSetup)
     if spec:
         return spec
-    if os.environ.get(SANDBOX_ENV):
-        return os.environ[SANDBOX_ENV]
     from testhelix.execution.sandbox import namespaces_available
     return "namespaced" if namespaces_available() else "plain"
 

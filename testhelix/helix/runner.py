@@ -5,12 +5,13 @@ Labels are `<model>/<config>` (e.g. `sim:strong/C`; a compatible server is named
 so a restarted server on another port resumes the same run). A task's row in `task_results` is
 written last, after its outcomes, so a task whose row exists is complete and a resumed run skips it.
 
-Up to `jobs` tasks run at once through a work backend (testhelix/parallel/): `evaluate_one` judges
+Up to `tasks_in_flight` tasks run at once through the work backend the runner is built with
+(testhelix/runbuild.py builds both from a RunSetup; testhelix/parallel/): `evaluate_one` judges
 a task without writing any result, and the driver thread records each result as it arrives
 (`record`), so a run killed at any point keeps every finished task. Model-call ledger rows and
 cached executions are written as they happen (through the store's lock) by local threads, and come
-back with the result from a remote worker (`absorb`). With `jobs > 1` the pairs of a task run
-concurrently too (`HelixContext.concurrent`); results are the same for every `jobs`.
+back with the result from a remote worker (`absorb`). With `concurrent_pairs` the pairs of a task
+run concurrently too (`HelixContext.concurrent`); results are the same either way.
 
 When the provider prevents an evaluation (a `ModelError` after the SDK's retries), `evaluate_one`
 returns an incomplete marker instead of a result: the driver stores the cause (`record_incomplete`:
@@ -98,8 +99,8 @@ class HelixRunner:
     coverage: bool = True
     panel: bool = True                 # False: single-reference mode (initial + reference only)
     call_timeout_s: float | None = None  # upper bound on one model call (the deadline bounds it anyway)
-    jobs: int = 1                      # tasks at once (and, above 1, concurrent pairs)
-    backend: Backend | None = None     # a testhelix.parallel backend; None: local threads with `jobs`
+    concurrent_pairs: bool = False     # a task's pairs (and reviews) at once (RunSetup: pairs_in_parallel)
+    backend: Backend | None = None     # a testhelix.parallel backend (testhelix/runbuild.py); None: one task at a time
     progress: TaskProgress | None = None  # the live display, or None
 
     def __post_init__(self) -> None:
@@ -151,7 +152,7 @@ class HelixRunner:
         ctx = HelixContext(task=task, strategy=strategy, config=config,
                            model=self.model_factory(model_name, task, evaluation_seed(config.seed, label)), budget=budget,
                            executor=executor_for(self.executor, task), work_dir=work, library=self.library,
-                           concurrent=self.jobs > 1)
+                           concurrent=self.concurrent_pairs)
         budget.deadline = ctx.deadline
         try:
             result = run_task(ctx)
@@ -223,12 +224,12 @@ class HelixRunner:
         """Results in completion order, handed to the calling (driver) thread."""
         from testhelix.parallel.local import LocalBackend
 
-        backend = self.backend or LocalBackend(self.evaluate_job, self.jobs)
+        backend = self.backend or LocalBackend(1)
         progress = self.progress
         if progress is not None:
             progress.add_total(len(jobs))
             backend.on_start = progress.started
-        for job, result in backend.run(jobs):
+        for job, result in backend.run(jobs, self.evaluate_job):
             if progress is not None:
                 progress.finished(result)
             yield job, result

@@ -1,12 +1,12 @@
 """One rate limiter per provider and model, shared by every task, pair and session in the process.
 
-    limiter = limiter_for("anthropic:claude-opus-4-6")      # the same object for every caller
+    limiter = limiter_for("anthropic:claude-opus-4-6", rpm, tpm)   # the same object for every caller
     limiter.acquire(tokens=12_000, deadline_s=remaining)     # blocks until the call may start
 
 Two token buckets refill continuously: requests per minute and tokens per minute (a call takes its
-conservative token reservation). Limits come from `configure(name, rpm=..., tpm=...)` (the
-`--rpm/--tpm` options), models.toml (`requests_per_minute`, `tokens_per_minute`) or nothing (no
-limit). When a provider sends rate-limit headers (OpenAI `x-ratelimit-*`, Anthropic
+conservative token reservation). Limits come with the model's `ModelInfo`: the run's `--rpm/--tpm`
+(testhelix/runsetup.py `ModelSettings`), else models.toml (`requests_per_minute`,
+`tokens_per_minute`), else nothing (no limit). When a provider sends rate-limit headers (OpenAI `x-ratelimit-*`, Anthropic
 `anthropic-ratelimit-*`) and says nothing is left, the limiter holds every caller until the reset
 the provider named. All methods are thread-safe.
 """
@@ -112,23 +112,19 @@ def _reset_seconds(value: str | None) -> float | None:
         return None
 
 
+# The limiters themselves (state every caller in the process shares), never their settings: the
+# limits come with each model's ModelInfo, i.e. models.toml or the run's --rpm/--tpm.
 _LIMITERS: dict[str, RateLimiter] = {}
-_CONFIG: dict[str, tuple[float | None, float | None]] = {}
 _REGISTRY_LOCK = threading.Lock()
 
 
-def configure(name: str, rpm: float | None = None, tpm: float | None = None) -> None:
-    """Set the limits for a model name (before or after its limiter exists)."""
-    with _REGISTRY_LOCK:
-        _CONFIG[name] = (rpm, tpm)
-        if name in _LIMITERS:
-            _LIMITERS[name].configure(rpm, tpm)
-
-
 def limiter_for(name: str, rpm: float | None = None, tpm: float | None = None) -> RateLimiter:
-    """The process-wide limiter of a model; configured limits win over the given defaults."""
+    """The process-wide limiter of a model with these limits. Every model of one run passes the
+    same limits (its RunSetup); a run with other limits in the same process reconfigures it."""
     with _REGISTRY_LOCK:
-        if name not in _LIMITERS:
-            crpm, ctpm = _CONFIG.get(name, (rpm, tpm))
-            _LIMITERS[name] = RateLimiter(crpm, ctpm)
-        return _LIMITERS[name]
+        limiter = _LIMITERS.get(name)
+        if limiter is None:
+            limiter = _LIMITERS[name] = RateLimiter(rpm, tpm)
+        elif (limiter.rpm, limiter.tpm) != (rpm, tpm):
+            limiter.configure(rpm, tpm)
+        return limiter

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 import tomllib
+from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -190,41 +191,45 @@ def price_usage(info: ModelInfo, input_tokens: int, output_tokens: int,
 
 def create_model(name: str, *, task: Any = None, seed: int = 0, http_client: Any = None,
                  max_retries: int = 2, timeout_s: float | None = None,
-                 context_window: int | None = None, max_retry_wait_s: float = 30.0) -> ChatModel:
+                 context_window: int | None = None, max_retry_wait_s: float = 30.0,
+                 requests_per_minute: float | None = None, tokens_per_minute: float | None = None) -> ChatModel:
     """Build the model for `name`.
 
     `task` (a testhelix.tasks.task.Task) is required by simulated models only: they are test
     doubles that read the task's simulation bank. `http_client` lets tests inject an
     `httpx2.Client(transport=httpx2.MockTransport(...))`. `max_retries` is handed to the SDK, which
-    is the single place where transient failures are retried.
+    is the single place where transient failures are retried. `context_window` and the rate limits
+    replace what models.toml says (a run's settings, testhelix/runsetup.py `ModelSettings`).
     """
-    context_window = context_window or _CONTEXT_OVERRIDES.get(name)
     name = _canonical(name)
     provider, model = _provider(name)
-    info = provider.resolve(name, model)
-    if context_window is not None:
-        info = ModelInfo(**{**info.__dict__, "context_window": int(context_window)})
+    info = _with_settings(provider.resolve(name, model), context_window, requests_per_minute, tokens_per_minute)
     return provider.create(name, info, task=task, seed=seed, http_client=http_client, max_retries=max_retries,
                            timeout_s=timeout_s, max_retry_wait_s=max_retry_wait_s)
 
 
-# `--context-window` for compatible servers whose window models.toml cannot know: set once per
-# process by the command, read by every create_model for that name.
-_CONTEXT_OVERRIDES: dict[str, int] = {}
+def _with_settings(info: ModelInfo, context_window: int | None, rpm: float | None, tpm: float | None) -> ModelInfo:
+    """`info` with a run's context window and rate limits (each None: the registry's value)."""
+    if context_window is not None and int(context_window) < 1024:
+        raise UserError(f"--context-window must be at least 1024 tokens, got {context_window}")
+    changes: dict[str, Any] = {}
+    if context_window is not None:
+        changes["context_window"] = int(context_window)
+    if rpm or tpm:  # --rpm/--tpm set the limiter's limits together, as one setting
+        changes.update(requests_per_minute=rpm, tokens_per_minute=tpm)
+    return replace(info, **changes) if changes else info
 
 
-def set_context_window(name: str, tokens: int) -> None:
-    if tokens < 1024:
-        raise UserError(f"--context-window must be at least 1024 tokens, got {tokens}")
-    _CONTEXT_OVERRIDES[name] = int(tokens)
-
-
-def create_optimizer_model(name: str, *, seed: int = 0, timeout_s: float | None = None) -> ChatModel:
+def create_optimizer_model(name: str, *, seed: int = 0, timeout_s: float | None = None,
+                           context_window: int | None = None, requests_per_minute: float | None = None,
+                           tokens_per_minute: float | None = None) -> ChatModel:
     """The model for AutoSaddler's optimizer sessions: the provider's optional
     `create_optimizer(name, info, seed=...)` when it has one (the simulated provider: an optimizer
     double that needs no task), otherwise its ordinary model."""
     name = _canonical(name)
     provider, model = _provider(name)
     if isinstance(provider, MakesOptimizerModels):
-        return provider.create_optimizer(name, provider.resolve(name, model), seed=seed)
-    return create_model(name, timeout_s=timeout_s)
+        return provider.create_optimizer(name, _with_settings(provider.resolve(name, model), context_window,
+                                                              requests_per_minute, tokens_per_minute), seed=seed)
+    return create_model(name, timeout_s=timeout_s, context_window=context_window,
+                        requests_per_minute=requests_per_minute, tokens_per_minute=tokens_per_minute)

@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from testhelix.digest import tree_sha256
 from testhelix.errors import UserError
@@ -66,6 +66,10 @@ class VerifyReport:
         return {"ok": self.ok, "tasks": self.tasks, "contexts": self.contexts, "runs": self.runs,
                 "wall_s": round(self.wall_s, 1), "runner": self.runner,
                 "failures": [{"task": t, "problem": p} for t, p in self.failures]}
+
+
+if TYPE_CHECKING:
+    from testhelix.runsetup import ExecutionChoice
 
 
 def _inspect(task_dir: Path) -> TaskInfo:
@@ -121,16 +125,17 @@ def _inspect(task_dir: Path) -> TaskInfo:
     return info
 
 
-def _run_with_executor(jobs: list[Job], workers: int, envs: dict[str, tuple[str, ...]] | None = None) -> dict[str, SuiteRun]:
+def _run_with_executor(jobs: list[Job], workers: int, envs: dict[str, tuple[str, ...]] | None = None,
+                       execution: ExecutionChoice | None = None) -> dict[str, SuiteRun]:
     """The harness executor (fast path). Only pass/fail/error and the reason come back. `envs`: job
     key -> pinned requirements; such jobs run in that task environment's pool."""
     from testhelix.execution.environments import environment_executor
     from testhelix.execution.outcome import Limits
-    from testhelix.execution.seam import create_executor
     from testhelix.prism.evaluation import PANEL_TRACEBACK
+    from testhelix.runsetup import ExecutionChoice
 
     envs = envs or {}
-    executor = create_executor(workers=workers)
+    executor = (execution or ExecutionChoice()).create_executor(workers=workers)
     try:
         runs: dict[str, SuiteRun] = {}
         for timeout, reqs in sorted({(j.timeout, envs.get(j.key, ())) for j in jobs}):
@@ -153,7 +158,9 @@ def executor_available() -> bool:
     return True
 
 
-def verify_pack(pack: Path, workers: int = 2, runner: str = "auto", log: Callable[[str], None] = lambda s: None) -> VerifyReport:
+def verify_pack(pack: Path, workers: int = 2, runner: str = "auto", log: Callable[[str], None] = lambda s: None,
+                execution: ExecutionChoice | None = None) -> VerifyReport:
+    """`execution`: the executor and sandbox chosen (`--executor`, `--sandbox`); None: the defaults."""
     start = time.monotonic()
     pack = Path(pack)
     if not pack.is_dir():
@@ -178,7 +185,7 @@ def verify_pack(pack: Path, workers: int = 2, runner: str = "auto", log: Callabl
     envs = {c.key: info.requirements for info in infos for c in info.checks if info.requirements}
     log(f"verifying {len(infos)} tasks: {len(jobs)} distinct runs on {workers} workers ({runner})")
     if runner == "executor":
-        runs = _run_with_executor(list(jobs.values()), workers, envs)
+        runs = _run_with_executor(list(jobs.values()), workers, envs, execution)
     else:
         runs = run_jobs(list(jobs.values()), workers)
     failures: list[tuple[str, str]] = _bank_failures(task_dirs, workers)

@@ -6,7 +6,8 @@ A backend takes `TaskJob`s and yields `(job, result)` pairs in completion order 
 - `local` (testhelix/parallel/local.py): a thread pool in this process sharing one executor and the
   model clients; the right choice on one machine, because a task mostly waits on its model;
 - `ray` (testhelix/parallel/ray_backend.py): Ray actors on a cluster, each with its own executor and
-  model clients built from the run's settings.
+  model clients built from the run's `RunSetup` (testhelix/runsetup.py) by the function the driver's
+  builder hands it (testhelix/runbuild.py), so this package never imports the runner.
 
 Results do not depend on the backend, on `jobs`, or on the order in which tasks finish: every task
 and every pair derives its randomness from its own seed, pairs spend fixed shares of the task budget
@@ -15,6 +16,6 @@ and every pair derives its randomness from its own seed, pairs spend fixed share
 
 from __future__ import annotations
 
-from testhelix.parallel.jobs import Backend, TaskJob, WorkerSettings, default_jobs, execution_servers, make_backend
+from testhelix.parallel.jobs import Backend, TaskJob, WorkerSettings, default_jobs, make_backend
 
-__all__ = ["Backend", "TaskJob", "WorkerSettings", "default_jobs", "execution_servers", "make_backend"]
+__all__ = ["Backend", "TaskJob", "WorkerSettings", "default_jobs", "make_backend"]

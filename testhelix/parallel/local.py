@@ -20,16 +20,15 @@ JobT = TypeVar("JobT")
 class LocalBackend(Generic[JobT]):
     remote = False
 
-    def __init__(self, evaluate: Callable[[JobT], dict], jobs: int):
-        self.evaluate = evaluate
+    def __init__(self, jobs: int):
         self.jobs = max(1, int(jobs))
         self.on_start: Callable[[JobT], None] = lambda job: None
 
-    def run(self, jobs: Sequence[JobT]) -> Iterator[tuple[JobT, dict]]:
+    def run(self, jobs: Sequence[JobT], evaluate: Callable[[JobT], dict]) -> Iterator[tuple[JobT, dict]]:
         if self.jobs == 1:
             for job in jobs:
                 self.on_start(job)
-                yield job, self.evaluate(job)
+                yield job, evaluate(job)
             return
         pending = list(reversed(list(enumerate(jobs))))
         running: dict[Future, tuple[int, JobT]] = {}
@@ -39,7 +38,7 @@ class LocalBackend(Generic[JobT]):
                 while pending and len(running) < self.jobs:   # at most `jobs` submitted: the rest may wait
                     index, job = pending.pop()
                     self.on_start(job)
-                    running[pool.submit(self.evaluate, job)] = (index, job)
+                    running[pool.submit(evaluate, job)] = (index, job)
                 done, _ = wait(running, return_when=FIRST_COMPLETED)
                 for future in sorted(done, key=lambda f: running[f][0]):
                     _, job = running.pop(future)

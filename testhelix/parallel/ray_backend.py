@@ -2,10 +2,11 @@
 
 `ray.init(address)` joins a running cluster; without an address it starts a local one, so the same
 command runs on a laptop. The driver starts one actor per CPU of the cluster (at most one per job);
-each actor builds its own executor and runner from `WorkerSettings` and runs up to
-ceil(jobs / actors) evaluations at once in threads. The driver's model settings (call timeout,
-context windows) travel in the settings; its rate limits too, each actor getting an equal part, so
-the actors together stay within them. Model clients are built inside the actor from
+each actor builds its own executor and runner from `WorkerSettings` with the builder function the
+driver hands it (this module never imports the runner) and runs up to ceil(jobs / actors)
+evaluations at once in threads. The driver's whole RunSetup travels in the settings (call timeout,
+context windows, the executor and sandbox choice; its rate limits too, each actor getting an equal
+part, so the actors together stay within them). Model clients are built inside the actor from
 the actor's own environment: no key ever enters the object store. A result returns to the driver
 with the model-call ledger rows and the fresh executions of its task, and the driver, alone, writes
 them to the run store -- so killing the driver loses only unfinished tasks, which a resumed run redoes.
@@ -15,11 +16,11 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Iterator, Sequence
-from pathlib import Path
+from collections.abc import Callable, Iterator, Sequence
 
 from testhelix.errors import UserError
-from testhelix.parallel.jobs import TaskJob, WorkerSettings
+from testhelix.parallel.jobs import TaskJob, WorkerBuilder, WorkerSettings
+from testhelix.runsetup import RunSetup
 
 
 def _ray():
@@ -67,20 +68,16 @@ class RecordingCache:
 
 
 class TaskWorker:
-    """The actor body (wrapped with ray.remote at start-up, so importing this module needs no Ray)."""
+    """The actor body (wrapped with ray.remote at start-up, so importing this module needs no Ray).
 
-    def __init__(self, settings: WorkerSettings):
-        from testhelix.execution.seam import create_executor
-        from testhelix.helix.runner import HelixRunner
+    `build` (testhelix/runbuild.py `worker_runner`, handed over by the driver) builds the worker's
+    executor and runner from the settings' RunSetup: the executor and sandbox the driver chose, its
+    model settings (its share of the rate limits) and its concurrency."""
 
-        settings.apply_model_settings()       # the driver's --context-window, --rpm/--tpm, in this process
+    def __init__(self, settings: WorkerSettings, build: WorkerBuilder):
         self.settings = settings
         self.cache = RecordingCache()
-        self.executor = create_executor(settings.executor, workers=settings.executor_workers, cache=self.cache,
-                                        sandbox=settings.sandbox)
-        self.runner = HelixRunner(None, self.executor, Path(settings.work_root), coverage=settings.coverage,
-                                  panel=settings.panel, jobs=2 if settings.concurrent_pairs else 1,
-                                  call_timeout_s=settings.call_timeout_s)
+        self.executor, self.runner = build(settings, self.cache)
 
     def evaluate(self, job: TaskJob) -> dict:
         from testhelix.agent.budget import MemoryLedger
@@ -95,17 +92,12 @@ class TaskWorker:
 
     def execution(self) -> dict:
         """The executor this worker built (for checks and diagnostics)."""
-        return {"executor": self.settings.executor, "sandbox": self.settings.sandbox,
-                "runner_version": self.executor.runner_version}
+        choice = self.settings.setup.execution
+        return {"executor": choice.executor, "sandbox": choice.sandbox, "runner_version": self.executor.runner_version}
 
-    def model_settings(self, model: str) -> dict:
-        """What this worker's clients for `model` would use (for checks and diagnostics)."""
-        from testhelix.llm.ratelimit import limiter_for
-        from testhelix.llm.registry import _CONTEXT_OVERRIDES, resolve
-
-        limiter = limiter_for(resolve(model).name)
-        return {"call_timeout_s": self.runner.call_timeout_s, "context_window": _CONTEXT_OVERRIDES.get(model),
-                "rpm": limiter.rpm, "tpm": limiter.tpm}
+    def setup(self) -> RunSetup:
+        """The RunSetup this worker runs under (for checks and diagnostics)."""
+        return self.settings.setup
 
     def close(self) -> None:
         self.executor.close()
@@ -114,7 +106,7 @@ class TaskWorker:
 class RayBackend:
     remote = True
 
-    def __init__(self, settings: WorkerSettings, jobs: int, address: str | None = None):
+    def __init__(self, settings: WorkerSettings, build: WorkerBuilder, jobs: int, address: str | None = None):
         ray = _ray()
         self.ray = ray
         self.jobs = max(1, int(jobs))
@@ -131,12 +123,12 @@ class RayBackend:
         count = max(1, min(self.jobs, cpus))
         per_actor = math.ceil(self.jobs / count)
         actor = ray.remote(num_cpus=1, max_concurrency=per_actor)(TaskWorker)
-        settings = settings.with_execution_choice()
-        self.actors = [actor.remote(settings.for_workers(count)) for _ in range(count)]
+        self.actors = [actor.remote(settings.for_workers(count), build) for _ in range(count)]
         ray.get([a.ping.remote() for a in self.actors])          # fail here, clearly, if a worker cannot start
         self.on_start = lambda job: None
 
-    def run(self, jobs: Sequence[TaskJob]) -> Iterator[tuple[TaskJob, dict]]:
+    def run(self, jobs: Sequence[TaskJob], evaluate: Callable[[TaskJob], dict]) -> Iterator[tuple[TaskJob, dict]]:
+        del evaluate  # the actors evaluate with their own runners
         ray = self.ray
         pending = list(reversed(list(enumerate(jobs))))
         running: dict = {}

@@ -39,7 +39,7 @@ def setup(tmp_path_factory):
 
 def search_cmd(run, split, config):
     return cli("search", "--pack", str(PACK), "--split-file", str(split), "--model", "sim:strong",
-               "--optimizer-model", "sim:strong", "--run", str(run), "--preset", "demo", "--config", str(config))
+               "--optimizer-model", "sim:strong", "--run", str(run), "--preset", "demo", "--settings", str(config))
 
 
 def dag(run):

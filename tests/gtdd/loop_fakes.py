@@ -110,6 +110,7 @@ class FakeDomain:
 
     def __init__(self) -> None:
         self.candidate_calls = 0
+        self.sandboxes: set[str | None] = set()  # the --sandbox choices run_traces was given
         self._population: tuple[Trace, ...] | None = None
 
     def spec(self) -> str:
@@ -161,7 +162,7 @@ class FakeDomain:
     def public_examples(self) -> tuple[Trace, ...]:
         return ()
 
-    def execution_config(self, per_trace_timeout_s: float) -> dict:
+    def execution_config(self, per_trace_timeout_s: float, sandbox: str | None = None) -> dict:
         return {"sandbox": "in-process test fake", "timeout_s": per_trace_timeout_s}
 
     def family_of_op(self, op: dict) -> str:
@@ -171,8 +172,9 @@ class FakeDomain:
         return [_run(REFERENCE, t.ops) for t in traces]
 
     def run_traces(self, module_source: str, traces: Sequence[Trace],
-                   per_trace_timeout_s: float = 1.0) -> list[TraceResult]:
+                   per_trace_timeout_s: float = 1.0, sandbox: str | None = None) -> list[TraceResult]:
         self.candidate_calls += 1
+        self.sandboxes.add(sandbox)
         return [_run(module_source, t.ops) for t in traces]
 
     def replies_equal(self, a: Any, b: Any) -> bool:

@@ -145,3 +145,14 @@ def test_rejected_credentials_stop_the_run_with_a_user_error():
     coder = LLMCoder(scripted([ModelAuthError("invalid x-api-key")]))
     with pytest.raises(UserError, match="invalid x-api-key"):
         coder.write_module(CodingRequest(0, 1, 1, "SPEC", "store.py", None))
+
+
+def test_the_commands_sandbox_choice_reaches_the_domain_explicitly():
+    """`gtdd experiment --sandbox S` travels to every `run_traces` call as an argument (never through
+    the environment); without a choice the domain gets no keyword, as a domain written earlier expects."""
+    domain = FakeDomain()
+    chosen, default = TraceExecutor(domain, 1.0, "plain"), TraceExecutor(domain)
+    chosen.candidate(REFERENCE, domain.population()[:2])
+    assert domain.sandboxes == {"plain"}
+    default.candidate(REFERENCE + "\n", domain.population()[:2])
+    assert domain.sandboxes == {"plain", None}

@@ -88,7 +88,7 @@ def search(run: Path, setup, jobs: int, *extra: str) -> list[dict]:
     _, split, config = setup
     invoke(autosaddler_cli, "search", "--pack", str(PACK), "--split-file", str(split), "--model",
            "sim:strong?latency=0.01", "--optimizer-model", "sim:strong", "--run", str(run), "--preset", "demo",
-           "--config", str(config), "--jobs", str(jobs), "--json", *extra)
+           "--settings", str(config), "--jobs", str(jobs), "--json", *extra)
     return search_snapshot(run)
 
 
@@ -165,42 +165,31 @@ def test_ray_backend_search_equals_local(tmp_path, ray_cluster, search_setup, re
     assert search(tmp_path / "ray", search_setup, 4, "--backend", "ray") == reference_search
 
 
-def test_ray_workers_receive_the_drivers_model_settings(tmp_path, ray_cluster):
-    """Each Ray worker rebuilds its clients from the run's settings: call timeout, context window, and
-    an equal part of the rate limits (workers do not share a limiter); nothing is inherited from the
-    driver's process, which never configured these."""
+def test_ray_workers_carry_the_drivers_run_setup(tmp_path, ray_cluster):
+    """Each Ray worker rebuilds its executor and clients from the run's RunSetup, which travels in its
+    settings: call timeout, context window, an equal part of the rate limits (workers do not share a
+    limiter), and the executor and sandbox choice; nothing is inherited from the driver's process."""
     from testhelix.parallel import WorkerSettings
     from testhelix.parallel.ray_backend import RayBackend
+    from testhelix.runbuild import worker_runner
+    from testhelix.runsetup import Concurrency, ExecutionChoice, ModelSettings, RunSetup
 
-    settings = WorkerSettings(executor_workers=1, coverage=False, panel=False, work_root=str(tmp_path),
-                              concurrent_pairs=False, call_timeout_s=42.0,
-                              context_windows=(("sim:weak", 65_536),), rate_limits=(("sim:weak", 120.0, 90_000.0),))
-    backend = RayBackend(settings, jobs=2)
+    models = ModelSettings(call_timeout_s=42.0, context_windows=(("sim:weak", 65_536),),
+                           rate_limits=(("sim:weak", 120.0, 90_000.0),))
+    setup = RunSetup(models=models, execution=ExecutionChoice("forkserver", "plain"),
+                     concurrency=Concurrency(tasks_in_flight=2, execution_slots=1), backend="ray")
+    settings = WorkerSettings(setup=setup, coverage=False, panel=False, work_root=str(tmp_path))
+    backend = RayBackend(settings, worker_runner, jobs=2)
     try:
         count = len(backend.actors)
-        seen = ray_cluster.get([a.model_settings.remote("sim:weak") for a in backend.actors])
+        seen = ray_cluster.get([a.setup.remote() for a in backend.actors])
+        executions = ray_cluster.get([a.execution.remote() for a in backend.actors])
     finally:
         backend.close()
     assert count == 2
-    assert seen == [{"call_timeout_s": 42.0, "context_window": 65_536, "rpm": 60.0, "tpm": 45_000.0}] * 2
-
-
-def test_ray_workers_use_the_drivers_executor_and_sandbox_choice(tmp_path, ray_cluster, monkeypatch):
-    """--sandbox / --executor set the driver's environment, which workers started earlier (or on other
-    machines) never see: the choice travels in the worker settings instead."""
-    from testhelix.execution.seam import EXECUTOR_ENV, SANDBOX_ENV
-    from testhelix.parallel import WorkerSettings
-    from testhelix.parallel.ray_backend import RayBackend
-
-    monkeypatch.setenv(SANDBOX_ENV, "plain")             # what `--sandbox plain` does in the driver
-    monkeypatch.setenv(EXECUTOR_ENV, "forkserver")
-    settings = WorkerSettings(executor_workers=1, coverage=False, panel=False, work_root=str(tmp_path),
-                              concurrent_pairs=False)
-    backend = RayBackend(settings, jobs=1)
-    try:
-        [seen] = ray_cluster.get([a.execution.remote() for a in backend.actors])
-    finally:
-        backend.close()
-    assert seen["executor"] == "forkserver" and seen["sandbox"] == "plain"
-    assert seen["runner_version"].endswith("/plain")
-
+    share = ModelSettings(call_timeout_s=42.0, context_windows=(("sim:weak", 65_536),),
+                          rate_limits=(("sim:weak", 60.0, 45_000.0),))
+    assert seen == [RunSetup(models=share, execution=setup.execution, concurrency=setup.concurrency,
+                             backend="ray")] * 2
+    assert all(e["executor"] == "forkserver" and e["sandbox"] == "plain" and e["runner_version"].endswith("/plain")
+               for e in executions)

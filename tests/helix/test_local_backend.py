@@ -9,6 +9,7 @@ import pytest
 from testhelix.errors import UserError
 from testhelix.parallel import default_jobs, make_backend
 from testhelix.parallel.local import LocalBackend
+from testhelix.runsetup import Concurrency, ExecutionChoice, ModelSettings, RunSetup
 
 
 def test_bounded_concurrency_and_results_in_the_calling_thread():
@@ -23,17 +24,17 @@ def test_bounded_concurrency_and_results_in_the_calling_thread():
             state["now"] -= 1
         return {"item": item, "thread": threading.get_ident()}
 
-    backend = LocalBackend(work, 4)
+    backend = LocalBackend(4)
     started = []
     backend.on_start = started.append
-    seen = list(backend.run(list(range(12))))
+    seen = list(backend.run(list(range(12)), work))
     assert sorted(i for i, _ in seen) == list(range(12)) and all(r["item"] == i for i, r in seen)
     assert state["peak"] <= 4 and started == list(range(12))          # submitted in the order given
     assert all(r["thread"] != threading.get_ident() for _, r in seen)
 
 
 def test_one_job_runs_in_order_in_this_thread():
-    seen = list(LocalBackend(lambda i: threading.get_ident(), 1).run([3, 1, 2]))
+    seen = list(LocalBackend(1).run([3, 1, 2], lambda i: threading.get_ident()))
     assert [i for i, _ in seen] == [3, 1, 2] and {t for _, t in seen} == {threading.get_ident()}
 
 
@@ -44,7 +45,7 @@ def test_a_failure_reaches_the_caller():
         return i
 
     with pytest.raises(ValueError, match="task 2"):
-        list(LocalBackend(work, 3).run([0, 1, 2, 3]))
+        list(LocalBackend(3).run([0, 1, 2, 3], work))
 
 
 def test_defaults_and_bad_choices():
@@ -53,57 +54,31 @@ def test_defaults_and_bad_choices():
     assert default_jobs(["sim:weak?latency=1"]) == 8
     assert default_jobs(["sim:weak"]) == (os.cpu_count() or 1)  # CPU-bound: one task per core
     with pytest.raises(UserError, match="--ray-address needs --backend ray"):
-        make_backend("local", 2, lambda j: j, None, "127.0.0.1:6379")
+        make_backend(RunSetup(concurrency=Concurrency(2), ray_address="127.0.0.1:6379"))
     with pytest.raises(UserError, match="unknown backend"):
-        make_backend("dask", 2, lambda j: j)
+        make_backend(RunSetup(backend="dask"))
+    with pytest.raises(UserError, match="not available for this command"):
+        make_backend(RunSetup(backend="ray"))                       # no worker builder given
 
 
-def test_worker_settings_split_rate_limits_and_install_model_settings(monkeypatch):
-    from testhelix.llm import ratelimit, registry
+def test_worker_settings_carry_the_run_setup_with_a_share_of_the_rate_limits():
     from testhelix.parallel import WorkerSettings
 
-    settings = WorkerSettings(executor_workers=1, coverage=False, panel=False, work_root="/nonexistent",
-                              concurrent_pairs=False, call_timeout_s=30.0, context_windows=(("sim:weak", 50_000),),
-                              rate_limits=(("sim:weak", 120.0, None), ("sim:strong", None, 9000.0)))
+    models = ModelSettings(call_timeout_s=30.0, context_windows=(("sim:weak", 50_000),),
+                           rate_limits=(("sim:weak", 120.0, None), ("sim:strong", None, 9000.0)))
+    setup = RunSetup(models=models, execution=ExecutionChoice("forkserver", "plain"), concurrency=Concurrency(4, 2))
+    settings = WorkerSettings(setup=setup, coverage=False, panel=False, work_root="/nonexistent")
     part = settings.for_workers(3)
-    assert part.rate_limits == (("sim:weak", 40.0, None), ("sim:strong", None, 3000.0))
-    assert part.call_timeout_s == 30.0 and part.context_windows == settings.context_windows
-    configured = []
-    monkeypatch.setattr(registry, "_CONTEXT_OVERRIDES", {})
-    monkeypatch.setattr(ratelimit, "configure", lambda name, rpm, tpm: configured.append((name, rpm, tpm)))
-    part.apply_model_settings()
-    assert registry._CONTEXT_OVERRIDES == {"sim:weak": 50_000} and configured == list(part.rate_limits)
+    assert part.setup.models.rate_limits == (("sim:weak", 40.0, None), ("sim:strong", None, 3000.0))
+    assert part.setup.models.call_timeout_s == 30.0 and part.setup.models.context_windows == models.context_windows
+    assert part.setup.execution == setup.execution and part.setup.concurrency == setup.concurrency
+    assert settings.setup.models.rate_limits == models.rate_limits          # the driver's own is unchanged
 
 
-def test_run_command_hands_its_model_settings_to_the_backend(tmp_path, monkeypatch):
-    """`testhelix run` puts --call-timeout, --context-window, --rpm/--tpm into the worker settings."""
-    from click.testing import CliRunner
-
-    from testhelix.cli import cli
-    from testhelix.commands import run as run_command
-
-    seen = {}
-
-    class Stop(Exception):
-        pass
-
-    def capture(kind, jobs, evaluate, settings=None, address=None):
-        seen["settings"] = settings
-        raise Stop
-
-    monkeypatch.setattr(run_command, "make_backend", capture)
-    CliRunner().invoke(cli, ["run", "--pack", "katas", "--split", "test", "--config", "C",
-                             "--model", "sim:weak", "--limit", "1", "--no-coverage", "--run", str(tmp_path / "run"),
-                             "--call-timeout", "45", "--context-window", "64000", "--rpm", "90", "--tpm", "80000",
-                             "--workers", "1", "--json"])
-    s = seen["settings"]
-    assert s.call_timeout_s == 45.0 and s.context_windows == (("sim:weak", 64000),)
-    assert s.rate_limits == (("sim:weak", 90.0, 80000.0),)
-
-
-def test_execution_servers_for_concurrent_callers():
-    from testhelix.parallel import execution_servers
-
-    assert execution_servers(2, 1) == 2                   # one task at a time: the configured count
-    assert execution_servers(2, 16) == 4                  # shared by many: two servers per execution slot
-    assert execution_servers(2, 3) == 3 and execution_servers(5, 2) == 5   # never above jobs, never below workers
+def test_concurrency_is_three_named_quantities():
+    one = Concurrency(tasks_in_flight=1, execution_slots=2)
+    assert not one.pairs_in_parallel and one.fork_servers() == 2    # one task at a time: the configured slots
+    many = Concurrency(tasks_in_flight=16, execution_slots=2)
+    assert many.pairs_in_parallel and many.fork_servers() == 4      # shared by many: two servers per slot
+    assert Concurrency(3, 2).fork_servers() == 3 and Concurrency(2, 5).fork_servers() == 5  # never above tasks,
+    # never below the slots

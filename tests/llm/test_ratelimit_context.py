@@ -10,9 +10,8 @@ from pathlib import Path
 import pytest
 
 from testhelix.agent.loop import context_limit
-from testhelix.llm import ratelimit
 from testhelix.llm.ratelimit import RateLimiter, RateLimitWait, limiter_for
-from testhelix.llm.registry import create_model, model_label, set_context_window
+from testhelix.llm.registry import create_model, model_label
 
 
 class FakeClock:
@@ -57,9 +56,9 @@ def test_provider_headers_hold_every_caller_until_the_reset():
 
 
 def test_one_limiter_per_model_shared_by_threads():
-    ratelimit.configure("openai:test-shared", rpm=1000, tpm=None)
     limiters = []
-    threads = [threading.Thread(target=lambda: limiters.append(limiter_for("openai:test-shared"))) for _ in range(8)]
+    threads = [threading.Thread(target=lambda: limiters.append(limiter_for("openai:test-shared", 1000, None)))
+               for _ in range(8)]
     for t in threads:
         t.start()
     for t in threads:
@@ -77,8 +76,8 @@ def test_one_limiter_per_model_shared_by_threads():
 def test_context_window_override_and_clamp_note():
     name = "openai-compatible:small@http://127.0.0.1:9/v1"
     assert create_model(name).context_window == 32768                  # the [openai-compatible] default
-    set_context_window(name, 16000)
-    assert create_model(name).context_window == 16000
+    assert create_model(name, context_window=16000).context_window == 16000   # a run's --context-window
+    assert create_model(name).context_window == 32768                  # nothing stays behind for the next
     assert context_limit(64000, 16000) == (16000, "strategy contextTokens 64000 exceeds the model's context "
                                                   "window 16000: clamped to 16000")
     assert context_limit(8000, 16000) == (8000, "")

@@ -74,12 +74,12 @@ class KVStoreDomain:
         return ()  # the loop draws seeded examples from the generator
 
     def run_traces(self, module_source: str, traces: Sequence[Trace],
-                   per_trace_timeout_s: float = 1.0) -> list[TraceResult]:
+                   per_trace_timeout_s: float = 1.0, sandbox: str | None = None) -> list[TraceResult]:
         return run_traces(module_source, traces, IsolationLimits.for_timeout(per_trace_timeout_s),
-                          module_file=self.module_name, entry=self.entry_class)
+                          module_file=self.module_name, entry=self.entry_class, sandbox_kind=sandbox)
 
-    def execution_config(self, per_trace_timeout_s: float) -> dict:
-        return execution_config(IsolationLimits.for_timeout(per_trace_timeout_s))
+    def execution_config(self, per_trace_timeout_s: float, sandbox: str | None = None) -> dict:
+        return execution_config(IsolationLimits.for_timeout(per_trace_timeout_s), sandbox)
 
     def replies_equal(self, a: Any, b: Any) -> bool:
         return base.json_equal(a, b)
