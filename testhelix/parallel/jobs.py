@@ -1,5 +1,8 @@
 """What travels to a worker (`TaskJob`, `WorkerSettings`), the backend Protocol, and choosing one.
 
+A backend yields each job with its typed result (`TaskResult`: `Finished | Incomplete`,
+testhelix/helix/results.py), whichever process evaluated it.
+
 A job names its task by a path every worker can read plus the digest of that folder; the worker
 refuses a folder whose digest differs. The strategy travels as its JSON and the run configuration as
 a frozen dataclass. No secret travels: a worker builds its model clients from its own environment.
@@ -14,6 +17,7 @@ from typing import Any, Protocol
 
 from testhelix.errors import UserError
 from testhelix.helix.config import RunConfig
+from testhelix.helix.results import TaskResult
 
 BACKENDS = ("local", "ray")
 
@@ -82,7 +86,7 @@ class Backend(Protocol):
     remote: bool              # True: results carry their ledger and execution rows for the driver to store
     on_start: Callable[[TaskJob], None]   # told when a job starts (the progress display)
 
-    def run(self, jobs: Sequence[TaskJob]) -> Iterator[tuple[TaskJob, dict]]: ...
+    def run(self, jobs: Sequence[TaskJob]) -> Iterator[tuple[TaskJob, TaskResult]]: ...
     def close(self) -> None: ...
 
 
@@ -113,7 +117,7 @@ def execution_servers(workers: int, jobs: int) -> int:
     return max(workers, min(int(jobs), SERVERS_PER_SLOT * workers))
 
 
-def make_backend(kind: str, jobs: int, evaluate: Callable[[TaskJob], dict], settings: WorkerSettings | None = None,
+def make_backend(kind: str, jobs: int, evaluate: Callable[[TaskJob], TaskResult], settings: WorkerSettings | None = None,
                  address: str | None = None) -> Any:
     if kind == "local":
         if address:
