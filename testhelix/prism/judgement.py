@@ -57,6 +57,10 @@ class Judgement:
         """`{program_id: (role, status)}`, what the split metrics read (testhelix/prism/metrics.py)."""
         return {o.program_id: (o.role, o.status) for o in self.outcomes}
 
+    def statuses(self) -> dict[str, str]:
+        """`{program_id: status}`: the outcome on every program."""
+        return {o.program_id: o.status for o in self.outcomes}
+
     def public(self) -> dict[str, object]:
         """What `testhelix evaluate --json` prints for one task: no digest, no secret order."""
         ind = self.indicators

@@ -170,7 +170,7 @@ def test_internal_qualification_gives_no_credit(tmp_path, executor, task):
     r = runner(tmp_path, executor)
     res = r.run_one(load_task(copy), Strategy(), get_config("A"), "sim:strong", "sim:strong/A")
     assert any(p["qualified"] for p in res.detail["pairs"])
-    assert res.F == 0
+    assert not res.metrics.indicators.F
 
 
 def test_resume_skips_finished_tasks(tmp_path, executor, task):
