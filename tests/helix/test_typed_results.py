@@ -91,7 +91,7 @@ def test_the_runner_stores_an_incomplete_result_as_its_cause_never_a_row(tmp_pat
         runner.require_store().close()
     (result,) = seen
     assert isinstance(result, Incomplete) and result.cause == "overloaded" and result.usage.calls == 3
-    assert (pending["task_id"], pending["cause"]) == (task.id, "overloaded")
+    assert (pending.task_id, pending.cause) == (task.id, "overloaded")
 
 
 def test_the_strategy_evaluator_never_scores_an_incomplete_result(tmp_path, executor, task):
@@ -107,7 +107,7 @@ def test_the_strategy_evaluator_never_scores_an_incomplete_result(tmp_path, exec
     finally:
         runner.require_store().close()
     assert scored == []                                   # nothing of the prevented evaluation became a score
-    assert [(p["run_label"], p["task_id"], p["cause"]) for p in pending] == \
+    assert [(p.run_label, p.task_id, p.cause) for p in pending] == \
         [(f"search:{Strategy().content_hash()}", task.id, "overloaded")]
 
 
