@@ -1,15 +1,21 @@
 """Evaluating a strategy for the search and the gate: TestHelix on each task with the execution
 model, scored in single-reference mode (F_i: the submitted suite fails the initial program and
-passes the reference). The trace handed to the optimizer holds public information only."""
+passes the reference). The trace handed to the optimizer holds public information only.
+
+Only a `Finished` evaluation becomes a score (`TaskEval.of`); an `Incomplete` one (the provider
+prevented it) is stored as such and raised as `EvaluationIncomplete`, so the search and the gate
+never rank on it (testhelix/helix/results.py)."""
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator, Sequence
+from typing import Any
 
 from autosaddler.protocols import TaskEval
 from testhelix.errors import EvaluationIncomplete
 from testhelix.helix.config import RunConfig
+from testhelix.helix.results import Finished, Incomplete
 from testhelix.helix.runner import HelixRunner
 from testhelix.strategy.model import Strategy
 from testhelix.tasks.task import Task
@@ -36,15 +42,14 @@ class HelixStrategyEvaluator:
         of a model that samples (bench/validity.py plays one strategy under another's label)."""
         label = label or self.label(strategy)
         jobs = [self.runner.job(self.tasks[t], strategy, self.config, self.model, label) for t in task_ids]
-        for job, result in self.runner.evaluate_jobs(jobs):
-            self.runner.absorb(result)          # a remote worker's ledger rows and executions
-            if "incomplete" in result:
-                inc = EvaluationIncomplete(job.task_id, result["incomplete"], result["error"])
-                self.record_incomplete(strategy, job.task_id, inc)
-                raise inc
-            task = self.tasks[job.task_id]
-            yield job.task_id, TaskEval(success=int(result["F"]), trace=public_trace(task, result),
-                                        usage={"tokens": result["row"]["tokens"], "calls": result["row"]["calls"]})
+        for job, result in self.runner.evaluate_jobs(jobs):   # a remote worker's records already stored
+            match result:
+                case Incomplete(cause=cause, error=error):
+                    inc = EvaluationIncomplete(job.task_id, cause, error)
+                    self.record_incomplete(strategy, job.task_id, inc)
+                    raise inc
+                case Finished():
+                    yield job.task_id, TaskEval.of(result, public_trace(self.tasks[job.task_id], result))
 
     def label(self, strategy: Strategy, arm: str = "") -> str:
         """`<scope>/<hash>`, or `<scope>/<arm>/<hash>` for one arm of a comparison (the gate's
@@ -59,14 +64,14 @@ class HelixStrategyEvaluator:
             self.runner.require_store().record_incomplete(label, task_id, inc.cause, inc.detail, 0, 0)
 
 
-def public_trace(task: Task, result: dict) -> dict:
+def public_trace(task: Task, result: Finished) -> dict[str, Any]:
     """What the optimizer may see of one attempt (no ids, no hidden material, no panel outcomes)."""
-    detail = result["detail"]
+    detail = result.detail
     pairs = detail["pairs"]
     exits = Counter(session_exit for p in pairs for session_exit in p["sessions"])
     return {
         "context": task.context,
-        "success": int(result["F"]),
+        "success": int(result.metrics.success),
         "exit": exits.most_common(1)[0][0] if exits else "none",
         "steps": sum(len(p["sessions"]) for p in pairs),
         "elided": detail.get("elided", 0),

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from autosaddler.edits import Edit
+from testhelix.helix.results import Finished
 from testhelix.strategy.model import Strategy
 
 
@@ -18,6 +19,13 @@ class TaskEval:
     success: int
     trace: dict = field(default_factory=dict)
     usage: dict = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, result: Finished, trace: dict[str, Any]) -> TaskEval:
+        """The score of a finished TestHelix evaluation: F_i and what it used. Only a `Finished`
+        result has one; an `Incomplete` evaluation is never scored."""
+        return cls(success=int(result.metrics.success), trace=trace,
+                   usage={"tokens": result.usage.tokens, "calls": result.usage.calls})
 
 
 class StrategyEvaluator(Protocol):

@@ -23,6 +23,7 @@ import time
 import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +40,18 @@ SNAPSHOT_EVERY_S = 5.0  # the least time between two snapshots published after f
 
 def _attempt_id() -> str:
     return f"{os.getpid()}-{uuid.uuid4().hex[:12]}"
+
+
+@dataclass(frozen=True)
+class PendingEvaluation:
+    """An evaluation the provider prevented and that has not finished since (incomplete_evals):
+    its latest cause and error, and how many attempts it took. Never a score."""
+
+    run_label: str
+    task_id: str
+    cause: str
+    error: str
+    attempts: int
 
 
 class RunStore:
@@ -338,15 +351,15 @@ class RunStore:
             self.conn.execute("INSERT INTO incomplete_evals (run_label, task_id, cause, error, tokens, calls) "
                               "VALUES (?, ?, ?, ?, ?, ?)", [run_label, task_id, cause, error[:1000], tokens, calls])
 
-    def unresolved_incomplete(self, run_label: str | None = None) -> list[dict]:
+    def unresolved_incomplete(self, run_label: str | None = None) -> list[PendingEvaluation]:
         """The latest incomplete record of every evaluation that has not finished since."""
         where, params = ("AND i.run_label = ?", [run_label]) if run_label else ("", [])
-        return self._dicts(
+        return [PendingEvaluation(**row) for row in self._dicts(
             "SELECT i.run_label, i.task_id, arg_max(i.cause, i.created_at) AS cause, "
             "arg_max(i.error, i.created_at) AS error, count(*) AS attempts FROM incomplete_evals i "
             "WHERE NOT EXISTS (SELECT 1 FROM task_results r WHERE r.run_label = i.run_label AND r.task_id = i.task_id) "
             "AND NOT EXISTS (SELECT 1 FROM search_evals s WHERE i.run_label = 'search:' || s.strategy_hash "
-            f"AND s.task_id = i.task_id) {where} GROUP BY 1, 2 ORDER BY 1, 2", params)
+            f"AND s.task_id = i.task_id) {where} GROUP BY 1, 2 ORDER BY 1, 2", params)]
 
     # --- key-value state (TestHelix runs and AutoSaddler searches) ------------------------------
     def get_state(self, key: str) -> object | None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 from rich.console import Console
@@ -14,6 +15,9 @@ from autosaddler.edits import describe
 from testhelix import atomic
 from testhelix.cliutil import json_option, print_json
 from testhelix.inputs import OutputFile, RunDir
+
+if TYPE_CHECKING:
+    from testhelix.store import PendingEvaluation
 from testhelix.llm.registry import is_simulated
 
 
@@ -43,7 +47,7 @@ def command(run_dir: Path, as_json: bool, json_out: Path | None, graphml: Path |
                + (f"; best {s['best']['node']} dev {100 * s['best']['dev_score']:.1f}%" if s["best"] else ""))
     pending = _incomplete(run_dir)
     if pending:
-        causes = sorted({e["cause"] for e in pending})
+        causes = sorted({e.cause for e in pending})
         click.echo(f"incomplete: {len(pending)} evaluation(s) prevented by the provider ({', '.join(causes)}), not "
                    f"in the DAG and never ranked; `autosaddler resume {run_dir}` retries them")
     models = [meta.get("model", ""), meta.get("optimizer_model", "")]
@@ -66,7 +70,7 @@ def _export(dag: EvolutionDAG, json_out: Path | None, graphml: Path | None, png:
             dag.write_png(tmp)
 
 
-def _incomplete(run_dir: Path) -> list[dict]:
+def _incomplete(run_dir: Path) -> list[PendingEvaluation]:
     from testhelix.errors import UserError
     from testhelix.store import RunStore
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -21,21 +22,18 @@ from testhelix.execution.shape import suite_problem
 from testhelix.inputs import InputDir, InputFile, NewRunDir, PackDir
 from testhelix.prism.coverage import CoverageMeter
 from testhelix.prism.evaluation import evaluate_task, no_submission, record_panel_order
-from testhelix.prism.metrics import split_metrics
+from testhelix.prism.judgement import Judgement, TaskMetrics
+from testhelix.prism.metrics import TaskOutcomes, split_metrics
 from testhelix.runoptions import RunOptions, setup_options
 from testhelix.tasks.task import Task, load_pack, load_task
 
 RUN_LABEL = "evaluate"
-def _public(result: dict) -> dict:
-    return {k: v for k, v in result.items() if not k.startswith("_")}
-
-
 def _number(value: float | None, digits: int) -> str:
     """A metric for display: undefined (None) when its denominator is empty."""
     return "undefined" if value is None else f"{value:.{digits}f}"
 
 
-def _print_task(result: dict) -> None:
+def _print_task(result: dict[str, Any]) -> None:
     from rich.console import Console
     from rich.table import Table
 
@@ -76,38 +74,34 @@ def evaluate_split(executor, store, pack: Path, ids: list[str], tasks: list[Task
 
     by_id = {t.id: t for t in tasks}
     meter = CoverageMeter(executor)
-    for_metrics: dict[str, dict | None] = {}
+    for_metrics: dict[str, TaskOutcomes | None] = {}
     submitted = 0
     store.record_run(RUN_LABEL, "evaluate", {"pack": str(pack), "suites": str(suites), "tasks": len(ids)})
 
-    def judge(task_id: str) -> dict:
+    def judge(task_id: str) -> tuple[Judgement, TaskMetrics, bool, float]:
+        """(judgement, metrics, submitted, wall seconds) of one task."""
         task, suite, started = by_id[task_id], suites / task_id, time.monotonic()
         if suite.is_dir():
-            res = evaluate_task(executor, task, suite)
-            rows, digest, order = res["_rows"], res["_suite_digest"], res["_panel_order"]
-            fa = {k: res[k] for k in ("F", "A", "R", "S")}
+            judged = evaluate_task(executor, task, suite)
             cov = meter.measure(task, suite) if coverage else meter.measure(task, None)
         else:  # no submission: an error on every program, in every denominator
-            (rows, fa), digest, order = no_submission(task), None, None
-            cov = meter.measure(task, None)
-        return {"rows": rows, "digest": digest, "fa": fa, "cov": cov, "order": order, "submitted": suite.is_dir(),
-                "wall_s": round(time.monotonic() - started, 3)}
+            judged, cov = no_submission(task), meter.measure(task, None)
+        return judged, TaskMetrics(judged.indicators, cov), suite.is_dir(), round(time.monotonic() - started, 3)
 
     backend: LocalBackend[str] = LocalBackend(jobs)
     with TaskProgress("evaluating", total=len(ids), enabled=progress) as bar:
         backend.on_start = bar.started
-        for task_id, done in backend.run(ids, judge):
-            task, rows, digest, cov = by_id[task_id], done["rows"], done["digest"], done["cov"]
-            for_metrics[task_id] = {r["program_id"]: (r["role"], r["status"]) for r in rows}
-            submitted += done["submitted"]
+        for task_id, (judged, task_metrics, was_submitted, wall_s) in backend.run(ids, judge):
+            task = by_id[task_id]
+            for_metrics[task_id] = judged.outcome_record()
+            submitted += was_submitted
             with store.transaction():
                 store.record_task(task.id, task.source, task.context, task.difficulty, task.reference.sha256)
-                store.record_task_outcomes(RUN_LABEL, task_id, rows)
-                record_panel_order(store, RUN_LABEL, task_id, done["order"])
-                store.record_task_result({"run_label": RUN_LABEL, "task_id": task_id, "submitted": done["submitted"],
-                                          "suite_digest": digest, **done["fa"], "delta_c": cov.delta_c,
-                                          "entry_coverage": cov.entry, "coverage_status": cov.status,
-                                          "tokens": None, "calls": None, "wall_s": done["wall_s"]})
+                store.record_task_outcomes(RUN_LABEL, task_id, [o.row() for o in judged.outcomes])
+                record_panel_order(store, RUN_LABEL, task_id, judged.panel_order)
+                store.record_task_result({"run_label": RUN_LABEL, "task_id": task_id, "submitted": was_submitted,
+                                          "suite_digest": judged.suite_digest, **task_metrics.columns(),
+                                          "tokens": None, "calls": None, "wall_s": wall_s})
             bar.finished()
     for_metrics = {t: for_metrics[t] for t in ids}           # metrics in split order, whatever finished first
     metrics = split_metrics(for_metrics).as_dict()
@@ -145,7 +139,7 @@ def command(task_dir: Path | None, suite_dir: Path | None, pack_dir: Path | None
             raise UserError(f"{suite_dir}: suite refused: {problem}")
         task = load_task(task_dir)
         with execution.create_executor(workers=options.workers) as executor:
-            result = _public(evaluate_task(executor, task, suite_dir))
+            result = evaluate_task(executor, task, suite_dir).public()
         print_json(result) if as_json else _print_task(result)
         return
     if pack_dir is None or split is None or suites_dir is None or run_dir is None:

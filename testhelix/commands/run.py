@@ -12,6 +12,7 @@ from testhelix.cliutil import json_option, print_json
 from testhelix.errors import UserError
 from testhelix.helix.config import get_config, with_strategy_pairs
 from testhelix.helix.promotion import describe, promotion_status
+from testhelix.helix.results import Finished, Incomplete, TaskResult
 from testhelix.inputs import FiniteFloat, InputFile, NewRunDir, PackDir, RunDir
 from testhelix.llm.registry import is_simulated, resolve
 from testhelix.parallel.progress import TaskProgress
@@ -99,31 +100,31 @@ def command(pack_dir: Path, split: str, split_file: Path | None, configs: tuple[
     store.refuse_other_kinds({"helix", "evaluate"}, "testhelix run")
     store.put_state("helix-run", run_meta(pack_dir, split, split_file, seed, limit, first))  # for tracking
     started = time.monotonic()
-    results: list[dict] = []
+    results: list[TaskResult] = []
     try:
         with TaskProgress("testhelix", total=len(tasks) * len(plans), enabled=not as_json) as progress, \
                 task_runner(setup, store, Path(run_dir).resolve() / "work", coverage=coverage, panel=True,
                             progress=progress) as runner:
             runner.promotion = promotion
 
-            def on_task(label: str, result: dict | None) -> None:
+            def on_task(_label: str, result: TaskResult | None) -> None:
                 if result is None:
                     progress.skipped()
                     return
-                results.append({"label": label, **result})
+                results.append(result)
 
             runner.run(tasks, plans, on_task)
     finally:
         store.close()
-    incomplete = [r for r in results if r.get("incomplete")]
-    finished = [r for r in results if not r.get("incomplete")]
+    incomplete = [r for r in results if isinstance(r, Incomplete)]
+    finished = [r for r in results if isinstance(r, Finished)]
     summary: dict[str, Any] = {"run": str(run_dir), "tasks": len(tasks), "runs": [runner.run_label(m, c) for m, c, _ in plans],
                "jobs": setup.concurrency.tasks_in_flight, "backend": setup.backend,
                "new_results": len(finished), "incomplete": len(incomplete),
                "incomplete_causes": _causes(incomplete), "wall_s": round(time.monotonic() - started, 1),
                # a served simulated model behind a real provider's name counts too (runner's detail)
                "simulated": any(is_simulated(m) for m in models)
-               or any((r.get("detail") or {}).get("simulated") for r in finished)}
+               or any(r.simulated for r in finished)}
     if promotion is not None:
         summary["configuration_e_strategy"] = promotion
     track_helix_run(run_dir, requested_mlflow_uri())  # no-op without --mlflow-uri
@@ -145,8 +146,8 @@ def command(pack_dir: Path, split: str, split_file: Path | None, configs: tuple[
     return 0
 
 
-def _causes(incomplete: list[dict]) -> dict[str, int]:
+def _causes(incomplete: list[Incomplete]) -> dict[str, int]:
     out: dict[str, int] = {}
     for r in incomplete:
-        out[r["incomplete"]] = out.get(r["incomplete"], 0) + 1
+        out[r.cause] = out.get(r.cause, 0) + 1
     return out

@@ -13,9 +13,9 @@ cached executions are written as they happen (through the store's lock) by local
 back with the result from a remote worker (`absorb`). With `concurrent_pairs` the pairs of a task
 run concurrently too (`HelixContext.concurrent`); results are the same either way.
 
-When the provider prevents an evaluation (a `ModelError` after the SDK's retries), `evaluate_one`
-returns an incomplete marker instead of a result: the driver stores the cause (`record_incomplete`:
-no result row, no outcomes) and a resumed run tries the task again. Authentication and
+Every evaluation ends as a typed result (testhelix/helix/results.py): `Finished`, or, when the
+provider prevents it (a `ModelError` after the SDK's retries), `Incomplete`: the driver stores its
+cause (`record_incomplete`: no result row, no outcomes) and a resumed run tries the task again. Authentication and
 configuration errors are raised as they are: they stop the whole job.
 """
 
@@ -27,7 +27,7 @@ import re
 import shutil
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -38,11 +38,13 @@ from testhelix.execution.environments import executor_for
 from testhelix.helix.config import RunConfig, with_strategy_pairs
 from testhelix.helix.context import HelixContext
 from testhelix.helix.pipeline import run_task
+from testhelix.helix.results import Finished, Incomplete, TaskResult, Usage, WorkerRecords
 from testhelix.llm.base import ChatModel, ModelError
 from testhelix.llm.registry import create_model, is_simulated, model_label
 from testhelix.parallel.jobs import TaskJob
 from testhelix.prism.coverage import MISSING, CoverageMeter
 from testhelix.prism.evaluation import evaluate_task, no_submission, record_panel_order, reference_only
+from testhelix.prism.judgement import TaskMetrics
 from testhelix.skills import load_library
 from testhelix.store import RunStore
 from testhelix.strategy.model import Strategy, check_run_compatibility
@@ -65,29 +67,6 @@ def evaluation_seed(seed: int, label: str) -> int:
     (two strategies, a gate's two arms, two configurations) sample separately and a resumed one
     samples as before. Hosted models ignore it; a simulated model reads it only for `noise=P`."""
     return int(hashlib.sha256(f"{seed}\0{label}".encode()).hexdigest()[:12], 16)
-
-
-@dataclass(frozen=True, kw_only=True)
-class TaskEvaluation:
-    """One task run and judged (`HelixRunner.run_one`): its scores, the submission rule, the
-    detail stored with the result, the result row and the per-program outcome rows."""
-
-    task_id: str
-    F: int                    # TestPrism's per-task indicators (testhelix/prism/metrics.py): the
-    A: float | None           # reference transition, the acceptance and rejection rates (None: the
-    R: float | None           # panel has no such candidates) and the joint indicator, F and S as 0/1
-    S: int
-    rule: str                 # how the submitted suite was chosen
-    detail: dict
-    row: dict                 # the task_results row
-    outcome_rows: tuple[dict, ...]
-
-    @classmethod
-    def from_result(cls, result: dict) -> TaskEvaluation:
-        """From `evaluate_one`'s result (the form results travel in between processes)."""
-        return cls(task_id=result["task"], F=result["F"], A=result["A"], R=result["R"], S=result["S"],
-                   rule=result["rule"], detail=result["detail"], row=result["row"],
-                   outcome_rows=tuple(result["outcome_rows"]))
 
 
 @dataclass
@@ -123,21 +102,24 @@ class HelixRunner:
         return bool(rows)
 
     def run_one(self, task: Task, strategy: Strategy, config: RunConfig, model_name: str, label: str,
-                record: bool = True) -> TaskEvaluation:
-        """Run the pipeline on one task and judge its submission; store it unless `record` is off."""
+                record: bool = True) -> Finished:
+        """Run the pipeline on one task and judge its submission; store it unless `record` is off.
+        An evaluation the provider prevented raises `EvaluationIncomplete` (after storing its cause)."""
         result = self.evaluate_one(task, strategy, config, model_name, label)
-        if "incomplete" in result:
-            if record:
-                self.record_incomplete(label, result)
-            raise EvaluationIncomplete(task.id, result["incomplete"], result["error"])
-        if record:
-            self.record(task, label, result)
-        return TaskEvaluation.from_result(result)
+        match result:
+            case Incomplete():
+                if record:
+                    self.record_incomplete(result)
+                raise EvaluationIncomplete(task.id, result.cause, result.error)
+            case Finished():
+                if record:
+                    self.record(task, result)
+                return result
 
     def evaluate_one(self, task: Task, strategy: Strategy, config: RunConfig, model_name: str, label: str,
-                     sink: LedgerSink | None = None) -> dict:
+                     sink: LedgerSink | None = None) -> TaskResult:
         """Pipeline + judgement of one task; writes no result (model calls go to `sink`, default the
-        store). A provider failure gives an incomplete marker (`incomplete`: the cause) instead."""
+        store). A provider failure gives `Incomplete` (with its cause) instead of `Finished`."""
         check_run_compatibility(strategy, config.challenge_steps)
         config = with_strategy_pairs(config, strategy)  # C and E: K is the strategy's candidate count
         started = time.monotonic()
@@ -159,48 +141,48 @@ class HelixRunner:
         except ModelError as err:
             if err.fatal:
                 raise
-            return {"task": task.id, "run_label": label, "incomplete": err.cause, "error": str(err),
-                    "tokens": budget.used, "calls": budget.calls}
+            return Incomplete(task_id=task.id, run_label=label, cause=err.cause, error=str(err),
+                              usage=Usage(tokens=budget.used, calls=budget.calls))
         suite = result.submission.suite_dir
         if suite is None:
-            rows, scores = no_submission(task)  # an error on every program: it stays in every denominator
-            order, judged = None, {}
+            judged = no_submission(task)  # an error on every program: it stays in every denominator
         else:
             judged = evaluate_task(self.executor, task, suite) if self.panel else reference_only(self.executor, task, suite)
-            rows, scores = judged["_rows"], {k: judged[k] for k in ("F", "A", "R", "S")}
-            order = judged["_panel_order"]
         cov = self.meter.measure(task, suite) if self.coverage else MISSING
         detail = {"submission": result.submission.rule, "pair": result.submission.pair,
                   "support": result.submission.support, "pairs": list(result.pairs), "events": list(result.events),
                   "budget": {"cap": budget.cap_tokens, "used": budget.used, "refused": budget.refused},
                   "elided": _elided(work), "simulated": is_simulated(model_name) or budget.simulated_calls > 0}
-        row = {"run_label": label, "task_id": task.id, "submitted": suite is not None,
-               "suite_digest": judged.get("_suite_digest"), **scores,
-               "delta_c": cov.delta_c, "entry_coverage": cov.entry, "coverage_status": cov.status,
-               "tokens": budget.used, "calls": budget.calls, "wall_s": round(time.monotonic() - started, 3),
-               "detail": json.dumps(detail, default=str)}
-        return {"task": task.id, **scores, "rule": result.submission.rule, "detail": detail, "row": row,
-                "outcome_rows": rows, "panel_order": order}
+        return Finished(task_id=task.id, run_label=label, metrics=TaskMetrics(judged.indicators, cov),
+                        submitted=suite is not None, suite_digest=judged.suite_digest, rule=result.submission.rule,
+                        detail=detail, outcomes=judged.outcomes, panel_order=judged.panel_order,
+                        usage=Usage(tokens=budget.used, calls=budget.calls),
+                        wall_s=round(time.monotonic() - started, 3))
 
-    def record(self, task: Task, label: str, result: dict) -> None:
+    def record(self, task: Task, result: Finished) -> None:
         """Store one finished task (driver thread): its outcomes, then its result row, in one transaction."""
         store = self.require_store()
         with store.transaction():
-            self.absorb(result)
             store.record_task(task.id, task.source, task.context, task.difficulty, task.reference.sha256)
-            store.record_task_outcomes(label, task.id, result["outcome_rows"])
-            record_panel_order(store, label, task.id, result.get("panel_order"))
-            store.record_task_result(result["row"])
+            store.record_task_outcomes(result.run_label, task.id, result.outcome_rows())
+            record_panel_order(store, result.run_label, task.id, result.panel_order)
+            store.record_task_result(result.row())
 
-    def absorb(self, result: dict) -> None:
-        """Store what a remote worker could not: its model-call ledger rows and fresh executions."""
+    def absorb(self, result: TaskResult) -> TaskResult:
+        """Store what a remote worker could not (its model-call ledger rows and fresh executions) and
+        return the result without them, so they are stored once. Called for every result on the
+        driver thread (`evaluate_jobs`)."""
+        records = result.records
+        if not records.ledger and not records.executions:
+            return result
         store = self.require_store()
-        for row in result.pop("ledger", ()):
+        for row in records.ledger:
             store.record_model_call(row)
             if self.progress is not None:
                 self.progress.call(row)
-        for key, row in result.pop("executions", ()):
+        for key, row in records.executions:
             store.put_execution(key, row)
+        return replace(result, records=WorkerRecords())
 
     # --- many tasks -------------------------------------------------------------------------
     def job(self, task: Task, strategy: Strategy, config: RunConfig, model_name: str, label: str) -> TaskJob:
@@ -210,7 +192,7 @@ class HelixRunner:
             digest = self._digests.get(task.id) or self._digests.setdefault(task.id, tree_sha256(task.root))
         return TaskJob(task.id, str(task.root), digest, strategy.model_dump(mode="json"), config, model_name, label)
 
-    def evaluate_job(self, job: TaskJob, sink: LedgerSink | None = None) -> dict:
+    def evaluate_job(self, job: TaskJob, sink: LedgerSink | None = None) -> TaskResult:
         """A job on this process: the task by id when known here, else from its path, digest-checked."""
         task = self.tasks.get(job.task_id)
         if task is None:
@@ -220,8 +202,9 @@ class HelixRunner:
             self.tasks[job.task_id] = task
         return self.evaluate_one(task, Strategy.model_validate(job.strategy), job.config, job.model, job.label, sink)
 
-    def evaluate_jobs(self, jobs: Sequence[TaskJob]) -> Iterator[tuple[TaskJob, dict]]:
-        """Results in completion order, handed to the calling (driver) thread."""
+    def evaluate_jobs(self, jobs: Sequence[TaskJob]) -> Iterator[tuple[TaskJob, TaskResult]]:
+        """Results in completion order, handed to the calling (driver) thread, each after what a
+        remote worker sent with it is stored (`absorb`)."""
         from testhelix.parallel.local import LocalBackend
 
         backend = self.backend or LocalBackend(1)
@@ -230,18 +213,18 @@ class HelixRunner:
             progress.add_total(len(jobs))
             backend.on_start = progress.started
         for job, result in backend.run(jobs, self.evaluate_job):
+            result = self.absorb(result)        # a remote worker's ledger rows: the calls were made
             if progress is not None:
                 progress.finished(result)
             yield job, result
 
-    def record_incomplete(self, label: str, marker: dict) -> None:
+    def record_incomplete(self, result: Incomplete) -> None:
         """The named step for "evaluation incomplete": store the cause (no metric row, no outcomes)."""
-        self.absorb(marker)                     # a remote worker's ledger rows: the calls were made
-        self.require_store().record_incomplete(label, marker["task"], marker["incomplete"], marker["error"],
-                                     marker["tokens"], marker["calls"])
+        self.require_store().record_incomplete(result.run_label, result.task_id, result.cause, result.error,
+                                               result.usage.tokens, result.usage.calls)
 
     def run(self, tasks: Sequence[Task], plans: Sequence[tuple[str, RunConfig, Strategy]],
-            on_task: Callable[[str, dict | None], None] = lambda label, r: None) -> None:
+            on_task: Callable[[str, TaskResult | None], None] = lambda label, r: None) -> None:
         jobs = []
         for model_name, config, strategy in plans:
             config = with_strategy_pairs(config, strategy)
@@ -257,12 +240,12 @@ class HelixRunner:
                 else:
                     jobs.append(self.job(task, strategy, config, model_name, label))
         for job, result in self.evaluate_jobs(jobs):
-            if "incomplete" in result:
-                self.record_incomplete(job.label, result)
-                on_task(job.label, {"task": job.task_id, "incomplete": result["incomplete"], "error": result["error"]})
-                continue
-            self.record(self.tasks[job.task_id], job.label, result)
-            on_task(job.label, {k: v for k, v in result.items() if k not in ("detail", "row", "outcome_rows")})
+            match result:
+                case Incomplete():
+                    self.record_incomplete(result)
+                case Finished():
+                    self.record(self.tasks[job.task_id], result)
+            on_task(job.label, result)
 
 
 class _Tee:

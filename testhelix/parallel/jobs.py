@@ -1,5 +1,8 @@
 """What travels to a worker (`TaskJob`, `WorkerSettings`), the backend Protocol, and choosing one.
 
+A backend yields each job with its typed result (`TaskResult`: `Finished | Incomplete`,
+testhelix/helix/results.py), whichever process evaluated it.
+
 A job names its task by a path every worker can read plus the digest of that folder; the worker
 refuses a folder whose digest differs. The strategy travels as its JSON and the run configuration as
 a frozen dataclass. No secret travels: a worker builds its model clients from its own environment.
@@ -14,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from testhelix.errors import UserError
 from testhelix.helix.config import RunConfig
+from testhelix.helix.results import TaskResult
 from testhelix.runsetup import RunSetup
 
 if TYPE_CHECKING:
@@ -55,7 +59,7 @@ class JobEvaluator(Protocol):
     """What a worker runs jobs with (a HelixRunner): built by the function the driver hands the
     backend, so this package never imports the runner (testhelix/runbuild.py builds both)."""
 
-    def evaluate_job(self, job: TaskJob, sink: LedgerSink | None = None) -> dict: ...
+    def evaluate_job(self, job: TaskJob, sink: LedgerSink | None = None) -> TaskResult: ...
 
 
 # (settings, outcome cache) -> (executor, evaluator): how a remote worker builds what it runs jobs with
@@ -67,7 +71,8 @@ class Backend(Protocol):
     on_start: Callable[[TaskJob], None]   # told when a job starts (the progress display)
 
     # `evaluate` runs one job in this process (a local backend calls it; a remote one has its own)
-    def run(self, jobs: Sequence[TaskJob], evaluate: Callable[[TaskJob], dict]) -> Iterator[tuple[TaskJob, dict]]: ...
+    def run(self, jobs: Sequence[TaskJob],
+            evaluate: Callable[[TaskJob], TaskResult]) -> Iterator[tuple[TaskJob, TaskResult]]: ...
     def close(self) -> None: ...
 
 

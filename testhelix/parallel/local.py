@@ -13,8 +13,10 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import Generic, TypeVar
 
 # What one evaluation takes: a TaskJob for the task runners (the Backend protocol), a task id for
-# `testhelix evaluate`, which judges suites that already exist.
+# `testhelix evaluate`, which judges suites that already exist; and what it gives: a TaskResult for
+# the task runners, a judged suite for `testhelix evaluate` (given to `run` with the evaluation).
 JobT = TypeVar("JobT")
+ResultT = TypeVar("ResultT")
 
 
 class LocalBackend(Generic[JobT]):
@@ -24,14 +26,14 @@ class LocalBackend(Generic[JobT]):
         self.jobs = max(1, int(jobs))
         self.on_start: Callable[[JobT], None] = lambda job: None
 
-    def run(self, jobs: Sequence[JobT], evaluate: Callable[[JobT], dict]) -> Iterator[tuple[JobT, dict]]:
+    def run(self, jobs: Sequence[JobT], evaluate: Callable[[JobT], ResultT]) -> Iterator[tuple[JobT, ResultT]]:
         if self.jobs == 1:
             for job in jobs:
                 self.on_start(job)
                 yield job, evaluate(job)
             return
         pending = list(reversed(list(enumerate(jobs))))
-        running: dict[Future, tuple[int, JobT]] = {}
+        running: dict[Future[ResultT], tuple[int, JobT]] = {}
         pool = ThreadPoolExecutor(self.jobs, thread_name_prefix="task")
         try:
             while pending or running:

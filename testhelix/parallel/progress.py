@@ -25,6 +25,7 @@ from rich.live import Live
 from rich.text import Text
 
 from testhelix.heartbeat import heartbeat
+from testhelix.helix.results import Incomplete, TaskResult
 
 SEP = " · "
 
@@ -90,12 +91,12 @@ class TaskProgress:
         with self._lock:
             self.running += 1
 
-    def finished(self, result: dict | None = None) -> None:
+    def finished(self, result: TaskResult | None = None) -> None:
         with self._lock:
             self.running = max(0, self.running - 1)
             self.queued = max(0, self.queued - 1)
             self.done += 1
-            if result and result.get("incomplete"):
+            if isinstance(result, Incomplete):
                 self.incomplete += 1
 
     def call(self, row: dict) -> None:

@@ -8,8 +8,10 @@ evaluations at once in threads. The driver's whole RunSetup travels in the setti
 context windows, the executor and sandbox choice; its rate limits too, each actor getting an equal
 part, so the actors together stay within them). Model clients are built inside the actor from
 the actor's own environment: no key ever enters the object store. A result returns to the driver
-with the model-call ledger rows and the fresh executions of its task, and the driver, alone, writes
-them to the run store -- so killing the driver loses only unfinished tasks, which a resumed run redoes.
+as the typed `Finished | Incomplete` the runner made (frozen dataclasses of plain values, pickled as
+they are), carrying the model-call ledger rows and the fresh executions of its task as
+`WorkerRecords`; the driver, alone, writes them to the run store -- so killing the driver loses only
+unfinished tasks, which a resumed run redoes.
 """
 
 from __future__ import annotations
@@ -17,8 +19,10 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import replace
 
 from testhelix.errors import UserError
+from testhelix.helix.results import TaskResult, WorkerRecords
 from testhelix.parallel.jobs import TaskJob, WorkerBuilder, WorkerSettings
 from testhelix.runsetup import RunSetup
 
@@ -79,13 +83,13 @@ class TaskWorker:
         self.cache = RecordingCache()
         self.executor, self.runner = build(settings, self.cache)
 
-    def evaluate(self, job: TaskJob) -> dict:
+    def evaluate(self, job: TaskJob) -> TaskResult:
         from testhelix.agent.budget import MemoryLedger
 
         ledger = MemoryLedger()
         result = self.runner.evaluate_job(job, sink=ledger)
         # executions are shared between the tasks of this actor: whichever result leaves first carries them
-        return {**result, "ledger": ledger.rows, "executions": self.cache.take()}
+        return replace(result, records=WorkerRecords(ledger=tuple(ledger.rows), executions=tuple(self.cache.take())))
 
     def ping(self) -> str:
         return os.uname().nodename
@@ -127,7 +131,8 @@ class RayBackend:
         ray.get([a.ping.remote() for a in self.actors])          # fail here, clearly, if a worker cannot start
         self.on_start = lambda job: None
 
-    def run(self, jobs: Sequence[TaskJob], evaluate: Callable[[TaskJob], dict]) -> Iterator[tuple[TaskJob, dict]]:
+    def run(self, jobs: Sequence[TaskJob],
+            evaluate: Callable[[TaskJob], TaskResult]) -> Iterator[tuple[TaskJob, TaskResult]]:
         del evaluate  # the actors evaluate with their own runners
         ray = self.ray
         pending = list(reversed(list(enumerate(jobs))))

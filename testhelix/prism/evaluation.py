@@ -4,10 +4,11 @@ panel candidate, and the task indicators F, A, R, S.
 `reference_only` is the single-reference mode used by strategy search: only the initial program and
 the reference run, which is all F needs.
 
-The panel runs in an order shuffled with a secret token drawn per evaluation on the host
-(`secrets`); neither the task id nor the suite, both known to the suite, predicts it, and nothing
-a job can observe varies with its position (see the README, "How suites are executed"). The token
-and the order are returned as `_panel_order` and stored in `panel_orders` for audit. A suite whose
+The answer is a `Judgement` (testhelix/prism/judgement.py). The panel runs in an order shuffled
+with a secret token drawn per evaluation on the host (`secrets`); neither the task id nor the suite,
+both known to the suite, predicts it, and nothing a job can observe varies with its position (see
+the README, "How suites are executed"). The token and the order are returned as the judgement's
+`panel_order` and stored in `panel_orders` for audit. A suite whose
 shape breaks a limit (execution/shape.py) is an `error` on every program, with the reason. A task
 without a submitted suite is judged too: an `error` on every program (`no_submission`), so it stays
 in every denominator without credit.
@@ -24,6 +25,7 @@ from testhelix.digest import tree_sha256
 from testhelix.execution.environments import executor_for
 from testhelix.execution.outcome import Limits, Outcome
 from testhelix.execution.shape import suite_problem
+from testhelix.prism.judgement import Judgement, PanelOrder, ProgramOutcome
 from testhelix.prism.metrics import task_indicators
 from testhelix.tasks.task import Task, panel_programs
 
@@ -36,19 +38,24 @@ def task_limits(task: Task) -> Limits:
     return Limits(wall_s=wall, cpu_s=max(1, math.ceil(wall)), traceback=PANEL_TRACEBACK)
 
 
-def _score(task: Task, programs: list, outcomes: list[Outcome], order: dict | None) -> dict:
-    by_id = {pid: (role, label, o) for (pid, role, label, _), o in zip(programs, outcomes)}
-    ind = task_indicators({pid: (role, o.status) for pid, (role, _, o) in by_id.items()})
-    return {"task": task.id,
-            "outcomes": {pid: {"outcome": o.status, "reason": o.reason} for pid, (_, _, o) in by_id.items()},
-            "F": int(ind.F), "A": ind.A, "R": ind.R, "S": int(ind.S), "_panel_order": order,
-            "_rows": [{"program_id": pid, "role": role, "label": label, "status": o.status, "reason": o.reason}
-                      for pid, (role, label, o) in by_id.items()]}
+def _judgement(task: Task, programs: list, outcomes: list[Outcome], order: PanelOrder | None,
+               suite_digest: str | None) -> Judgement:
+    rows = tuple(ProgramOutcome(pid, role, label, o.status, o.reason)
+                 for (pid, role, label, _), o in zip(programs, outcomes))
+    return _judged(task, rows, order, suite_digest)
 
 
-def _run_shuffled(executor, task: Task, suite: Path, programs: list) -> tuple[list[Outcome], dict]:
+def _judged(task: Task, rows: tuple[ProgramOutcome, ...], order: PanelOrder | None,
+            suite_digest: str | None) -> Judgement:
+    by_id = {o.program_id: o for o in rows}     # one outcome per program id, the last one kept
+    ind = task_indicators({pid: (o.role, o.status) for pid, o in by_id.items()})
+    return Judgement(task_id=task.id, indicators=ind, outcomes=tuple(by_id.values()), panel_order=order,
+                     suite_digest=suite_digest)
+
+
+def _run_shuffled(executor, task: Task, suite: Path, programs: list) -> tuple[list[Outcome], PanelOrder]:
     """Outcomes in `programs` order, executed in an order drawn from a fresh secret; with the
-    audit record {"token", "run_order": program ids as run}."""
+    audit record (the token, the program ids as run)."""
     token = secrets.token_hex(16)
     order = list(range(len(programs)))
     random.Random(token).shuffle(order)
@@ -57,48 +64,41 @@ def _run_shuffled(executor, task: Task, suite: Path, programs: list) -> tuple[li
     outcomes: list[Outcome | None] = [None] * len(programs)
     for i, outcome in zip(order, ran):
         outcomes[i] = outcome
-    return outcomes, {"token": token, "run_order": [programs[i][0] for i in order]}  # type: ignore[return-value]
+    return outcomes, PanelOrder(token, tuple(programs[i][0] for i in order))  # type: ignore[return-value]
 
 
-def evaluate_task(executor, task: Task, suite: Path) -> dict:
+def evaluate_task(executor, task: Task, suite: Path) -> Judgement:
     """Outcomes on the initial program, the reference and every candidate, with F, A, R, S, and
-    `_suite_digest` (None for a refused suite)."""
+    the suite's digest (None for a refused suite)."""
     return _judge(executor, task, suite, panel_programs(task))
 
 
-def reference_only(executor, task: Task, suite: Path) -> dict:
+def reference_only(executor, task: Task, suite: Path) -> Judgement:
     return _judge(executor, task, suite, [p for p in panel_programs(task) if p[1] in ("initial", "reference")])
 
 
-def _judge(executor, task: Task, suite: Path, programs: list) -> dict:
+def _judge(executor, task: Task, suite: Path, programs: list) -> Judgement:
     problem = suite_problem(Path(suite)) if Path(suite).is_dir() else None
     if problem is not None:  # an error on every program of this task; nothing of the suite is read
         refusal = Outcome(status="error", reason=f"suite refused: {problem}", tests_run=None, duration_s=0.0,
                           output="")
-        return {**_score(task, programs, [refusal] * len(programs), None), "_suite_digest": None}
-    judged = _score(task, programs, *_run_shuffled(executor, task, suite, programs))
-    return {**judged, "_suite_digest": tree_sha256(suite) if Path(suite).is_dir() else None}
+        return _judgement(task, programs, [refusal] * len(programs), None, None)
+    outcomes, order = _run_shuffled(executor, task, suite, programs)
+    return _judgement(task, programs, outcomes, order, tree_sha256(suite) if Path(suite).is_dir() else None)
 
 
-def record_panel_order(store, run_label: str, task_id: str, order: dict | None) -> None:
-    """Keep an evaluation's secret order (its `_panel_order`) in the store's panel_orders, for audit."""
-    if order:
-        store.upsert("panel_orders", {"run_label": run_label, "task_id": task_id, "token": order["token"],
-                                      "run_order": order["run_order"]})
+def record_panel_order(store, run_label: str, task_id: str, order: PanelOrder | None) -> None:
+    """Keep an evaluation's secret order (its judgement's `panel_order`) in the store's panel_orders."""
+    if order is not None:
+        store.upsert("panel_orders", {"run_label": run_label, "task_id": task_id, "token": order.token,
+                                      "run_order": list(order.run_order)})
 
 
 NO_SUBMISSION = "missing entry: no suite submitted"
 
 
-def missing_rows(task: Task) -> list[dict]:
-    """The outcome rows of a task without a submitted suite: an error on every program."""
-    return [{"program_id": pid, "role": role, "label": label, "status": "error", "reason": NO_SUBMISSION}
-            for pid, role, label, _ in panel_programs(task)]
-
-
-def no_submission(task: Task) -> tuple[list[dict], dict]:
-    """(rows, scores) of a task without a submitted suite; the scores follow from the rows
-    (F=0, S=0, A and R 0 wherever the panel has such candidates)."""
-    rows = missing_rows(task)
-    ind = task_indicators({r["program_id"]: (r["role"], r["status"]) for r in rows})
-    return rows, {"F": int(ind.F), "A": ind.A, "R": ind.R, "S": int(ind.S)}
+def no_submission(task: Task) -> Judgement:
+    """The judgement of a task without a submitted suite: an error on every program, so F=0, S=0,
+    and A and R 0 wherever the panel has such candidates (it stays in every denominator)."""
+    rows = tuple(ProgramOutcome(pid, role, label, "error", NO_SUBMISSION) for pid, role, label, _ in panel_programs(task))
+    return _judged(task, rows, None, None)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 from collections import defaultdict
+from dataclasses import asdict
 from itertools import combinations
 from statistics import fmean
 from typing import Any
@@ -198,4 +199,4 @@ def _incomplete(store: RunStore) -> dict[str, Any]:
         return {"evaluations": [], "calls": []}
     calls = [{"run_label": r[0], "errors": int(r[1]), "retries": int(r[2] or 0), "anomalies": int(r[3])}
              for r in rows if r[1] or r[2] or r[3]]
-    return {"evaluations": pending, "calls": calls}
+    return {"evaluations": [asdict(p) for p in pending], "calls": calls}

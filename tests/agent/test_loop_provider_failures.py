@@ -69,7 +69,7 @@ def test_every_role_marks_the_task_incomplete_never_a_traceback(config, call, tm
         runner.run_one(sim_task, initial_strategy(), cfg, "sim:strong", "sim:strong/" + config)
     assert store.task_results() == [] and store.task_outcomes() == []
     pending = store.unresolved_incomplete()
-    assert [(p["task_id"], p["cause"]) for p in pending] == [(sim_task.id, "overloaded")]
+    assert [(p.task_id, p.cause) for p in pending] == [(sim_task.id, "overloaded")]
     roles = store.query("SELECT role FROM model_calls WHERE status = 'error'")[1]
     assert len(roles) == 1
     store.close()

@@ -9,6 +9,7 @@ import time
 import pytest
 from rich.console import Console
 
+from testhelix.helix.results import Incomplete, Usage
 from testhelix.parallel.progress import TaskProgress
 
 
@@ -26,8 +27,9 @@ def test_counts_and_plain_lines_without_a_terminal():
             t.start()
         for t in threads:
             t.join()
-        p.finished({"incomplete": True})
-        p.finished({})
+        p.finished(Incomplete(task_id="t", run_label="m/A", cause="server_error", error="HTTP 503",
+                              usage=Usage(tokens=0, calls=1)))
+        p.finished()
     assert (p.done, p.running, p.incomplete, p.calls, p.tokens, p.unpriced) == (2, 1, 1, 100, 850, 50)
     assert abs(p.cost - 25.0) < 1e-9 and "incomplete 1" in p.stats() and "50 calls unpriced" in p.stats()
     assert "$0.00" not in p.stats() and "cost unknown" in p.stats()
@@ -50,7 +52,7 @@ def _busy(width: int, unpriced: bool) -> tuple[TaskProgress, io.StringIO]:
     p = TaskProgress("task evaluations", total=40, console=Console(file=out, force_terminal=True, width=width))
     p.started_at -= 300
     for _ in range(12):
-        p.finished({})
+        p.finished()
     p.running = 3
     for _ in range(25):
         p.call({"input_tokens": 2000, "output_tokens": 100, "cost_usd": None if unpriced else 0.01})
@@ -78,7 +80,7 @@ def test_live_display_on_a_terminal():
         p.add_total(2)
         p.started()
         p.call({"input_tokens": 3, "output_tokens": 4, "cost_usd": 0.25})
-        p.finished({})
+        p.finished()
     text = out.getvalue()
     assert "tasks" in text and "calls 1" in text and "tokens 7" in text and "$0.25" in text
     assert "1/2 tasks" in text

@@ -5,6 +5,7 @@ stops at once with exit 2 naming the variable."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -103,3 +104,15 @@ def test_a_rejected_key_stops_at_once_with_exit_2(protocol, variable, server, tm
     assert code == 2 and len(problems) == 1 and variable in problems[0] and "Traceback" not in err
     after = stored(tmp_path / "r")
     assert after["results"] == [] and after["incomplete"] == []
+
+
+def test_the_run_summary_says_simulated_when_a_served_simulated_model_answered(server, tmp_path, monkeypatch, capsys):
+    """The model's name is a real provider's, but the replies were marked simulated: the runner's
+    finished result says so, and `testhelix run --json` reports it."""
+    model = use("anthropic", server, monkeypatch)
+    with pytest.raises(SystemExit) as done:
+        main(["run", "--pack", str(PACK), "--split", "all", "--config", "A", "--model", model, "--run",
+              str(tmp_path / "run"), "--workers", "1", "--no-coverage", "--json"])
+    summary = json.loads(capsys.readouterr().out)
+    assert done.value.code == 0 and summary["new_results"] == 1 and summary["incomplete"] == 0
+    assert summary["simulated"] is True

@@ -189,8 +189,8 @@ def test_canary_scan_finds_nothing(ex, mark, tmp_path):
         return _suite(tmp_path, f"scan-{full}", {"test_scan.py": text})
 
     res = evaluate_task(ex, task, scan(full=False))
-    assert all(o["outcome"] == "pass" for o in res["outcomes"].values()), res["outcomes"]
-    assert (res["F"], res["S"]) == (0, 0)
+    assert all(s == "pass" for s in res.statuses().values()), res.outcomes
+    assert (res.indicators.F, res.indicators.S) == (False, False)
     # The agent's run_tests: the same sandbox (every panel tree is staged by now), and the output
     # the agent would read.
     agent = ex.run(scan(full=True), task.initial_dir, Limits(wall_s=170, cpu_s=170, traceback="auto"))
@@ -265,11 +265,12 @@ def test_label_oracles_learn_nothing(ex, katas, tmp_path):
         listener.close()
         dgram.unlink()
     for res in (first, second):
-        assert all(o["outcome"] == "pass" for o in res["outcomes"].values()), res["outcomes"]
-        assert (res["F"], res["S"]) == (0, 0)
+        assert all(s == "pass" for s in res.statuses().values()), res.outcomes
+        assert (res.indicators.F, res.indicators.S) == (False, False)
     # The order came from a secret, not from the task and the suite: two evaluations, two tokens.
-    assert first["_panel_order"]["token"] != second["_panel_order"]["token"]
-    assert sorted(first["_panel_order"]["run_order"]) == sorted(p[0] for p in panel_programs(task))
+    assert first.panel_order is not None and second.panel_order is not None
+    assert first.panel_order.token != second.panel_order.token
+    assert sorted(first.panel_order.run_order) == sorted(p[0] for p in panel_programs(task))
 
 
 UID_PROBE = "import os\n\ndef test_uid():\n    assert False, 'uid=%d' % os.getuid()\n"
@@ -343,9 +344,9 @@ def test_legitimate_suites_keep_their_scores(ex, katas, tmp_path):
     res = evaluate_task(ex, task, http)
     trusted = [evaluate_task(ex, t, t.trusted_tests_dir) for t in sampled]
     plain = {pid: _plain_pytest(http, tree, tmp_path) for pid, _, _, tree in panel_programs(task)}
-    assert {pid: o["outcome"] for pid, o in res["outcomes"].items()} == plain
+    assert res.statuses() == plain
     for t, judged in zip(sampled, trusted):
-        assert judged["S"] == 1, (t.id, judged["outcomes"])
+        assert judged.indicators.S, (t.id, judged.outcomes)
 
 
 def _good_suite(dest: Path, task_id: str) -> Path:
@@ -392,13 +393,13 @@ def test_suite_shapes_are_checked_before_the_host_touches_them(ex, tmp_path):
     try:
         for suite, reason in ((deep, "nested deeper"), (sparse, "limit per file")):
             res = evaluate_task(ex, task, suite)
-            assert res["S"] == 0 and all(o["outcome"] == "error" and reason in o["reason"]
-                                         for o in res["outcomes"].values()), res["outcomes"]
+            assert not res.indicators.S and all(o.status == "error" and reason in (o.reason or "")
+                                                    for o in res.outcomes), res.outcomes
     finally:
         force_rmtree(deep)  # pytest's own clean-up of old temporary folders recurses
     bomb = _suite(tmp_path, "bomb", {"test_nothing.py": "def test_nothing():\n    pass\n",
                                      "huge.py": "x = [\n" + "1,\n" * (1 << 20) + "]\n"})  # 2 MB, never imported
     res = evaluate_task(ex, task, bomb)
-    assert res["S"] == 0 and all(o["outcome"] == "pass" for o in res["outcomes"].values())
+    assert not res.indicators.S and all(s == "pass" for s in res.statuses().values())
     cached = ex.trees.path(tree_sha256(bomb))
     assert (cached / "__pycache__").is_dir() and not list((cached / "__pycache__").glob("huge.*"))

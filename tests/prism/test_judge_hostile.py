@@ -47,8 +47,8 @@ def _copy(name: str, tmp: Path) -> Path:
 @pytest.mark.parametrize("oracle", ["stack_oracle", "memory_oracle", "tests_nothing"])
 def test_a_suite_that_tests_nothing_scores_nothing(ex, oracle, tmp_path):
     res = evaluate_task(ex, load_task(TASK), _copy(oracle, tmp_path))
-    assert (res["F"], res["S"]) == (0, 0), res["outcomes"]
-    assert all(o["outcome"] == "pass" for o in res["outcomes"].values()), res["outcomes"]  # no label leaked
+    assert (res.indicators.F, res.indicators.S) == (False, False), res.outcomes
+    assert all(s == "pass" for s in res.statuses().values()), res.outcomes  # no label leaked
 
 
 def test_memory_holds_nothing_of_earlier_jobs_or_trusted_tests(ex, tmp_path):

@@ -154,7 +154,7 @@ def _evaluate_oracle(ex, task, suite):
     programs); a leak gives S=1 every time, so a first S=1 is followed by one more evaluation (on a
     second copy of the suite: a new digest, new trees, a new secret order)."""
     res = evaluate_task(ex, task, suite)
-    if res["S"] == 1:
+    if res.indicators.S:
         again = suite.parent / "oracle-again"
         if not again.exists():
             import shutil
@@ -173,10 +173,10 @@ def test_no_observable_tells_a_job_its_position(task, tmp_path):
     for workers in (1, 2, 4):
         with ForkServerExecutor(workers=workers, sandbox="namespaced") as ex:
             res, used = _evaluate_oracle(ex, task, suite)
-            assert res["S"] == 0, (workers, res["outcomes"])
+            assert not res.indicators.S, (workers, res.outcomes)
             obs = _observations(ex, task, used)
             trusted = evaluate_task(ex, task, task.trusted_tests_dir)
-            assert trusted["S"] == 1, (workers, trusted["outcomes"])
+            assert trusted.indicators.S, (workers, trusted.outcomes)
         for key in SAME_FOR_EVERY_JOB:
             assert len({json.dumps(o[key]) for o in obs.values()}) == 1, (workers, key, {p: o[key] for p, o in obs.items()})
         assert all(o["cgroup"].strip().endswith(":/") for o in obs.values())

@@ -117,16 +117,16 @@ def test_task_with_a_pinned_package_runs_in_its_own_environment(wheels, tmp_path
     (probe / "test_probe.py").write_text("import helixpin\n\ndef test_version():\n    assert helixpin.VERSION == '1.2.3'\n")
     with default_executor(1) as executor:
         judged = evaluate_task(executor, task, probe)
-        assert {p: o["outcome"] for p, o in judged["outcomes"].items()} == {"initial": "pass", "reference": "pass"}
+        assert judged.statuses() == {"initial": "pass", "reference": "pass"}
         suite = tmp_path / "suite"
         suite.mkdir()
         (suite / "test_scaled.py").write_text("from pinned_app import scaled\n\ndef test_s():\n    assert scaled(2) == 6\n")
         judged = evaluate_task(executor, task, suite)
-        assert judged["outcomes"]["initial"]["outcome"] == "fail" and judged["outcomes"]["reference"]["outcome"] == "pass"
-        assert judged["F"] == 1
+        assert judged.statuses()["initial"] == "fail" and judged.statuses()["reference"] == "pass"
+        assert judged.indicators.F
         # the other task of the same pack does not see the package
         elsewhere = evaluate_task(executor, other, probe)
-        assert all(o["outcome"] != "pass" for o in elsewhere["outcomes"].values())
+        assert all(s != "pass" for s in elsewhere.statuses().values())
         assert "No module named 'helixpin'" in executor.run(probe, other.initial_dir).output
     report = verify_pack(pack, workers=1)
     assert report.ok, report.failures
