@@ -30,7 +30,7 @@ def _one_line(err: Exception) -> str:
     return " ".join(str(err).split())[:400]
 
 
-def entry_point(group: click.Group) -> Callable[[], None]:
+def entry_point(group: click.Group) -> Callable[[list[str] | None], None]:
     def main(argv: list[str] | None = None) -> None:
         try:
             rv = group.main(args=argv, standalone_mode=False)
@@ -68,7 +68,7 @@ def entry_point(group: click.Group) -> Callable[[], None]:
     return main
 
 
-def _store_problem(err: Exception):
+def _store_problem(err: Exception) -> UserError | None:
     import duckdb
 
     from testhelix.lifecycle import OPEN_PATHS as _OPEN_PATHS

@@ -125,8 +125,9 @@ def next_steps(run_dir: Path) -> str:
 @mlflow_option
 @setup_options()
 @json_option
-def command(outcomes_csv, challenger, baseline, pack, split, split_file, model, run_dir, preset, allow_reuse,
-            allow_unfrozen_challenger, options: RunOptions, as_json: bool) -> None:
+def command(outcomes_csv: Path | None, challenger: Path | None, baseline: Path | None, pack: Path | None, split: str,
+            split_file: Path | None, model: str | None, run_dir: Path | None, preset: str, allow_reuse: bool,
+            allow_unfrozen_challenger: bool, options: RunOptions, as_json: bool) -> None:
     """Promote a frozen challenger only on a positive difference with one-sided exact McNemar p <= 0.05."""
     fresh, replay, run = True, None, None
     if outcomes_csv is not None:
@@ -141,6 +142,9 @@ def command(outcomes_csv, challenger, baseline, pack, split, split_file, model, 
                                   ("--model", model), ("--run", run_dir)) if v is None]
         if missing:
             raise UserError(f"give --outcomes FILE.csv, or all of: {', '.join(missing)} (missing)")
+        # the check above, spelled so the type checker sees it
+        assert challenger is not None and baseline is not None and pack is not None and model is not None \
+            and run_dir is not None
         if not is_frozen_strategy_file(challenger):
             if not allow_unfrozen_challenger:
                 raise UserError(f"--challenger {challenger}: not a frozen strategy (freeze it with `autosaddler freeze`; "
@@ -154,7 +158,8 @@ def command(outcomes_csv, challenger, baseline, pack, split, split_file, model, 
         track_gate_command(requested_mlflow_uri(), result, outcomes_csv=outcomes_csv, challenger=challenger,
                            baseline=baseline, pack=pack, split=split, model=model, run_dir=run_dir)  # no-op without URI
     same = replay.challenger_hash == replay.baseline_hash if replay is not None else (
-        run is not None and load_strategy(challenger).content_hash() == load_strategy(baseline).content_hash())
+        run is not None and challenger is not None and baseline is not None
+        and load_strategy(challenger).content_hash() == load_strategy(baseline).content_hash())
     replay_note = None if replay is None else (
         f"replay: the same challenger and baseline with the same model on the same {result.n} tasks were decided by "
         f"release gate {replay.gate_id} (run {replay.run_dir}); this is that test's recorded decision, not a new "

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -26,6 +26,10 @@ from testhelix.prism.judgement import Judgement, TaskMetrics
 from testhelix.prism.metrics import TaskOutcomes, split_metrics
 from testhelix.runoptions import RunOptions, setup_options
 from testhelix.tasks.task import Task, load_pack, load_task
+
+if TYPE_CHECKING:
+    from testhelix.execution.protocols import Executor
+    from testhelix.store import RunStore
 
 RUN_LABEL = "evaluate"
 def _number(value: float | None, digits: int) -> str:
@@ -65,8 +69,8 @@ def _split_ids(pack: Path, split: str, split_file: Path | None, tasks: list[Task
     return ids
 
 
-def evaluate_split(executor, store, pack: Path, ids: list[str], tasks: list[Task], suites: Path,
-                   progress: bool, coverage: bool = True, jobs: int = 1) -> dict:
+def evaluate_split(executor: Executor, store: RunStore, pack: Path, ids: list[str], tasks: list[Task], suites: Path,
+                   progress: bool, coverage: bool = True, jobs: int = 1) -> dict[str, Any]:
     """Judge every task's suite, up to `jobs` tasks at once; the calling thread stores each task as it
     finishes (a killed run keeps what it stored)."""
     from testhelix.parallel.local import LocalBackend

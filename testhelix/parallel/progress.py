@@ -63,7 +63,7 @@ class TaskProgress:
             self._beat.__enter__()
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         if self._live is not None:
             self._live.stop()
         elif self._beat is not None:
@@ -87,7 +87,7 @@ class TaskProgress:
         with self._lock:
             self.skips += n
 
-    def started(self, *_ignored) -> None:
+    def started(self, *_ignored: object) -> None:
         with self._lock:
             self.running += 1
 

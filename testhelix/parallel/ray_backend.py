@@ -20,14 +20,18 @@ import math
 import os
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
+from typing import TYPE_CHECKING, Any
 
 from testhelix.errors import UserError
 from testhelix.helix.results import TaskResult, WorkerRecords
 from testhelix.parallel.jobs import TaskJob, WorkerBuilder, WorkerSettings
 from testhelix.runsetup import RunSetup
 
+if TYPE_CHECKING:
+    from testhelix.execution.outcome import Limits, Outcome
 
-def _ray():
+
+def _ray() -> Any:
     try:
         import ray
     except ImportError:
@@ -48,16 +52,17 @@ class RecordingCache:
         self._parts: dict[str, dict] = {}
         self.fresh: list[tuple[str, dict]] = []
 
-    def describe(self, key, suite_digest, program_digest, runner_version, limits) -> None:
+    def describe(self, key: str, suite_digest: str, program_digest: str, runner_version: str,
+                 limits: Limits) -> None:
         import json
         with self._lock:
             self._parts[key] = {"suite_digest": suite_digest, "program_digest": program_digest,
                                 "runner_version": runner_version, "limits": json.dumps(limits.as_dict())}
 
-    def get(self, key):
+    def get(self, key: str) -> Outcome | None:
         return self.memory.get(key)
 
-    def put(self, key, outcome) -> None:
+    def put(self, key: str, outcome: Outcome) -> None:
         self.memory.put(key, outcome)
         with self._lock:
             parts = self._parts.pop(key, {})

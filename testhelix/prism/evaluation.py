@@ -20,6 +20,7 @@ import math
 import random
 import secrets
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from testhelix.digest import tree_sha256
 from testhelix.execution.environments import executor_for
@@ -28,6 +29,12 @@ from testhelix.execution.shape import suite_problem
 from testhelix.prism.judgement import Judgement, PanelOrder, ProgramOutcome
 from testhelix.prism.metrics import task_indicators
 from testhelix.tasks.task import Task, panel_programs
+
+if TYPE_CHECKING:
+    from testhelix.execution.protocols import Executor
+    from testhelix.store import RunStore
+
+PanelProgram = tuple[str, str, str, Path]  # (program id, role, label, tree): tasks.task.panel_programs
 
 MAX_TEST_WALL_S = 180.0  # the test execution limit: min(180 s, the task's test timeout)
 PANEL_TRACEBACK = "line"  # panel outputs are kept but read by no agent: the cheap traceback style
@@ -53,7 +60,7 @@ def _judged(task: Task, rows: tuple[ProgramOutcome, ...], order: PanelOrder | No
                      suite_digest=suite_digest)
 
 
-def _run_shuffled(executor, task: Task, suite: Path, programs: list) -> tuple[list[Outcome], PanelOrder]:
+def _run_shuffled(executor: Executor, task: Task, suite: Path, programs: list[PanelProgram]) -> tuple[list[Outcome], PanelOrder]:
     """Outcomes in `programs` order, executed in an order drawn from a fresh secret; with the
     audit record (the token, the program ids as run)."""
     token = secrets.token_hex(16)
@@ -67,17 +74,17 @@ def _run_shuffled(executor, task: Task, suite: Path, programs: list) -> tuple[li
     return outcomes, PanelOrder(token, tuple(programs[i][0] for i in order))  # type: ignore[return-value]
 
 
-def evaluate_task(executor, task: Task, suite: Path) -> Judgement:
+def evaluate_task(executor: Executor, task: Task, suite: Path) -> Judgement:
     """Outcomes on the initial program, the reference and every candidate, with F, A, R, S, and
     the suite's digest (None for a refused suite)."""
     return _judge(executor, task, suite, panel_programs(task))
 
 
-def reference_only(executor, task: Task, suite: Path) -> Judgement:
+def reference_only(executor: Executor, task: Task, suite: Path) -> Judgement:
     return _judge(executor, task, suite, [p for p in panel_programs(task) if p[1] in ("initial", "reference")])
 
 
-def _judge(executor, task: Task, suite: Path, programs: list) -> Judgement:
+def _judge(executor: Executor, task: Task, suite: Path, programs: list[PanelProgram]) -> Judgement:
     problem = suite_problem(Path(suite)) if Path(suite).is_dir() else None
     if problem is not None:  # an error on every program of this task; nothing of the suite is read
         refusal = Outcome(status="error", reason=f"suite refused: {problem}", tests_run=None, duration_s=0.0,
@@ -87,7 +94,7 @@ def _judge(executor, task: Task, suite: Path, programs: list) -> Judgement:
     return _judgement(task, programs, outcomes, order, tree_sha256(suite) if Path(suite).is_dir() else None)
 
 
-def record_panel_order(store, run_label: str, task_id: str, order: PanelOrder | None) -> None:
+def record_panel_order(store: RunStore, run_label: str, task_id: str, order: PanelOrder | None) -> None:
     """Keep an evaluation's secret order (its judgement's `panel_order`) in the store's panel_orders."""
     if order is not None:
         store.upsert("panel_orders", {"run_label": run_label, "task_id": task_id, "token": order.token,
