@@ -14,16 +14,17 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from testhelix.errors import UserError
+from testhelix.helix.jobs import Backend, ProgressSink
 from testhelix.helix.runner import HelixRunner, ModelFactory
-from testhelix.parallel.jobs import WorkerSettings, make_backend
+from testhelix.parallel.jobs import BACKENDS, WorkerBuilder, WorkerSettings
+from testhelix.parallel.local import LocalBackend
 from testhelix.runsetup import ModelSettings, RunSetup
 
 if TYPE_CHECKING:
     from testhelix.execution.cache import OutcomeCache
     from testhelix.execution.seam import Executor
     from testhelix.llm.base import ChatModel
-    from testhelix.parallel.jobs import Backend
-    from testhelix.parallel.progress import TaskProgress
     from testhelix.store import RunStore
     from testhelix.tasks.task import Task
 
@@ -38,7 +39,7 @@ def model_factory(models: ModelSettings) -> ModelFactory:
 
 
 def build_runner(setup: RunSetup, store: RunStore | None, executor: Executor, work_root: Path, *, coverage: bool,
-                 panel: bool, backend: Backend | None = None, progress: TaskProgress | None = None) -> HelixRunner:
+                 panel: bool, backend: Backend | None = None, progress: ProgressSink | None = None) -> HelixRunner:
     return HelixRunner(store, executor, work_root, model_factory=model_factory(setup.models), coverage=coverage,
                        panel=panel, call_timeout_s=setup.models.call_timeout_s,
                        concurrent_pairs=setup.concurrency.pairs_in_parallel, backend=backend, progress=progress)
@@ -46,7 +47,7 @@ def build_runner(setup: RunSetup, store: RunStore | None, executor: Executor, wo
 
 @contextmanager
 def task_runner(setup: RunSetup, store: RunStore, work_root: Path, *, coverage: bool, panel: bool,
-                progress: TaskProgress | None = None) -> Iterator[HelixRunner]:
+                progress: ProgressSink | None = None) -> Iterator[HelixRunner]:
     """A runner writing to `store`, with its executor and backend; both are closed afterwards."""
     from testhelix.execution.cache import StoreOutcomeCache
 
@@ -69,3 +70,20 @@ def worker_runner(settings: WorkerSettings, cache: OutcomeCache) -> tuple[Execut
     executor = setup.execution.create_executor(workers=setup.concurrency.execution_slots, cache=cache)
     return executor, build_runner(setup, None, executor, Path(settings.work_root), coverage=settings.coverage,
                                   panel=settings.panel)
+
+
+def make_backend(setup: RunSetup, settings: WorkerSettings | None = None,
+                 build_worker: WorkerBuilder | None = None) -> Backend:
+    """The backend `setup.backend` names, running up to `setup.concurrency.tasks_in_flight` jobs."""
+    jobs = setup.concurrency.tasks_in_flight
+    if setup.backend == "local":
+        if setup.ray_address:
+            raise UserError("--ray-address needs --backend ray")
+        return LocalBackend(jobs)
+    if setup.backend == "ray":
+        if settings is None or build_worker is None:
+            raise UserError("--backend ray is not available for this command")
+        from testhelix.parallel.ray_backend import RayBackend  # imports Ray only when chosen
+
+        return RayBackend(settings, build_worker, jobs, setup.ray_address)
+    raise UserError(f"--backend: unknown backend {setup.backend!r} (use {' or '.join(BACKENDS)})")

@@ -37,11 +37,11 @@ from testhelix.errors import EvaluationIncomplete, UserError
 from testhelix.execution.environments import executor_for
 from testhelix.helix.config import RunConfig, with_strategy_pairs
 from testhelix.helix.context import HelixContext
+from testhelix.helix.jobs import Backend, ProgressSink, TaskJob
 from testhelix.helix.pipeline import run_task
 from testhelix.helix.results import Finished, Incomplete, TaskResult, Usage, WorkerRecords
 from testhelix.llm.base import ChatModel, ModelError
 from testhelix.llm.registry import create_model, is_simulated, model_label
-from testhelix.parallel.jobs import TaskJob
 from testhelix.prism.coverage import MISSING, CoverageMeter
 from testhelix.prism.evaluation import evaluate_task, no_submission, record_panel_order, reference_only
 from testhelix.prism.judgement import TaskMetrics
@@ -52,8 +52,6 @@ from testhelix.tasks.task import Task, load_task
 
 if TYPE_CHECKING:
     from testhelix.execution.executor import Executor
-    from testhelix.parallel.jobs import Backend
-    from testhelix.parallel.progress import TaskProgress
 
 ModelFactory = Callable[[str, Task, int], ChatModel]
 
@@ -80,7 +78,7 @@ class HelixRunner:
     call_timeout_s: float | None = None  # upper bound on one model call (the deadline bounds it anyway)
     concurrent_pairs: bool = False     # a task's pairs (and reviews) at once (RunSetup: pairs_in_parallel)
     backend: Backend | None = None     # a testhelix.parallel backend (testhelix/runbuild.py); None: one task at a time
-    progress: TaskProgress | None = None  # the live display, or None
+    progress: ProgressSink | None = None  # the live display (parallel/progress.py), or None
 
     def __post_init__(self) -> None:
         self.library = load_library()
@@ -205,18 +203,26 @@ class HelixRunner:
     def evaluate_jobs(self, jobs: Sequence[TaskJob]) -> Iterator[tuple[TaskJob, TaskResult]]:
         """Results in completion order, handed to the calling (driver) thread, each after what a
         remote worker sent with it is stored (`absorb`)."""
-        from testhelix.parallel.local import LocalBackend
-
-        backend = self.backend or LocalBackend(1)
         progress = self.progress
         if progress is not None:
             progress.add_total(len(jobs))
-            backend.on_start = progress.started
-        for job, result in backend.run(jobs, self.evaluate_job):
+            if self.backend is not None:
+                self.backend.on_start = progress.started
+        for job, result in self._results(jobs):
             result = self.absorb(result)        # a remote worker's ledger rows: the calls were made
             if progress is not None:
                 progress.finished(result)
             yield job, result
+
+    def _results(self, jobs: Sequence[TaskJob]) -> Iterator[tuple[TaskJob, TaskResult]]:
+        """The backend's results; without one, the jobs one after another here (the reference order)."""
+        if self.backend is not None:
+            yield from self.backend.run(jobs, self.evaluate_job)
+            return
+        for job in jobs:
+            if self.progress is not None:
+                self.progress.started(job)
+            yield job, self.evaluate_job(job)
 
     def record_incomplete(self, result: Incomplete) -> None:
         """The named step for "evaluation incomplete": store the cause (no metric row, no outcomes)."""

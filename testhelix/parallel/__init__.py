@@ -1,6 +1,7 @@
 """Running many task evaluations at once: the work backends, the jobs they carry, and progress.
 
-A backend takes `TaskJob`s and yields `(job, result)` pairs in completion order to the calling
+A backend (the `Backend` Protocol of testhelix/helix/jobs.py, chosen by testhelix/runbuild.py
+`make_backend`) takes `TaskJob`s and yields `(job, result)` pairs in completion order to the calling
 (driver) thread, which alone writes the run store. Two backends:
 
 - `local` (testhelix/parallel/local.py): a thread pool in this process sharing one executor and the
@@ -16,6 +17,6 @@ and every pair derives its randomness from its own seed, pairs spend fixed share
 
 from __future__ import annotations
 
-from testhelix.parallel.jobs import Backend, TaskJob, WorkerSettings, default_jobs, make_backend
+from testhelix.parallel.jobs import WorkerSettings, default_jobs
 
-__all__ = ["Backend", "TaskJob", "WorkerSettings", "default_jobs", "make_backend"]
+__all__ = ["WorkerSettings", "default_jobs"]

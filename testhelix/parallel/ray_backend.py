@@ -23,8 +23,9 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from testhelix.errors import UserError
+from testhelix.helix.jobs import TaskJob
 from testhelix.helix.results import TaskResult, WorkerRecords
-from testhelix.parallel.jobs import TaskJob, WorkerBuilder, WorkerSettings
+from testhelix.parallel.jobs import WorkerBuilder, WorkerSettings
 from testhelix.runsetup import RunSetup
 
 if TYPE_CHECKING:

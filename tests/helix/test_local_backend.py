@@ -7,8 +7,9 @@ import time
 import pytest
 
 from testhelix.errors import UserError
-from testhelix.parallel import default_jobs, make_backend
+from testhelix.parallel import default_jobs
 from testhelix.parallel.local import LocalBackend
+from testhelix.runbuild import make_backend
 from testhelix.runsetup import Concurrency, ExecutionChoice, ModelSettings, RunSetup
 
 
