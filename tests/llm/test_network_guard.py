@@ -32,6 +32,8 @@ def test_loopback_is_allowed():
 
 def test_swallowed_network_attempt_still_fails_the_test(tmp_path):
     shutil.copy(CONFTEST, tmp_path / "conftest.py")
+    for helper in ("skip_policy.py", "allowed_skips.toml"):  # the conftest loads the skip policy
+        shutil.copy(CONFTEST.parent / helper, tmp_path / helper)
     (tmp_path / "test_net.py").write_text(
         "import socket\n\n"
         "def test_reaches_out():\n"
