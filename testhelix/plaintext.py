@@ -12,13 +12,13 @@ from __future__ import annotations
 import shutil
 import sys
 import textwrap
-from typing import TextIO
+from typing import IO
 
 LOG_WIDTH = 80
 ELLIPSIS = "…"
 
 
-def output_width(stream: TextIO | None = None) -> int:
+def output_width(stream: IO[str] | None = None) -> int:
     """LOG_WIDTH when `stream` (default: stdout) is not a terminal, else the terminal's width."""
     stream = sys.stdout if stream is None else stream
     isatty = getattr(stream, "isatty", None)
