@@ -2,8 +2,8 @@
 
 A long command's last lines are what a log keeps, so when standard output is not a terminal (CI, a
 pipe, `tee`), every line fits `LOG_WIDTH` columns; on a terminal the terminal's width is used. Prose
-is wrapped with textwrap at spaces only (never inside a word, a path or a command in backticks),
-so a single word wider than the width is the one thing left longer. Table rows are not
+is wrapped with textwrap at spaces only (never inside a word or a path; a command in backticks may
+be split between its words), so a single word wider than the width is the one thing left longer. Table rows are not
 re-wrapped, which would break their columns: a row too wide is cut and ends in an ellipsis.
 """
 
