@@ -92,6 +92,7 @@ def main() -> None:
     if args.log is not None:
         args.log.write_text("\n".join(log) + "\n")
     widest = max(len(line) for line in log)
+    widest_other = max((len(line) for line in log if not PROGRESS.match(line)), default=0)
     body = trim(log)
     args.out.write_text("\n".join([
         "# The README demo, as a log records it (80 columns, output piped)",
@@ -103,9 +104,11 @@ def main() -> None:
         "simulation and the harness, not a model.",
         "",
         f"Wall clock {wall / 60:.1f} min under `nice -n 15` on a shared, loaded 2-core machine "
-        f"(load average at the end {load[0]:.1f}, {load[1]:.1f}, {load[2]:.1f}); widest line "
-        f"{widest} columns. Only the periodic progress lines are trimmed (the first and last of each run "
-        "are kept); rerun `nice -n 15 python bench/demo_transcript.py` to refresh this page.",
+        f"(load average at the end {load[0]:.1f}, {load[1]:.1f}, {load[2]:.1f}). Widest line {widest} "
+        f"columns (a progress line, which prints every field in a log); widest other line {widest_other} "
+        "(the commands, node lines and pack notices are not wrapped; the closing summaries of search and "
+        "gate are). Only the periodic progress lines are trimmed (the first and last of each run are "
+        "kept); rerun `nice -n 15 python bench/demo_transcript.py` to refresh this page.",
         "",
         "```",
         *body,
