@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from rich.console import Console
 from test_release_ledger import challenger_file, gate, offline_gate  # noqa: F401 - offline_gate is a fixture
 
@@ -21,7 +22,7 @@ def words(text: str) -> list[str]:
     return text.split()
 
 
-def test_wrap_breaks_at_spaces_only_and_clip_marks_a_cut_row():
+def test_wrap_breaks_at_spaces_only_and_clip_marks_a_cut_row() -> None:
     text = "next: `autosaddler freeze runs/a-very-long/run-folder --out runs/a-very-long/run-folder/frozen.json` ok"
     wrapped = wrap(text, 40)
     assert words(wrapped) == words(text)  # nothing lost, no word split
@@ -33,7 +34,7 @@ def test_wrap_breaks_at_spaces_only_and_clip_marks_a_cut_row():
     assert output_width(io.StringIO()) == 80  # not a terminal
 
 
-def test_search_summary_fits_80_columns_without_a_terminal(tmp_path):
+def test_search_summary_fits_80_columns_without_a_terminal() -> None:
     out = io.StringIO()
     console = Console(file=out, width=200)  # a wide console: the log width still wins off a terminal
     run = Path("runs/demo")
@@ -46,7 +47,7 @@ def test_search_summary_fits_80_columns_without_a_terminal(tmp_path):
     assert "simulated test doubles" in " ".join(words(text)) and "best: n000 with development 81.2%" in text
 
 
-def test_gate_from_outcomes_piped_fits_80_columns(tmp_path):
+def test_gate_from_outcomes_piped_fits_80_columns(tmp_path: Path) -> None:
     csv = tmp_path / "outcomes.csv"
     csv.write_text("task,challenger,baseline\n" + "".join(f"t{i},{int(i % 3 > 0)},{int(i % 4 > 0)}\n"
                                                           for i in range(30)))
@@ -59,7 +60,8 @@ def test_gate_from_outcomes_piped_fits_80_columns(tmp_path):
     assert words(why) == words(done.stdout[done.stdout.index("Why:"):])  # wrapped, nothing lost
 
 
-def test_gate_run_summary_fits_80_columns(tmp_path, capsys, offline_gate, monkeypatch):  # noqa: F811
+def test_gate_run_summary_fits_80_columns(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                          offline_gate: None, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
     monkeypatch.chdir(tmp_path)  # a short run folder: a path is one word and is never split
     code, out, _ = gate(Path("."), capsys, "g1", challenger_file(tmp_path))
     assert code == 0 and "PROMOTED" in out

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from pathlib import Path
 
 import duckdb
 import numpy as np
@@ -22,7 +23,7 @@ pytestmark = pytest.mark.slow  # three small experiments on the fake domain
 
 
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory):
+def runs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("compare")
     run_fake(root / "hidden", policies=POLICIES, blocks=2, rounds=2)
     run_fake(root / "visible", policies=POLICIES, blocks=2, rounds=2, fixed_tests="visible")
@@ -30,7 +31,7 @@ def runs(tmp_path_factory):
     return root
 
 
-def edit(run_dir, sql, *params):
+def edit(run_dir: Path, sql: str, *params: object) -> None:
     conn = duckdb.connect(str(run_dir / "run.duckdb"))
     try:
         conn.execute(sql, list(params))
@@ -38,7 +39,8 @@ def edit(run_dir, sql, *params):
         conn.close()
 
 
-def test_runs_are_paired_by_block_and_policy_and_the_setting_that_differs_is_named(runs, capsys):
+def test_runs_are_paired_by_block_and_policy_and_the_setting_that_differs_is_named(
+        runs: Path, capsys: pytest.CaptureFixture[str]) -> None:
     report = compare([runs / "hidden", runs / "visible", runs / "weak"])
     first, second, third = report["comparisons"]  # every pair of runs
     assert first["differences"] == {"fixed_tests": ["hidden", "visible"]}
@@ -56,7 +58,7 @@ def test_runs_are_paired_by_block_and_policy_and_the_setting_that_differs_is_nam
         assert f"{rule}: accepted" in out
 
 
-def test_the_statistics_are_the_reports_on_the_paired_differences(runs):
+def test_the_statistics_are_the_reports_on_the_paired_differences(runs: Path) -> None:
     a, b = Run(runs / "hidden"), Run(runs / "weak")
     section = compare([runs / "hidden", runs / "weak"])["comparisons"][0]
     keys = sorted(a.trajectories)
@@ -80,8 +82,9 @@ def test_the_statistics_are_the_reports_on_the_paired_differences(runs):
         assert r["accepted"] == {"first": sum(acc[a].values()), "second": sum(acc[b].values())}
 
 
-def test_runs_that_cannot_be_paired_are_refused_naming_the_difference(runs, tmp_path, capsys):
-    def refused(*dirs):
+def test_runs_that_cannot_be_paired_are_refused_naming_the_difference(
+        runs: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    def refused(*dirs: Path) -> str:
         with pytest.raises(SystemExit) as done:
             main(["compare", *map(str, dirs)])
         assert done.value.code == 2
