@@ -19,6 +19,7 @@ COMMANDS = {"audit-size": "gtdd.commands.stats:audit_size_command",
             "experiment": "gtdd.commands.loop:experiment_command",
             "run": "gtdd.commands.loop:run_command",
             "report": "gtdd.commands.loop:report_command",
+            "compare": "gtdd.commands.compare:compare_command",
             "supermartingale": "gtdd.commands.sequential:supermartingale_command",
             "e-process": "gtdd.commands.sequential:e_process_command",
             "plugin": "gtdd.commands.plugin:command"}

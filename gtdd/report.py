@@ -205,7 +205,7 @@ def render_text(report: dict) -> str:
         cells.append(_fmt(row["new_counterexamples_last_testing_round"], digits=2).rjust(10))
         lines.append(" ".join(cells))
     lines += ["", f"Within-block differences after round {rounds} (first minus second)"]
-    lines += _contrast_lines(report["contrasts"])
+    lines += contrast_lines(report["contrasts"])
     lines += _development_lines(report)
     acc = report.get("acceptance")
     if acc:
@@ -234,12 +234,13 @@ def render_text(report: dict) -> str:
     return "\n".join(lines)
 
 
-def _contrast_lines(contrasts: list[dict], label: str = "contrast") -> list[str]:
+def contrast_lines(contrasts: list[dict], label: str = "contrast") -> list[str]:
     lines = [f"{label:<46} {'n':>3} {'mean':>7} {'95% interval':>18} {'p flip':>7} "
              f"{'median':>7} {'trim10':>7} {'p sign':>7} {'lower,higher':>12}"]
     for c in contrasts:
         interval = "n/a" if c["interval"] is None else f"[{c['interval'][0]:+.3f},{c['interval'][1]:+.3f}]"
-        lines.append(f"{c['first'] + ' - ' + c['second']:<46} {c['blocks']:>3} {_fmt(c['mean'], True):>7} "
+        name = c["first"] + (" - " + c["second"] if c["second"] else "")  # no second: a labelled difference
+        lines.append(f"{name:<46} {c['blocks']:>3} {_fmt(c['mean'], True):>7} "
                      f"{interval:>18} {_p(c['p_sign_flip']):>7} {_fmt(c['median'], True):>7} "
                      f"{_fmt(c['trimmed_mean'], True):>7} {_p(c['p_sign_test']):>7} "
                      f"{str(c['lower']) + ',' + str(c['higher']):>12}")
@@ -262,7 +263,7 @@ def _development_lines(report: dict) -> list[str]:
     for name, contrasts in dev["contrasts"].items():
         if contrasts:
             lines += ["", f"Within-block differences of {name} (first minus second)"]
-            lines += _contrast_lines(contrasts)
+            lines += contrast_lines(contrasts)
     return lines
 
 
@@ -285,10 +286,10 @@ def _rule_lines(report: dict) -> list[str]:
     for rule, r in rules.items():
         lines += ["", f"{rule}: guarantee: {r['guarantee']}"]
         if r["contrasts"]:
-            lines += _contrast_lines(r["contrasts"], "delivered failure rate, first minus second")
+            lines += contrast_lines(r["contrasts"], "delivered failure rate, first minus second")
     if report.get("rule_contrasts"):
         lines += ["", "Rule against rule on the same trajectories (n = trajectories): delivered failure rate"]
-        lines += _contrast_lines(report["rule_contrasts"], "rule contrast")
+        lines += contrast_lines(report["rule_contrasts"], "rule contrast")
     return lines
 
 

@@ -20,6 +20,7 @@ from testhelix.errors import UserError
 from testhelix.inputs import InputFile, NewRunDir, PackDir
 from testhelix.llm.registry import is_simulated
 from testhelix.parallel.progress import TaskProgress
+from testhelix.plaintext import clip, output_width, wrap
 from testhelix.runoptions import RunOptions, setup_options
 from testhelix.store import RunStore
 from testhelix.strategy.model import is_frozen_strategy_file, load_strategy
@@ -98,9 +99,13 @@ def run_gate(challenger_file: Path, baseline_file: Path, pack: Path, split: str,
 
 
 def next_steps(run_dir: Path) -> str:
-    return (f"Look next: {Path(run_dir) / 'gate_report.md'} (this decision), {Path(run_dir) / 'gate_outcomes.csv'} "
-            f"(each task's two outcomes), `autosaddler view {run_dir} --out {Path(run_dir) / 'search-report.html'}` "
-            "(the 2x2 table, p and intervals beside the search that produced the challenger).")
+    """One line per thing to look at, so that a wrapped line never splits two of them."""
+    return "\n".join([
+        "Look next:",
+        f"  {Path(run_dir) / 'gate_report.md'}: this decision;",
+        f"  {Path(run_dir) / 'gate_outcomes.csv'}: each task's two outcomes;",
+        f"  `autosaddler view {run_dir} --out {Path(run_dir) / 'search-report.html'}`: the 2x2 table, p and "
+        "intervals beside the search that produced the challenger."])
 
 
 @click.command("gate")
@@ -169,12 +174,13 @@ def command(outcomes_csv: Path | None, challenger: Path | None, baseline: Path |
                    | ({} if replay is None else {"replay_of": replay.gate_id, "note": replay_note})
                    | {"why": explain(result, same)})
         return
-    click.echo(render(result))
+    width = output_width()  # a log keeps these last lines: 80 columns when stdout is not a terminal
+    click.echo("\n".join(clip(line, width) for line in render(result).splitlines()))
     if not fresh:
-        click.echo(f"note: {REUSE_NOTE}")
+        click.echo(wrap(f"note: {REUSE_NOTE}", width))
     if replay_note:
-        click.echo(f"note: {replay_note}")
+        click.echo(wrap(f"note: {replay_note}", width))
     click.echo("")
-    click.echo(explain(result, same))
+    click.echo(wrap(explain(result, same), width, hang=""))
     if run_dir is not None:
-        click.echo(next_steps(Path(replay.run_dir) if replay is not None else run_dir))
+        click.echo(wrap(next_steps(Path(replay.run_dir) if replay is not None else run_dir), width))

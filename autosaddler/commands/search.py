@@ -23,6 +23,7 @@ from testhelix.errors import UserError
 from testhelix.inputs import InputFile, NewRunDir, PackDir, RunDir
 from testhelix.llm.registry import is_simulated, resolve
 from testhelix.parallel.progress import TaskProgress
+from testhelix.plaintext import output_width, wrap
 from testhelix.runoptions import RunOptions, deprecated_alias, setup_options
 from testhelix.splits import spread_by_context
 from testhelix.store import RunStore
@@ -82,16 +83,26 @@ def _run(run_dir: Path, meta: dict, cfg: SearchConfig, as_json: bool, options: R
     if as_json:
         print_json(summary)
         return
-    console.print(f"search finished in {summary['wall_s']} s: {summary['nodes']} nodes, "
-                  + ", ".join(f"{k} {v}" for k, v in summary["status"].items()))
+    print_summary(console, summary, run_dir)
+
+
+def print_summary(console: Console, summary: dict, run_dir: Path) -> None:
+    """What happened and what to do next, wrapped to the output's width (80 columns in a log)."""
+    lines = [f"search finished in {summary['wall_s']} s: {summary['nodes']} nodes, "
+             + ", ".join(f"{k} {v}" for k, v in summary["status"].items())]
     if summary["best"]:
-        console.print(f"best: {summary['best']['node']} with development {100 * summary['best']['dev_score']:.1f}%")
+        lines.append(f"best: {summary['best']['node']} with development {100 * summary['best']['dev_score']:.1f}%")
     if summary["simulated"]:
-        console.print("note: this search used simulated test doubles; these scores measure the simulation")
-    console.print(f"next: `autosaddler freeze {run_dir} --out {Path(run_dir) / 'frozen.json'}` freezes the best "
-                  f"development score for the release gate; `autosaddler view {run_dir} --out "
-                  f"{Path(run_dir) / 'search-report.html'}` shows every proposal, its minibatch and its fate; "
-                  f"`autosaddler dag {run_dir}` prints the DAG")
+        lines.append("note: this search used simulated test doubles; these scores measure the simulation")
+    lines += ["next:",
+              f"  `autosaddler freeze {run_dir} --out {Path(run_dir) / 'frozen.json'}` freezes the best development "
+              "score for the release gate;",
+              f"  `autosaddler view {run_dir} --out {Path(run_dir) / 'search-report.html'}` shows every proposal, "
+              "its minibatch and its fate;",
+              f"  `autosaddler dag {run_dir}` prints the DAG"]
+    width = output_width(console.file)
+    # soft_wrap: the lines are wrapped already; rich must not wrap them again (inside a path).
+    console.print(wrap("\n".join(lines), width), markup=False, highlight=False, soft_wrap=True)
 
 
 def _parent_strategy(store: RunStore, node_id: str) -> dict | None:

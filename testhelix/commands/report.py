@@ -57,9 +57,10 @@ def prefix_diversity_curves(tasks: list, features: dict[str, dict[str, frozenset
     """Fig. 3(a): for each task, candidates are added to the reference in a uniformly random order
     from the schedule's label pools (seed 42, testhelix.prism.panel.addition_order); the diversity of
     each nested prefix (the mean pairwise AST Jaccard distance, 0 for the reference alone) is averaged
-    with equal weight over the tasks, at every k = 1 + j that every task reaches (no task is dropped
-    as k grows, the rule of the expected-joint curves). The pools bound k: with 4 alternatives and 5
-    invalid candidates per task, valid stops at k = 5, invalid at 6 and alternating at 10."""
+    with equal weight over the tasks that reach k = 1 + j, up to the largest k any task reaches (the
+    rule of the expected-joint curves: `tasks` says how many are averaged; past the smallest panel that
+    is fewer than all). The pools bound k: with 4 alternatives and 5 invalid candidates per task, as
+    in the bundled packs, valid stops at k = 5, invalid at 6 and alternating at 10."""
     out: dict[str, list[dict]] = {}
     for schedule in P.SCHEDULES:
         prefixes = []
@@ -69,9 +70,39 @@ def prefix_diversity_curves(tasks: list, features: dict[str, dict[str, frozenset
             invalid = [c.id for c in t.candidates if c.role == "invalid"]
             order = P.addition_order(valid, invalid, schedule, seed=42)
             prefixes.append(P.prefix_diversity(own[t.reference.id], [own[c] for c in order]))
-        reach = min((len(p) for p in prefixes), default=0)
-        out[schedule] = [{"k": j + 1, "diversity": round(fmean(p[j] for p in prefixes), 4)} for j in range(reach)]
+        reach = max((len(p) for p in prefixes), default=0)
+        out[schedule] = [{"k": j + 1, "diversity": round(fmean(p[j] for p in prefixes if len(p) > j), 4),
+                          "tasks": sum(len(p) > j for p in prefixes), "all_tasks": len(prefixes)}
+                         for j in range(reach)]
     return out
+
+
+def render_curves(curves: dict[str, list[dict]]) -> list[str]:
+    """The panel-size curves as text: each point with the number of tasks it averages when that is
+    fewer than all, and where and why each schedule ends."""
+    if not any(curves.values()):
+        return []
+    lines = ["## Panel-size curves (expected joint score)", "",
+             "The expected Joint Success Function when the suite faces a random panel of size k: the "
+             "reference plus k − 1 candidates drawn by the schedule (valid: alternatives only; invalid: invalid "
+             "candidates only; alternating: invalid, valid, invalid, ...). A curve ends at the largest k that "
+             "some task's panel supplies, never beyond: a larger panel would need candidates no task has. Where "
+             "only some tasks' panels are that large, the point averages those tasks alone and says how many "
+             "(a different, smaller set than the points before it); nothing is extrapolated.", ""]
+    for label, points in curves.items():
+        for schedule in P.SCHEDULES:
+            pts = [p for p in points if p["schedule"] == schedule]
+            if not pts:
+                continue
+            cells = [f"k={p['k']} {_pct(p['expected_joint'])}"
+                     + ("" if p["tasks"] == p["all_tasks"] else f" ({p['tasks']} of {p['all_tasks']} tasks)")
+                     for p in pts]
+            last = pts[-1]
+            lines.append(f"- {label}, {schedule}: " + ", ".join(cells) + f"; ends at k = {last['k']} "
+                         f"({last['a']} alternatives and {last['b']} invalid candidates drawn; no task's panel "
+                         "supplies the next draw)")
+    lines.append("")
+    return lines
 
 
 def _n_cell(r: dict) -> str:
@@ -131,7 +162,10 @@ def render_markdown(data: dict[str, Any]) -> str:
             lines += ["Prefix diversity by addition schedule (Fig. 3(a)): candidates added to the reference in a "
                       "random order (seed 42) from the schedule's pools, mean over tasks at each panel size k", ""]
             for schedule, points in div["prefix"].items():
-                lines.append(f"- {schedule}: " + ", ".join(f"k={p['k']} {p['diversity']:.3f}" for p in points))
+                lines.append(f"- {schedule}: " + ", ".join(
+                    f"k={p['k']} {p['diversity']:.3f}"
+                    + ("" if p["tasks"] == p["all_tasks"] else f" ({p['tasks']} of {p['all_tasks']} tasks)")
+                    for p in points))
             lines.append("")
     if data["paired"]:
         lines += ["## Paired differences (to − from, percentage points)", "",
@@ -143,6 +177,7 @@ def render_markdown(data: dict[str, Any]) -> str:
             lines.append(f"| {p['prefix']} | {p['from']}→{p['to']} | {p['metric']} | {p['n']} | {_pct(p['mean_x'])} "
                          f"| {_pct(p['mean_y'])} | {delta} | {p['improved']} | {p['worsened']} | {pval} |")
         lines.append("")
+    lines += render_curves(data.get("curves") or {})
     if data["correlations"]:
         lines += ["## Correlations across configurations", "",
                   "| x | y | n | Pearson r | Spearman ρ |", "|---|---|---:|---:|---:|"]

@@ -13,7 +13,14 @@ Schedules over j added candidates (panel size k = 1 + j):
   valid        (a, b) = (j, 0)
   invalid      (a, b) = (0, j)
   alternating  (a, b) = (floor(j/2), ceil(j/2))   # reference, invalid, valid, invalid, ...
-A schedule stops at the largest j that every task can supply (a <= n_V and b <= n_I for all tasks).
+A schedule's curve goes up to the largest j that ANY task can supply (a <= n_V and b <= n_I). Up to
+the largest j that EVERY task can supply, each point averages all tasks; past it, a point averages
+only the tasks whose panel is large enough, and says how many (`CurvePoint.tasks` of
+`CurvePoint.all_tasks`). Such a point describes a different, smaller set of tasks than the points
+before it, so it is reported with its count and never filled in for the tasks that cannot supply it:
+nothing is extrapolated beyond a panel. The bundled packs give every task 4 alternatives and 5
+invalid candidates, so their curves end at k = 5 (valid), 6 (invalid) and 10 (alternating) with
+every task counted at every point.
 """
 
 from __future__ import annotations
@@ -146,14 +153,25 @@ def expected_joint(records: Sequence[SubsetRecord], a: int, b: int) -> float | N
     return float(total / len(records))
 
 
+def supplies(record: SubsetRecord, a: int, b: int) -> bool:
+    """Whether the task's panel has `a` alternatives and `b` invalid candidates to draw."""
+    return a <= record.n_valid and b <= record.n_invalid
+
+
 def max_added(records: Sequence[SubsetRecord], schedule: Schedule) -> int:
     """Largest j for which every task can supply the schedule's draw."""
     j = 0
-    while True:
-        a, b = schedule_counts(schedule, j + 1)
-        if not records or any(a > r.n_valid or b > r.n_invalid for r in records):
-            return j
+    while records and all(supplies(r, *schedule_counts(schedule, j + 1)) for r in records):
         j += 1
+    return j
+
+
+def largest_added(records: Sequence[SubsetRecord], schedule: Schedule) -> int:
+    """Largest j for which at least one task can supply the schedule's draw."""
+    j = 0
+    while any(supplies(r, *schedule_counts(schedule, j + 1)) for r in records):
+        j += 1
+    return j
 
 
 @dataclass(frozen=True)
@@ -163,17 +181,29 @@ class CurvePoint:
     a: int
     b: int
     expected_joint: float
+    tasks: int  # tasks averaged at this k: the ones whose panel can supply the draw
+    all_tasks: int  # tasks of the curve; tasks < all_tasks only past the smallest panel
 
 
-def panel_curves(records: Sequence[SubsetRecord], schedules: Sequence[Schedule] = SCHEDULES) -> list[CurvePoint]:
-    """Expected joint score against panel size for each schedule (all records weigh the same)."""
+NO_PANEL = SubsetRecord(False, 0, 0, 0, 0)  # a task whose panel is unknown: it scores 0
+
+
+def panel_curves(records: Sequence[SubsetRecord], schedules: Sequence[Schedule] = SCHEDULES,
+                 unknown_panels: int = 0) -> list[CurvePoint]:
+    """Expected joint score against panel size for each schedule (all averaged tasks weigh the same).
+
+    `unknown_panels` tasks have no recorded panel (no outcome in any run label): they count as 0 at
+    every k that every known panel supplies, as a task without a suite does, and are left out past
+    it, where nothing says whether their panel would be large enough."""
     points = []
     for schedule in schedules:
-        for j in range(max_added(records, schedule) + 1):
+        common = max_added(records, schedule)
+        for j in range(largest_added(records, schedule) + 1):
             a, b = schedule_counts(schedule, j)
-            value = expected_joint(records, a, b)
+            able = [r for r in records if supplies(r, a, b)] + [NO_PANEL] * (unknown_panels if j <= common else 0)
+            value = expected_joint(able, a, b)
             if value is not None:
-                points.append(CurvePoint(schedule, 1 + j, a, b, value))
+                points.append(CurvePoint(schedule, 1 + j, a, b, value, len(able), len(records) + unknown_panels))
     return points
 
 

@@ -21,6 +21,7 @@ POOLED = "all configurations"
 
 def plot_panel_curves(curves: Mapping[str, Sequence[CurvePoint]], out: Path, title: str = "") -> Path:
     """One panel per schedule; one line per configuration, the pooled mean (key POOLED) in bold.
+    Points that average only the tasks whose panels are that large are drawn dashed and hollow.
 
     `curves` maps a configuration label to its curve points (every schedule mixed). Writes a PNG.
     """
@@ -33,9 +34,10 @@ def plot_panel_curves(curves: Mapping[str, Sequence[CurvePoint]], out: Path, tit
             if not pts:
                 continue
             pooled = label == POOLED
-            ax.plot(
-                [p.k for p in pts],
-                [100 * p.expected_joint for p in pts],
+            full = [p for p in pts if p.tasks == p.all_tasks]
+            line = ax.plot(
+                [p.k for p in full],
+                [100 * p.expected_joint for p in full],
                 marker="o",
                 markersize=3 if not pooled else 5,
                 linewidth=2.5 if pooled else 1.0,
@@ -43,6 +45,13 @@ def plot_panel_curves(curves: Mapping[str, Sequence[CurvePoint]], out: Path, tit
                 alpha=1.0 if pooled else 0.7,
                 label=label,
             )
+            partial = [p for p in pts if p.tasks < p.all_tasks]
+            if partial:  # points over only the tasks with larger panels: dashed, hollow, from the last full one
+                joined = full[-1:] + partial
+                ax.plot([p.k for p in joined], [100 * p.expected_joint for p in joined], linestyle="--",
+                        marker="o", markerfacecolor="none", markersize=3 if not pooled else 5,
+                        linewidth=2.5 if pooled else 1.0, color=line[0].get_color() if line else None,
+                        alpha=1.0 if pooled else 0.7)
         ax.set_title(f"{schedule} additions")
         ax.set_xlabel("panel size k (reference included)")
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))

@@ -141,16 +141,7 @@ def _subset_record(rec: dict | None, size: tuple[int, int] | None) -> P.SubsetRe
 def _curves(records: dict[str, list[P.SubsetRecord | None]]) -> dict[str, list[dict]]:
     def curve(recs: list[P.SubsetRecord | None]) -> list[P.CurvePoint]:
         known = [r for r in recs if r is not None]
-        padded = known + [P.SubsetRecord(False, 0, 0, 0, 0)] * (len(recs) - len(known))
-        points = []
-        for schedule in P.SCHEDULES:
-            for j in range(P.max_added(known, schedule) + 1 if known else 0):
-                a, b = P.schedule_counts(schedule, j)
-                # F=0 records never reach the combinatorics, so unknown panels add a 0 safely
-                value = P.expected_joint(padded, a, b)
-                if value is not None:  # None only for no records; padded holds `known`
-                    points.append(P.CurvePoint(schedule, 1 + j, a, b, value))
-        return points
+        return P.panel_curves(known, unknown_panels=len(recs) - len(known)) if known else []
 
     out = {label: curve(recs) for label, recs in records.items()}
     from testhelix.prism.plots import POOLED  # imported here: plots.py imports matplotlib

@@ -54,6 +54,8 @@ def test_uninterrupted_then_killed_and_resumed_match(setup):
     done = subprocess.run(search_cmd(full, split, config), capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert "simulated test doubles" in done.stdout
+    closing = done.stdout[done.stdout.index("search finished"):].splitlines()  # piped: a log's 80 columns
+    assert all(len(line) <= 80 or " " not in line.strip() for line in closing), closing  # a long path is one word
     reference = dag(full)
     assert reference[0]["status"] == "root" and len(reference) >= 3
     for i, lines_before_kill in enumerate((1, 2)):

@@ -68,15 +68,32 @@ def test_expected_joint_by_hand():
     assert panel.expected_joint([], 0, 0) is None
 
 
-def test_curves_follow_the_schedules_and_stop_at_the_smallest_pool():
+def test_curves_follow_the_schedules_to_the_largest_panel_with_the_tasks_counted():
     recs = [SubsetRecord(True, 4, 3, 5, 4), SubsetRecord(True, 3, 3, 5, 5)]
     pts = panel.panel_curves(recs)
     by = {s: [p for p in pts if p.schedule == s] for s in panel.SCHEDULES}
-    assert [(p.k, p.a, p.b) for p in by["valid"]] == [(1, 0, 0), (2, 1, 0), (3, 2, 0), (4, 3, 0)]
-    assert [p.k for p in by["invalid"]] == list(range(1, 7))
-    assert [(p.a, p.b) for p in by["alternating"]] == [(0, 0), (0, 1), (1, 1), (1, 2), (2, 2), (2, 3), (3, 3), (3, 4)]
+    # the second task has 3 alternatives: k = 5 on the valid schedule averages the first task alone
+    assert [(p.k, p.a, p.b, p.tasks) for p in by["valid"]] == [(1, 0, 0, 2), (2, 1, 0, 2), (3, 2, 0, 2),
+                                                               (4, 3, 0, 2), (5, 4, 0, 1)]
+    assert all(p.all_tasks == 2 for p in pts)
+    assert by["valid"][-1].expected_joint == pytest.approx(0.0)  # 3 of 4 alternatives pass: C(3,4) = 0
+    assert [p.k for p in by["invalid"]] == list(range(1, 7)) and all(p.tasks == 2 for p in by["invalid"])
+    assert [(p.a, p.b) for p in by["alternating"]] == [(0, 0), (0, 1), (1, 1), (1, 2), (2, 2), (2, 3), (3, 3), (3, 4),
+                                                       (4, 4), (4, 5)]
+    assert [p.tasks for p in by["alternating"]] == [2] * 8 + [1, 1]
     # reference + 1 invalid: (1 * 4/5 + 1 * 1) / 2
     assert by["alternating"][1].expected_joint == pytest.approx(0.9)
+    # the first task alone at (4, 4): its 3 correct alternatives cannot fill 4 draws
+    assert by["alternating"][8].expected_joint == 0.0
+    assert panel.max_added(recs, "valid") == 3 and panel.largest_added(recs, "valid") == 4
+
+
+def test_a_point_past_the_smallest_panel_averages_only_the_tasks_that_supply_it():
+    small, large = SubsetRecord(True, 1, 1, 1, 1), SubsetRecord(True, 3, 3, 1, 1)
+    pts = [p for p in panel.panel_curves([small, large], ["valid"], unknown_panels=1)]
+    # up to the smallest panel the unknown one counts as 0 among all three tasks; past it, it is left out
+    assert [(p.k, p.tasks, p.all_tasks) for p in pts] == [(1, 3, 3), (2, 3, 3), (3, 1, 3), (4, 1, 3)]
+    assert [p.expected_joint for p in pts] == pytest.approx([2 / 3, 2 / 3, 1.0, 1.0])
 
 
 def test_subset_record_counts_missing_and_error_as_wrong():

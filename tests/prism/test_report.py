@@ -215,5 +215,27 @@ def test_prefix_diversity_follows_the_seed_formula(tmp_path, capsys):
             expected.append(round(sum(jaccard_distance(p, q) for p, q in pairs) / len(pairs), 4) if pairs else 0.0)
         assert [p["diversity"] for p in prefix[schedule]] == expected
         assert [p["k"] for p in prefix[schedule]] == list(range(1, len(order) + 2))
+        assert all((p["tasks"], p["all_tasks"]) == (1, 1) for p in prefix[schedule])
     assert len(prefix["alternating"]) == 1 + len(P.addition_order(valid, invalid, "alternating", seed=42))
     assert "Prefix diversity by addition schedule (Fig. 3(a))" in (tmp_path / "report.md").read_text()
+
+
+def test_curves_reach_the_largest_panel_and_say_how_many_tasks_each_point_averages(tmp_path, capsys):
+    store = RunStore(tmp_path)
+    record(store, "sim:m/A", "t1", PERFECT)
+    bigger = {**PERFECT, "alt3": "pass"}  # t2's panel has a third alternative
+    rows = [{"program_id": p, "role": PANEL.get(p, "alternative"), "label": "valid" if p != "inv1" and p != "inv2"
+             else "invalid", "status": s, "reason": None} for p, s in bigger.items()]
+    store.record_task_outcomes("sim:m/A", "t2", rows)
+    store.record_task_result({"run_label": "sim:m/A", "task_id": "t2", "submitted": True})
+    store.close()
+    with pytest.raises(SystemExit) as exit_info:
+        main(["report", str(tmp_path), "--json"])
+    assert exit_info.value.code == 0
+    data = json.loads(capsys.readouterr().out)
+    valid = [p for p in data["curves"]["sim:m/A"] if p["schedule"] == "valid"]
+    assert [(p["k"], p["tasks"], p["all_tasks"]) for p in valid] == [(1, 2, 2), (2, 2, 2), (3, 2, 2), (4, 1, 2)]
+    text = (tmp_path / "report.md").read_text()
+    assert "## Panel-size curves" in text
+    assert "- sim:m/A, valid: k=1 100.00%, k=2 100.00%, k=3 100.00%, k=4 100.00% (1 of 2 tasks); ends at k = 4" in text
+    assert (tmp_path / "panel_curves.png").exists()
