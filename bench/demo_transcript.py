@@ -63,6 +63,17 @@ def trim(lines: list[str]) -> list[str]:
     return out
 
 
+def shell_lines(argv: list[str], width: int = 80) -> list[str]:
+    """The command as a shell prompt shows it, continued with backslashes to fit `width`."""
+    lines, line = [], "$"
+    for word in (shlex.quote(a) for a in argv):
+        if len(line) + 1 + len(word) + 2 > width and line not in ("$", "   "):
+            lines.append(line + " \\")
+            line = "   "
+        line += " " + word
+    return lines + [line]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "demo-transcript.md")
@@ -80,7 +91,7 @@ def main() -> None:
         log: list[str] = []
         started = time.monotonic()
         for argv in commands:
-            log.append(f"$ {shlex.join(argv)}")
+            log += shell_lines(argv)
             done = subprocess.run([str(bin_dir / argv[0]), *argv[1:]], cwd=work, env=env, stdout=subprocess.PIPE,
                                   stderr=subprocess.STDOUT, text=True)
             log += done.stdout.splitlines()
@@ -105,9 +116,10 @@ def main() -> None:
         "",
         f"Wall clock {wall / 60:.1f} min under `nice -n 15` on a shared, loaded 2-core machine "
         f"(load average at the end {load[0]:.1f}, {load[1]:.1f}, {load[2]:.1f}). Widest line {widest} "
-        f"columns (a progress line, which prints every field in a log); widest other line {widest_other} "
-        "(the commands, node lines and pack notices are not wrapped; the closing summaries of search and "
-        "gate are). Only the periodic progress lines are trimmed (the first and last of each run are "
+        f"columns; widest line other than progress lines {widest_other} (progress lines, node lines, "
+        "notices, the closing summaries and the commands are fitted or wrapped to 80 columns; a single "
+        "word longer than that, such as a long path, is the one thing left longer). Only the periodic "
+        "progress lines are trimmed (the first and last of each run are "
         "kept); rerun `nice -n 15 python bench/demo_transcript.py` to refresh this page.",
         "",
         "```",

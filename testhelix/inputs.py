@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 import os
+import sys
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -27,12 +28,13 @@ import click
 
 from testhelix.bundle import Kind, bundled_names, resolve
 from testhelix.errors import UserError
+from testhelix.plaintext import output_width, wrap
 
 MAX_TEXT_BYTES = 256 * 1024 * 1024  # larger inputs are not strategy, split, config or CSV files
 
 
 def _echo(line: str) -> None:
-    click.echo(line, err=True)
+    click.echo(wrap(line, output_width(sys.stderr)), err=True)  # a notice may hold a long cache path
 
 
 def _bundled(ptype: click.ParamType, value: Any, kind: Kind, param: click.Parameter | None,

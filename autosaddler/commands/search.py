@@ -65,7 +65,8 @@ def _run(run_dir: Path, meta: dict, cfg: SearchConfig, as_json: bool, options: R
                   if node.child_outcomes else "")
             edit = "" if node.edit is None else f": {in_words(node.edit, _parent_strategy(store, node.node_id))}"
             reason = "" if not node.reason else f" ({' '.join(node.reason.split())[:80]})"
-            console.print(f"[{time.monotonic() - started:6.1f}s] {node.node_id} {node.status}{mb}{dev}{edit}{reason}",
+            text = f"[{time.monotonic() - started:6.1f}s] {node.node_id} {node.status}{mb}{dev}{edit}{reason}"
+            console.print(wrap(text, console.width, hang=" " * 10),  # a log keeps lines within its width
                           markup=False, highlight=False, soft_wrap=True)
 
         with helix_evaluator(store, run_dir, splits.tasks, meta["model"], cfg, "search", setup) as evaluator, \

@@ -6,7 +6,9 @@ ETA, cost, tasks running and incomplete, model calls, tokens, elapsed time.
   name, a bar -- each in its long form, else its short form, else left out; the count is always
   there. So at 80 columns the line still reads `12/40 · ETA 3:20 · 2.1/min · cost unknown`.
 - Not on a terminal (CI, logs): a plain line when the phase starts and then every `interval`
-  seconds (10 by default) while it runs, and one when it ends; never more often.
+  seconds (10 by default) while it runs, and one when it ends; never more often. It starts with the
+  phase's name and fits the console's width (80 columns in a log unless $COLUMNS says otherwise),
+  choosing fields by the same order of importance, so a log reads line by line.
 - Cost: the sum of priced calls; as soon as one call is unpriced the cost is shown as unknown,
   never as `$0.00` (with no call yet it is `—`).
 
@@ -141,10 +143,11 @@ class TaskProgress:
                     ("description", self.description, self.description[:12])]
             return out
 
-    def line(self, width: int, now: float | None = None) -> str:
-        """The live line for a terminal `width` columns wide (see the module docstring)."""
+    @staticmethod
+    def _fit(fields: list[tuple[str, str, str]], width: int) -> dict[str, str]:
+        """Each field in its long form, else its short form, else left out, most important first,
+        while the joined fields fit `width`; the count is always kept."""
         chosen: dict[str, str] = {}
-        fields = self.fields(now)
         order = [name for name, _, _ in fields]
         for name, long, short in fields:
             for form in (long, short):
@@ -154,6 +157,11 @@ class TaskProgress:
                 if len(SEP.join(trial[n] for n in order if n in trial)) <= width or name == "count":
                     chosen = trial
                     break
+        return chosen
+
+    def line(self, width: int, now: float | None = None) -> str:
+        """The live line for a terminal `width` columns wide (see the module docstring)."""
+        chosen = self._fit(self.fields(now), width)
         display = ["description", "count", "running", "incomplete", "calls", "tokens", "cost", "rate", "elapsed", "eta"]
         text = SEP.join(chosen[n] for n in display if n in chosen)
         room = width - len(text) - 1
@@ -163,10 +171,13 @@ class TaskProgress:
             text = f"{'━' * filled}{'╺' * (size > filled)}{'─' * max(0, size - filled - 1)} {text}"
         return text
 
-    def plain_line(self) -> str:
-        """The line printed without a terminal: every field, long forms."""
-        parts = {name: long for name, long, _ in self.fields() if long}
-        return f"{parts.pop('description')}: " + SEP.join(parts.values())
+    def plain_line(self, width: int | None = None) -> str:
+        """The line printed without a terminal: the phase's name, then the fields that fit `width`
+        (default: the console's width)."""
+        prefix = f"{self.description}: "
+        fields = [f for f in self.fields() if f[0] != "description"]
+        chosen = self._fit(fields, (width or self.console.width) - len(prefix))
+        return prefix + SEP.join(chosen[name] for name, _, _ in fields if name in chosen)
 
     def stats(self) -> str:
         """Every field but the name, long forms (what a test or a log reads)."""

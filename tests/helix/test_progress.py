@@ -95,3 +95,17 @@ def test_heartbeat_beats_at_its_interval_and_stops_with_the_phase():
     n = len(beats)
     time.sleep(0.25)
     assert 2 <= n <= 4 and len(beats) == n and beats == sorted(beats)
+
+
+def test_plain_lines_fit_a_log_of_80_columns_and_keep_the_count():
+    out = io.StringIO()
+    with TaskProgress("task evaluations", total=80, console=Console(file=out, force_terminal=False, width=80),
+                      interval=3600) as p:
+        for _ in range(79):
+            p.started()
+            p.finished()
+        for _ in range(4453):
+            p.call({"input_tokens": 4000, "output_tokens": 170, "cost_usd": None})
+    lines = out.getvalue().splitlines()
+    assert lines and all(len(line) <= 80 for line in lines), lines
+    assert lines[-1].startswith("task evaluations: 79/80 tasks · ETA ")
