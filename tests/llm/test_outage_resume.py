@@ -67,7 +67,7 @@ def test_outage_then_recovery_equals_a_run_without_outage(protocol, server, tmp_
     assert code == 3 and "incomplete: 1 task evaluation(s) prevented by the provider (server_error 1)" in err
     during = stored(tmp_path / "outage")
     assert during["results"] == [] and during["outcomes"] == []           # nothing scored
-    assert [p["cause"] for p in during["pending"]] == ["server_error"]
+    assert [p.cause for p in during["pending"]] == ["server_error"]
 
     server.faults.replace([])
     code, _ = run(model, tmp_path / "outage", capsys)                      # the same command, once recovered

@@ -26,7 +26,8 @@ import pytest
 
 from testhelix.bundle import bundled_pack
 from testhelix.execution import workspace
-from testhelix.execution.executor import ForkServerExecutor
+from testhelix.execution.caching import CachedExecutor
+from testhelix.execution.seam import create_executor
 from testhelix.execution.sandbox import namespaces_available
 from testhelix.prism.evaluation import evaluate_task, task_limits
 from testhelix.tasks.task import load_task, panel_programs
@@ -104,7 +105,7 @@ def _oracle_suite(root: Path) -> Path:
     return suite
 
 
-def _observations(ex: ForkServerExecutor, task, suite: Path) -> dict[str, dict]:
+def _observations(ex: CachedExecutor, task, suite: Path) -> dict[str, dict]:
     """Each program's observations, read from the outcomes the evaluation just cached (no rerun)."""
     programs = panel_programs(task)
     before = ex.executions
@@ -171,7 +172,7 @@ def test_no_observable_tells_a_job_its_position(task, tmp_path):
     placed = {name: 0 for name in FEATURES}
     runs = 0
     for workers in (1, 2, 4):
-        with ForkServerExecutor(workers=workers, sandbox="namespaced") as ex:
+        with create_executor("forkserver", workers=workers, sandbox="namespaced") as ex:
             res, used = _evaluate_oracle(ex, task, suite)
             assert not res.indicators.S, (workers, res.outcomes)
             obs = _observations(ex, task, used)
@@ -185,8 +186,8 @@ def test_no_observable_tells_a_job_its_position(task, tmp_path):
             placed[name] += _rank_attack(task, obs, feature)
         runs += 1
         if workers == 1:  # the control: the start time does follow the run order, which is secret
-            run_order = res["_panel_order"]["run_order"]
-            assert sorted(obs, key=lambda p: obs[p]["t_ns"]) == run_order
+            assert res.panel_order is not None
+            assert sorted(obs, key=lambda p: obs[p]["t_ns"]) == list(res.panel_order.run_order)
     print("valid programs the rank attacker placed right, of", runs * valid_total, placed)
     # Chance places a hypergeometric number of the 5 valid programs right (mean 25/11 per run);
     # all 15 over three runs has probability ~1e-8, 14 or more ~1e-6. A leak places all 15.
@@ -204,7 +205,7 @@ def test_the_omniscient_attacker_wins_when_copy_order_follows_the_panel(task, tm
 
     monkeypatch.setattr(workspace.secrets, "SystemRandom", InOrder)
     suite = _oracle_suite(tmp_path)
-    with ForkServerExecutor(workers=2, sandbox="namespaced") as ex:
+    with create_executor("forkserver", workers=2, sandbox="namespaced") as ex:
         programs = panel_programs(task)
         ex.run_many([(suite, tree) for _, _, _, tree in programs], task_limits(task))
         obs = _observations(ex, task, suite)
