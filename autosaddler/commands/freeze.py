@@ -11,6 +11,7 @@ from autosaddler.freeze import freeze as freeze_strategy
 from testhelix import atomic
 from testhelix.cliutil import json_option, print_json
 from testhelix.inputs import InputFile, OutputFile, RunDir
+from testhelix.plaintext import output_width, wrap
 
 
 @click.command("freeze")
@@ -25,11 +26,12 @@ def freeze(run_dir: Path, out: Path, as_json: bool) -> None:
         return
     prov = doc["provenance"]
     if doc.get("repeat"):
-        click.echo(f"{out} already holds node {prov['node']} of this run (hash {doc['hash'][:12]}): a repeat, "
-                   "nothing written")
+        click.echo(wrap(f"{out} already holds node {prov['node']} of this run (hash {doc['hash'][:12]}): a repeat, "
+                        "nothing written", output_width()))
         return
-    click.echo(f"froze node {prov['node']} (development {100 * prov['scores']['development']:.1f}% vs initial "
-               f"{100 * prov['scores']['initial_development']:.1f}%, {len(prov['edits'])} edit(s)) to {out}")
+    click.echo(wrap(f"froze node {prov['node']} (development {100 * prov['scores']['development']:.1f}% vs initial "
+                    f"{100 * prov['scores']['initial_development']:.1f}%, {len(prov['edits'])} edit(s)) to {out}",
+                    output_width()))
     click.echo(f"hash {doc['hash']}")
 
 

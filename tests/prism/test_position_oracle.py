@@ -27,8 +27,8 @@ import pytest
 from testhelix.bundle import bundled_pack
 from testhelix.execution import workspace
 from testhelix.execution.caching import CachedExecutor
-from testhelix.execution.seam import create_executor
 from testhelix.execution.sandbox import namespaces_available
+from testhelix.execution.seam import create_executor
 from testhelix.prism.evaluation import evaluate_task, task_limits
 from testhelix.tasks.task import load_task, panel_programs
 
