@@ -89,6 +89,7 @@ def main() -> None:
         env.pop("XDG_CACHE_HOME", None)
         (work / "home").mkdir()
         log: list[str] = []
+        load_before = os.getloadavg()[0]
         started = time.monotonic()
         for argv in commands:
             log += shell_lines(argv)
@@ -114,8 +115,8 @@ def main() -> None:
         "(`sim:weak`, `sim:strong`): deterministic test doubles, so the scores below measure the "
         "simulation and the harness, not a model.",
         "",
-        f"Wall clock {wall / 60:.1f} min under `nice -n 15` on a shared, loaded 2-core machine "
-        f"(load average at the end {load[0]:.1f}, {load[1]:.1f}, {load[2]:.1f}). Widest line {widest} "
+        f"Wall clock {wall / 60:.1f} min on a 2-core machine (1-minute load average {load_before:.2f} "
+        f"before the run and {load[0]:.2f} at its end, the run's own work included). Widest line {widest} "
         f"columns; widest line other than progress lines {widest_other} (progress lines, node lines, "
         "notices, the closing summaries and the commands are fitted or wrapped to 80 columns; a single "
         "word longer than that, such as a long path, is the one thing left longer). Only the periodic "
