@@ -76,19 +76,28 @@ def model_path(model: str) -> Path:
     return path.resolve()
 
 
+# llama-cpp-python silences a load (verbose=False) by pointing file descriptors 1 and 2 at /dev/null
+# with dup2 and back. That is process-wide: two threads loading at once can each save the other's
+# /dev/null and "restore" it, which silences the whole process for good (a run's progress lines and
+# closing summary were lost this way). One lock around every load and close keeps the saves nested.
+_SILENCING = threading.Lock()
+
+
 @lru_cache(maxsize=8)
 def context_window(path: Path) -> int:
     """The model's training context length, from its GGUF metadata (read with the vocabulary only)."""
     llama_cpp = require_runtime()
     try:
-        probe = llama_cpp.Llama(model_path=str(path), vocab_only=True, verbose=False)
+        with _SILENCING:
+            probe = llama_cpp.Llama(model_path=str(path), vocab_only=True, verbose=False)
     except (ValueError, RuntimeError) as err:
         raise UserError(f"local model {path}: llama.cpp cannot read it as GGUF: {err}") from None
     try:
         arch = probe.metadata.get("general.architecture", "llama")
         window = int(probe.metadata.get(f"{arch}.context_length", 0))
     finally:
-        probe.close()
+        with _SILENCING:
+            probe.close()
     if window <= 0:
         raise UserError(f"local model {path}: its GGUF metadata gives no context length ({arch}.context_length)")
     return window
@@ -101,7 +110,8 @@ _opened: list[Any] = []   # closed before the interpreter tears down the runtime
 @atexit.register
 def _close_all() -> None:
     while _opened:
-        _opened.pop().close()
+        with _SILENCING:
+            _opened.pop().close()
 
 
 def _llama(path: Path, n_ctx: int) -> Any:
@@ -112,8 +122,9 @@ def _llama(path: Path, n_ctx: int) -> Any:
     key = (str(path), n_ctx)
     if key not in cache:
         llama_cpp = require_runtime()
-        cache[key] = llama_cpp.Llama(model_path=str(path), n_ctx=n_ctx, n_threads=1, n_threads_batch=1,
-                                     seed=0, verbose=False)
+        with _SILENCING:
+            cache[key] = llama_cpp.Llama(model_path=str(path), n_ctx=n_ctx, n_threads=1, n_threads_batch=1,
+                                         seed=0, verbose=False)
         _opened.append(cache[key])
     return cache[key]
 

@@ -148,3 +148,22 @@ def test_the_server_on_loopback_gives_the_same_session_as_in_process(executor, t
     assert (served.exit, served.steps) == (local.exit, local.steps)
     assert served_replies == local_replies
     assert [s["usage"]["input_tokens"] for s in served_traj.steps] == [s["usage"]["input_tokens"] for s in local_traj.steps]
+
+
+@needs_model
+def test_loads_in_many_threads_leave_the_process_output_where_it_was():
+    """llama.cpp silences a load by pointing fds 1 and 2 at /dev/null and back; loads in several
+    threads at once (one instance per thread, as concurrent pairs make them) must not leave the
+    process writing to /dev/null afterwards."""
+    import threading
+
+    from testhelix.llm.local import _llama, model_path
+
+    path = model_path("smollm2-135m")
+    before = [(os.fstat(fd).st_dev, os.fstat(fd).st_ino) for fd in (1, 2)]
+    threads = [threading.Thread(target=_llama, args=(path, 256 + 64 * i)) for i in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert [(os.fstat(fd).st_dev, os.fstat(fd).st_ino) for fd in (1, 2)] == before
