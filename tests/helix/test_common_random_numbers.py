@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 
 from testhelix.bundle import bundled_pack
-from testhelix.execution.executor import default_executor
 from testhelix.helix.config import get_config
 from testhelix.helix.runner import HelixRunner
 from testhelix.store import RunStore
@@ -23,13 +22,6 @@ TASKS = ("katas-interval_merge-m04", "katas-lru_cache-m05", "katas-calc_cli-m02"
 SUITE = "suite/test_reproduction.py"
 
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture(scope="module")
-def executor():
-    ex = default_executor(workers=2)
-    yield ex
-    ex.close()
 
 
 def with_fields(**fields) -> Strategy:

@@ -7,7 +7,6 @@ from pathlib import Path
 import pytest
 
 from testhelix.digest import tree_sha256
-from testhelix.execution.executor import default_executor
 from testhelix.helix.config import CONFIGS, get_config
 from testhelix.helix.runner import HelixRunner, default_model_factory
 from testhelix.llm.testing import FunctionModel
@@ -16,18 +15,6 @@ from testhelix.strategy.model import Lesson, Strategy
 from testhelix.tasks.task import load_task
 
 SIM_TASK = Path(__file__).resolve().parents[1] / "fixtures" / "sim_task" / "sim-chunker-m01"
-
-
-@pytest.fixture(scope="module")
-def executor():
-    ex = default_executor(workers=2)
-    yield ex
-    ex.close()
-
-
-@pytest.fixture(scope="module")
-def task():
-    return load_task(SIM_TASK)
 
 
 def runner(tmp_path, executor, factory=default_model_factory, coverage=False):

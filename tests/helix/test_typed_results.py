@@ -8,13 +8,11 @@ from __future__ import annotations
 
 import pickle
 import tempfile
-from pathlib import Path
 
 import pytest
 
 from autosaddler.evaluator import HelixStrategyEvaluator
 from testhelix.errors import EvaluationIncomplete
-from testhelix.execution.executor import default_executor
 from testhelix.helix.config import get_config
 from testhelix.helix.results import Finished, Incomplete, TaskResult, WorkerRecords
 from testhelix.helix.runner import HelixRunner
@@ -23,22 +21,9 @@ from testhelix.llm.registry import create_model
 from testhelix.llm.testing import FunctionModel
 from testhelix.store import RunStore
 from testhelix.strategy.model import Strategy, initial_strategy
-from testhelix.tasks.task import Task, load_task
+from testhelix.tasks.task import Task
 
-SIM_TASK = Path(__file__).resolve().parents[1] / "fixtures" / "sim_task" / "sim-chunker-m01"
 MODEL = "sim:strong"
-
-
-@pytest.fixture(scope="module")
-def executor():
-    ex = default_executor(workers=2)
-    yield ex
-    ex.close()
-
-
-@pytest.fixture(scope="module")
-def task() -> Task:
-    return load_task(SIM_TASK)
 
 
 def failing_after(calls: int):
