@@ -7,8 +7,6 @@ from __future__ import annotations
 import json
 import random
 
-import pytest
-
 from autosaddler import sim_optimizer
 from autosaddler.edits import FieldEdit, LessonEdit, UnparsedEdit, describe, parse_edit
 from autosaddler.prompts import history_message, optimizer_messages, reflection_messages, selection_messages
@@ -85,7 +83,6 @@ def test_the_sessions_answer_in_their_protocols():
     assert stray.text == UNRECOGNISED
 
 
-@pytest.mark.slow
 def test_a_served_simulated_optimizer_answers_as_the_one_in_process(monkeypatch):
     """`testhelix serve` reads the session from the request text and answers with the same double."""
     monkeypatch.setenv("OPENAI_COMPATIBLE_API_KEY", "k")
