@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import random
+from pathlib import Path
 
 from autosaddler import sim_optimizer
 from autosaddler.edits import FieldEdit, LessonEdit, UnparsedEdit, describe, parse_edit
@@ -15,7 +16,9 @@ from testhelix.llm.registry import create_model, create_optimizer_model
 from testhelix.llm.serve.roles import infer_tags
 from testhelix.llm.serve.server import ModelServer
 from testhelix.llm.sim.contributed import UNRECOGNISED, SimulatedRole, simulated_roles
+from testhelix.llm.sim.model import request_seed
 from testhelix.strategy.model import Strategy, initial_strategy
+from testhelix.tasks.task import load_task
 
 TRACES = [{"context": "algorithm", "success": False, "exit": "step_limit", "steps": 12, "elided": 0,
            "failed_initial": False, "passed_repair": True, "review": "revise",
@@ -81,6 +84,14 @@ def test_the_sessions_answer_in_their_protocols():
     assert all(a.metadata["simulated"] and a.model == "sim:strong" for a in answers.values())
     stray = model.complete(ModelRequest((Message("user", "What is the weather?"),)))
     assert stray.text == UNRECOGNISED
+
+
+def test_a_simulated_model_playing_a_task_answers_a_diagnosis_through_the_same_role():
+    task = load_task(Path(__file__).resolve().parents[1] / "fixtures" / "sim_task" / "sim-chunker-m01")
+    messages = tuple(sessions()["optimizer"])
+    answer = create_model("sim:strong", task=task, seed=2).complete(ModelRequest(messages))
+    assert answer.text == sim_optimizer.propose(messages, random.Random(request_seed(2, messages)))
+    assert isinstance(parse_edit(answer.text), (FieldEdit, LessonEdit))
 
 
 def test_a_served_simulated_optimizer_answers_as_the_one_in_process(monkeypatch):
