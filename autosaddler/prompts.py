@@ -34,6 +34,23 @@ import json
 
 from testhelix.llm.base import Message
 
+# The section headings of the three sessions' requests: a model, real or simulated, reads a request
+# by them (the simulated optimizer, autosaddler/sim_optimizer.py, reads exactly these).
+STRATEGY = "Strategy"
+TRACES = "Traces"
+SKILLS = "Skills"
+HISTORY = "Earlier proposals (oldest first)"
+CANDIDATES = "Candidates"
+DIAGNOSIS = "Diagnosis"
+FAILED_ATTEMPTS = "Failed attempts"
+EXISTING_LESSONS = "Existing lessons"
+DRAFT_LESSON = "Draft lesson"
+
+
+def heading(section: str) -> str:
+    """A section's heading line as the requests write it (`## NAME`)."""
+    return f"## {section}"
+
 OPTIMIZER_SYSTEM = """You improve a test-generation strategy from execution evidence. Propose exactly
 one edit: change one mutable field, or add/replace one lesson. Lessons use literal triggers that
 occur in task text and text written as 'Applicability: ... Action: ... Verification: ...'. Never name
@@ -55,23 +72,24 @@ Give 1-8 literal triggers that occur in task text, and text of at most 1000 char
 
 def optimizer_messages(strategy_json: str, traces: list[dict], skills_index: str = "") -> list[Message]:
     """The diagnosis session's two messages (see the module docstring for the sections)."""
-    body = (f"## Strategy\n{strategy_json}\n\n## Traces\n{json.dumps(traces, indent=1, sort_keys=True)}\n\n"
-            f"## Skills\n{skills_index}")
+    body = (f"{heading(STRATEGY)}\n{strategy_json}\n\n"
+            f"{heading(TRACES)}\n{json.dumps(traces, indent=1, sort_keys=True)}\n\n"
+            f"{heading(SKILLS)}\n{skills_index}")
     return [Message("system", OPTIMIZER_SYSTEM), Message("user", body)]
 
 
 def selection_messages(rows: list[dict]) -> list[Message]:
-    return [Message("system", SELECTION_SYSTEM), Message("user", f"## Candidates\n{json.dumps(rows, indent=1)}")]
+    return [Message("system", SELECTION_SYSTEM), Message("user", f"{heading(CANDIDATES)}\n{json.dumps(rows, indent=1)}")]
 
 
 def history_message(history: list[str]) -> Message:
     recent = "\n".join(f"- {h}" for h in history)
-    return Message("user", f"## Earlier proposals (oldest first)\n{recent}\n\nPropose a different "
+    return Message("user", f"{heading(HISTORY)}\n{recent}\n\nPropose a different "
                            "edit from any that was rejected or screened out.")
 
 
 def reflection_messages(diagnosis: str, failures: list[dict], lesson_ids: list[str], draft: dict) -> list[Message]:
-    body = (f"## Diagnosis\n{diagnosis}\n\n## Failed attempts\n{json.dumps(failures, indent=1)}\n\n"
-            f"## Existing lessons\n{json.dumps(lesson_ids)}\n\n"
-            f"## Draft lesson\n{json.dumps(draft, sort_keys=True)}")
+    body = (f"{heading(DIAGNOSIS)}\n{diagnosis}\n\n{heading(FAILED_ATTEMPTS)}\n{json.dumps(failures, indent=1)}\n\n"
+            f"{heading(EXISTING_LESSONS)}\n{json.dumps(lesson_ids)}\n\n"
+            f"{heading(DRAFT_LESSON)}\n{json.dumps(draft, sort_keys=True)}")
     return [Message("system", REFLECTION_SYSTEM), Message("user", body)]

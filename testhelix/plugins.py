@@ -23,11 +23,14 @@ from typing import Any
 
 from testhelix.errors import UserError
 
-# The entry-point groups the project reads (one per registry).
+# The entry-point groups the project reads (one per registry, and one through which a package
+# teaches the simulated models to answer its own requests).
 PROVIDERS_GROUP = "testhelix.providers"
 SANDBOXES_GROUP = "testhelix.sandboxes"
 EXECUTORS_GROUP = "testhelix.executors"
 DOMAINS_GROUP = "gtdd.domains"
+# Not a registry a user names things from: every role installed here is loaded (testhelix/llm/sim/contributed.py).
+SIMULATED_ROLES_GROUP = "testhelix.simulated_roles"
 
 
 def is_dotted_path(spec: str) -> bool:

@@ -115,9 +115,10 @@ class SimulatedProvider:
         return 8 if split_sim_options(name)[1] > 0 else cores
 
     def create_optimizer(self, name: str, info: ModelInfo, *, seed: int) -> ChatModel:  # noqa: ARG002 - the hook's signature
-        """AutoSaddler's optimizer double (it plays no task, so `create` cannot serve it)."""
-        from testhelix.llm.sim.optimizer import SimulatedOptimizer
-        return SimulatedOptimizer(info, seed=seed)
+        """A double that plays no task (so `create` cannot serve it) and answers the simulated roles
+        other packages contribute: AutoSaddler's optimizer sessions (sim/contributed.py)."""
+        from testhelix.llm.sim.contributed import ContributedRoleModel
+        return ContributedRoleModel(info, seed=seed)
 
     def resolve(self, name: str, model: str) -> ModelInfo:  # noqa: ARG002 - ModelProvider's signature
         from testhelix.llm.sim.latency import split_sim_options

@@ -224,8 +224,9 @@ def create_optimizer_model(name: str, *, seed: int = 0, timeout_s: float | None 
                            context_window: int | None = None, requests_per_minute: float | None = None,
                            tokens_per_minute: float | None = None) -> ChatModel:
     """The model for AutoSaddler's optimizer sessions: the provider's optional
-    `create_optimizer(name, info, seed=...)` when it has one (the simulated provider: an optimizer
-    double that needs no task), otherwise its ordinary model."""
+    `create_optimizer(name, info, seed=...)` when it has one (the simulated provider: a double that
+    needs no task and answers the simulated roles AutoSaddler contributes, sim/contributed.py),
+    otherwise its ordinary model."""
     name = _canonical(name)
     provider, model = _provider(name)
     if isinstance(provider, MakesOptimizerModels):

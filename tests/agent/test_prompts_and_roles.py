@@ -2,11 +2,6 @@
 
 from __future__ import annotations
 
-import json
-import random
-
-from autosaddler.edits import FieldEdit, LessonEdit, UnparsedEdit, parse_edit
-from autosaddler.prompts import optimizer_messages
 from testhelix.agent import prompts
 from testhelix.agent.budget import Budget, MemoryLedger
 from testhelix.agent.calls import corrective_feedback, differential_challenge, plan_directions, review_suite
@@ -15,7 +10,6 @@ from testhelix.llm.base import Usage
 from testhelix.llm.registry import create_model
 from testhelix.llm.role_prompts import GUIDANCE_HEADER
 from testhelix.llm.sim.cues import read_cues
-from testhelix.llm.sim.optimizer import propose
 from testhelix.llm.testing import ScriptedModel
 from testhelix.skills import Skill
 from testhelix.strategy.model import Strategy, initial_strategy
@@ -100,24 +94,3 @@ def test_unparsed_replies_are_charged_and_marked(sim_task):
     plan = plan_directions(chatty, budget, sim_task, initial_strategy(), 2)
     assert review.verdict == "unparsed" and not plan.parsed and len(plan.directions) == 2
     assert budget.used == 114
-
-
-def test_optimizer_protocol_round_trip():
-    traces = [{"context": "algorithm", "success": False, "exit": "step_limit", "steps": 12, "elided": 0,
-               "failed_initial": False, "passed_repair": True, "review": "revise",
-               "instruction_excerpt": "is expected to return 2"}]
-    msgs = optimizer_messages(initial_strategy().canonical_json(), traces,
-                              "- reproduce-first: start (contexts: algorithm, general)")
-    seen = set()
-    for seed in range(30):
-        proposal = parse_edit(propose(tuple(msgs), random.Random(seed)))
-        assert isinstance(proposal, (FieldEdit, LessonEdit))
-        seen.add(proposal.field if isinstance(proposal, FieldEdit) else (proposal.lesson or {})["id"])
-        if isinstance(proposal, LessonEdit):
-            assert proposal.op == "add" and proposal.lesson_id is None
-            lesson_strategy = initial_strategy().model_dump(mode="json")
-            lesson_strategy["lessons"] = [proposal.lesson]
-            Strategy.model_validate(lesson_strategy)        # the proposed lesson passes the schema
-    assert seen == {"agentSteps", "fail-first", "described-behaviour", "skillRoutes"}
-    assert isinstance(parse_edit("no json here"), UnparsedEdit)
-    assert isinstance(parse_edit(json.dumps({"kind": "field", "field": "agentSteps"})), UnparsedEdit)

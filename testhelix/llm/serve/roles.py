@@ -1,10 +1,12 @@
 """What a served model learns about a request: from its text only, as a real provider would.
 
 In-process, the host hands a model `CallTags` (role, pair, round, step). Those never cross the
-wire, so the server reads the role from the system prompt, the step from the number of assistant
-turns, and -- for models that play a task (simulated ones) -- which task from the instruction text
-in the first user message. Pair and round stay unknown (None); the simulated models still vary per
-pair because their seeds include the opening messages, which carry the pair's direction.
+wire, so the server reads the role from the system prompt (a request of another package's, such
+as AutoSaddler's optimizer sessions, plays the role of the simulated role that recognises it:
+sim/contributed.py), the step from the number of assistant turns, and -- for models that play a
+task (simulated ones) -- which task from the instruction text in the first user message. Pair and
+round stay unknown (None); the simulated models still vary per pair because their seeds include
+the opening messages, which carry the pair's direction.
 """
 
 from __future__ import annotations
@@ -14,17 +16,16 @@ from typing import Any
 
 from testhelix.llm.base import CallTags, Message
 from testhelix.llm.role_prompts import system_role
-from testhelix.llm.sim.optimizer import is_optimizer_request
+from testhelix.llm.sim.contributed import role_for
 from testhelix.roles import CANDIDATE_PHASES
 
 
 def infer_tags(messages: Sequence[Message]) -> CallTags:
     system = next((m.content for m in messages if m.role == "system"), "")
-    users = "\n".join(m.content for m in messages if m.role == "user")
     role = system_role(system)
-    if role == "other":   # the optimizer's three sessions, by the sections they are sent
-        role = ("optimizer" if is_optimizer_request(messages) else "selection" if "## Candidates" in users
-                else "reflection" if "## Draft lesson" in users else role)
+    if role == "other":   # a request of another package's (AutoSaddler's optimizer sessions): its own role
+        contributed = role_for(messages)
+        role = contributed.name if contributed is not None else role
     step = sum(1 for m in messages if m.role == "assistant") + 1 if role in CANDIDATE_PHASES else None
     return CallTags(role=role, step=step)
 

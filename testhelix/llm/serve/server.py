@@ -44,8 +44,9 @@ HTML_PAGE = "<html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad 
 
 
 def default_factory(model_name: str, seed: int) -> Callable[[Any], ChatModel]:
-    """Models per task: simulated models play the task the request names (or the optimizer when
-    none is named); any other model is built once and serves every request."""
+    """Models per task: simulated models play the task the request names (when none is named, the
+    task-less double that answers the roles other packages contribute, sim/contributed.py: AutoSaddler's
+    optimizer sessions); any other model is built once and serves every request."""
     from testhelix.llm.registry import create_model, create_optimizer_model, resolve
 
     if resolve(model_name).provider != "sim":

@@ -13,8 +13,10 @@ support best (with probability `repair_skill`), runs the suite on both programs 
 runs show; feedback drops tests the runs do not back, a differential challenge adds a test on which
 candidate repairs differ. The reviewer (model.py) flags a test when its text looks incidental
 (matches an error message, compares a repr or an exact error stream, reaches into a private name)
-or the reviewer's own runs contradict it, and otherwise only at its seeded error rate. The
-optimizer (optimizer.py) counts failure patterns in the traces it is given and proposes one edit.
+or the reviewer's own runs contradict it, and otherwise only at its seeded error rate. Requests of
+other packages (AutoSaddler's optimizer sessions) are answered by the simulated roles those packages
+contribute through the `testhelix.simulated_roles` entry points (contributed.py); the simulated
+optimizer itself lives in autosaddler/sim_optimizer.py.
 
 What strategy text they react to (cues.py). Only these phrases, found in the guidance, in a
 rendered lesson's Do/Verify lines, or in the heading of a routed skill that lists the task's

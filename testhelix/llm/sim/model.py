@@ -5,7 +5,9 @@ seed. It answers every role through the same protocol as a real model:
 
 - generation / repair: tool calls, chosen by `SimAgentPolicy` (testhelix/llm/sim/agent.py);
 - planning: `{"directions": [...]}`; review: `{"verdict", "reasons", "suspect_tests"}`;
-- feedback and challenge: short plain text; optimizer: a JSON edit (testhelix/llm/sim/optimizer.py).
+- feedback and challenge: short plain text;
+- a request no agent role's system prompt names: the simulated role a package contributes for
+  it, if one recognises it (contributed.py; AutoSaddler's optimizer sessions).
 
 It receives exactly what a provider receives -- the messages (with tool results) and the tools: the
 role is read from the system message (`infer_role`), and the request's CallTags are not read.
@@ -37,9 +39,9 @@ from testhelix.llm.provider_protocol import ModelInfo
 from testhelix.llm.role_prompts import FEEDBACK_HEADER, system_role
 from testhelix.llm.sim.agent import SimAgentPolicy
 from testhelix.llm.sim.bank import bank_for, incidental_reasons
+from testhelix.llm.sim.contributed import SimulatedRole, role_for
 from testhelix.llm.sim.cues import REVIEW_BOOST, read_cues
 from testhelix.llm.sim.draws import Draws
-from testhelix.llm.sim.optimizer import is_optimizer_request, propose
 from testhelix.llm.sim.options import SimOptions
 from testhelix.llm.sim.profiles import get_profile
 from testhelix.roles import CANDIDATE_PHASES
@@ -55,9 +57,15 @@ _DIRECTION = re.compile(r"^Your direction for this attempt: (.*)$", re.M)
 
 def infer_role(messages: tuple[Message, ...]) -> str:
     """The role a request plays, read from its system message as a real model would."""
-    system = next((m.content for m in messages if m.role == "system"), "")
-    role = system_role(system)
-    return "optimizer" if role == "other" and is_optimizer_request(messages) else role
+    return _read_role(messages)[0]
+
+
+def _read_role(messages: tuple[Message, ...]) -> tuple[str, SimulatedRole | None]:
+    """The role and, for a request no agent role's system prompt names, the contributed role that
+    recognises it (its name is the role)."""
+    role = system_role(next((m.content for m in messages if m.role == "system"), ""))
+    contributed = role_for(messages) if role == "other" else None
+    return (contributed.name if contributed is not None else role), contributed
 
 
 def _seed(*parts: object) -> int:
@@ -65,7 +73,7 @@ def _seed(*parts: object) -> int:
 
 
 def request_seed(seed: int, messages: tuple[Message, ...]) -> int:
-    """For the optimizer role only (not an execution decision): the prompt text and the model's own
+    """For contributed roles only (not an execution decision): the prompt text and the model's own
     earlier replies. Tool results are left out: they carry run times."""
     own = [(m.role, m.content, [(c.name, c.raw_arguments) for c in m.tool_calls])
            for m in messages if m.role in ("system", "user", "assistant")]
@@ -110,7 +118,7 @@ class SimulatedModel:
     def complete(self, request: ModelRequest) -> Completion:
         # Only what a provider receives decides: the messages and the tools. The request's tags
         # (role, pair, round, step) are bookkeeping for the host and are not read here.
-        role = infer_role(request.messages)
+        role, contributed = _read_role(request.messages)
         calls: list = []
         if role in CANDIDATE_PHASES:
             text, calls = self.policy.decide(request, role, self.draws(role, *session_key(request.messages)))
@@ -120,8 +128,8 @@ class SimulatedModel:
             text = self._review(request)
         elif role == "feedback":
             text = self._feedback(request)
-        elif role == "optimizer":
-            text = propose(request.messages, random.Random(request_seed(self.seed, request.messages)))
+        elif contributed is not None:
+            text = contributed.answer(request.messages, random.Random(request_seed(self.seed, request.messages)))
         else:
             text = ("Pin down the behaviour of the reported case at its boundary: one more input just past it, "
                     "with the value the specification requires.")

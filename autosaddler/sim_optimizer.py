@@ -1,53 +1,69 @@
 """The simulated optimizer: a test double for the three optimizer sessions of a strategy search.
 
-It reads the requests by their section headings, as a real model would: `## Strategy`, `## Traces`,
-`## Skills` and `## Earlier proposals (oldest first)` in a diagnosis request, `## Candidates` in a
-selection request, `## Draft lesson` in a reflection request (the search writes them; its prompts and
-the edit protocol are documented in autosaddler/prompts.py). It answers with one JSON edit in that
-protocol.
+It reads the requests by their section headings (autosaddler/prompts.py names them), as a real
+model would: `## Strategy`, `## Traces`, `## Skills` and `## Earlier proposals (oldest first)` in a
+diagnosis request, `## Candidates` in a selection request, `## Draft lesson` in a reflection
+request. It answers in the protocols prompts.py documents. The three sessions are three simulated
+roles (DIAGNOSIS, SELECTION, REFLECTION), declared as `testhelix.simulated_roles` entry points in
+pyproject.toml: testhelix's simulated models, in process and behind `testhelix serve`, find them
+there and never import this package (testhelix/llm/sim/contributed.py).
 
-The simulated optimizer (`propose`) counts failure patterns in the traces it is given and picks,
+The diagnosis (`propose`) counts failure patterns in the traces it is given and picks,
 deterministically for its seed and the prompt, one of the edits those patterns suggest: more agent
 steps when sessions hit the step cap, a larger context when observations were elided, a lesson
 when suites did not fail on the original program, when they failed on the own repair, or when
 reviews asked for revisions, or a skill route (a skill the index lists for the context with the
-most failures). It writes lesson text in its own words and never consults the simulated agent's
-vocabulary (cues.py): whether an edit changes the simulated agent is then predictable from that
-vocabulary, not arranged.
+most failures). Bounds come from the Strategy model. It writes lesson text in its own words and
+never consults the simulated agent's vocabulary (testhelix/llm/sim/cues.py): whether an edit
+changes the simulated agent is then predictable from that vocabulary, not arranged.
+
+Selection picks the candidate with the best development score (ties: a seeded choice); reflection
+returns the draft lesson it is given, as the final lesson.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import random
 import re
 from collections import Counter
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
 
-from testhelix.llm.base import Completion, Message, Usage
+from autosaddler.edits import describe, parse_edit
+from autosaddler.prompts import CANDIDATES, DRAFT_LESSON, HISTORY, SKILLS, STRATEGY, TRACES, heading
+from testhelix.llm.base import Message
 from testhelix.strategy.model import MAX_ROUTE_SKILLS, default_value, upper_bound
-
-if TYPE_CHECKING:
-    from testhelix.llm.base import ModelRequest
-    from testhelix.llm.provider_protocol import ModelInfo
 
 _INDEX_LINE = re.compile(r"^- ([\w-]+): .*\(contexts: ([^)]*)\)$", re.M)
 
 
-def is_optimizer_request(messages: Sequence[Message]) -> bool:
+def _users(messages: Sequence[Message]) -> list[str]:
+    return [m.content for m in messages if m.role == "user"]
+
+
+def is_selection(messages: Sequence[Message]) -> bool:
+    return any(u.startswith(heading(CANDIDATES)) for u in _users(messages))
+
+
+def is_reflection(messages: Sequence[Message]) -> bool:
+    return not is_selection(messages) and any(heading(DRAFT_LESSON) in u for u in _users(messages))
+
+
+def is_diagnosis(messages: Sequence[Message]) -> bool:
     """A diagnosis request, recognised by the sections its first user message opens with."""
-    return any(m.role == "user" and m.content.startswith("## Strategy\n") and "\n## Traces\n" in m.content
-               for m in messages)
+    return (not is_selection(messages) and not is_reflection(messages)
+            and any(u.startswith(f"{heading(STRATEGY)}\n") and f"\n{heading(TRACES)}\n" in u
+                    for u in _users(messages)))
 
 
 def _section(text: str, name: str) -> str:
-    m = re.search(rf"^## {re.escape(name)}\n(.*?)(?=^## |\Z)", text, re.S | re.M)
+    m = re.search(rf"^{re.escape(heading(name))}\n(.*?)(?=^## |\Z)", text, re.S | re.M)
     return m.group(1).strip() if m else ""
 
 
-def _trigger(traces: list[dict]) -> str:
+def _trigger(traces: list[dict[str, Any]]) -> str:
     words = Counter(w for t in traces for w in re.findall(r"[a-z]{5,}", str(t.get("instruction_excerpt", "")).lower()))
     for preferred in ("expected", "returned", "instead", "should", "raises"):
         if words.get(preferred):
@@ -55,9 +71,9 @@ def _trigger(traces: list[dict]) -> str:
     return words.most_common(1)[0][0] if words else "expected"
 
 
-def _symptoms(traces: list[dict]) -> Counter:
+def _symptoms(traces: list[dict[str, Any]]) -> Counter[str]:
     """Failure patterns in the traces, counted per failed task."""
-    out: Counter = Counter()
+    out: Counter[str] = Counter()
     for t in traces:
         if t.get("success"):
             continue
@@ -75,7 +91,7 @@ def _symptoms(traces: list[dict]) -> Counter:
 
 
 def _lesson(lesson_id: str, trigger: str, applicability: str, action: str, verification: str,
-            components: list[str], capability: str) -> dict:
+            components: list[str], capability: str) -> dict[str, Any]:
     return {"id": lesson_id, "triggers": [trigger],
             "text": f"Applicability: {applicability}\nAction: {action}\nVerification: {verification}",
             "components": components, "capabilities": [capability]}
@@ -103,21 +119,21 @@ _LESSONS = (
 )
 
 
-def propose(messages: tuple[Message, ...], rng: random.Random) -> str:
+def propose(messages: Sequence[Message], rng: random.Random) -> str:
     """The simulated optimizer's answer (a JSON edit proposal as text), from the traces only: each
     failure pattern it counts there suggests one edit, written in its own words; it never looks at
     what the simulated agent reacts to."""
     text = "\n".join(m.content for m in messages if m.role == "user")
     try:
-        strategy = json.loads(_section(text, "Strategy"))
-        traces = json.loads(_section(text, "Traces") or "[]")
+        strategy = json.loads(_section(text, STRATEGY))
+        traces = json.loads(_section(text, TRACES) or "[]")
     except json.JSONDecodeError:
         return "I could not read the strategy or the traces."
     seen = _symptoms(traces)
     failed = sum(1 for t in traces if not t.get("success"))
     ids = {lesson["id"] for lesson in strategy.get("lessons", [])}
     trigger = _trigger([t for t in traces if not t.get("success")] or traces)
-    options: list[dict] = []
+    options: list[dict[str, Any]] = []
     steps, context, repair = upper_bound("agentSteps"), upper_bound("contextTokens"), upper_bound("repairSteps")
     default_repair = default_value("repairSteps")
     if seen["step_limit"] and strategy.get("agentSteps", steps) < steps:
@@ -133,7 +149,7 @@ def propose(messages: tuple[Message, ...], rng: random.Random) -> str:
                             "lesson": _lesson(lesson_id, trigger, applicability, action, verification,
                                               list(components), capability)})
     contexts = Counter(t.get("context") for t in traces if t.get("context") and not t.get("success"))
-    index = _INDEX_LINE.findall(_section(text, "Skills"))
+    index = _INDEX_LINE.findall(_section(text, SKILLS))
     if contexts and index:
         top = contexts.most_common(1)[0][0]
         routes = {k: list(v) for k, v in strategy.get("skillRoutes", {}).items()}
@@ -148,67 +164,49 @@ def propose(messages: tuple[Message, ...], rng: random.Random) -> str:
                         "value": min(repair, strategy.get("repairSteps", default_repair) + 1),
                         "rationale": "no clear failure pattern; allow one more repair step"})
     # Like a careful optimizer, avoid repeating an edit the history shows already failed.
-    history = _section(text, "Earlier proposals (oldest first)")
-    fresh = [o for o in options if _summary(o) not in history]
+    history = _section(text, HISTORY)
+    fresh = [o for o in options if describe(parse_edit(o)) not in history]
     return json.dumps(rng.choice(fresh or options), sort_keys=True)
 
 
-def _summary(option: dict) -> str:
-    """How the search's history names an edit (`describe` in autosaddler/edits.py)."""
-    if option["kind"] == "field":
-        return f"set {option['field']} = {str(option['value'])[:40]}"
-    return f"add lesson {option['lesson']['id']}"
+def select(messages: Sequence[Message], rng: random.Random) -> str:
+    """The selection session's answer: the candidate with the best development score."""
+    try:
+        candidates = json.loads(_section(_text(messages), CANDIDATES) or "[]")
+    except json.JSONDecodeError:
+        return "no candidates"
+    if not candidates:
+        return "no candidates"
+    top = max(c.get("dev_score", 0) for c in candidates)
+    best = [c for c in candidates if c.get("dev_score", 0) == top]
+    return json.dumps({"parent": rng.choice(best)["node"]})
 
 
-class SimulatedOptimizer:
-    """`sim:NAME` in the optimizer's three sessions (a test double; it needs no task). The session
-    is read from the messages (`role_of`), as a real model would read it.
+def reflect(messages: Sequence[Message], rng: random.Random) -> str:  # noqa: ARG001 - SimulatedRole's signature
+    """The reflection session's answer: the draft lesson as given."""
+    return _section(_text(messages), DRAFT_LESSON) or "{}"
 
-    - selection: picks the candidate with the best development score (ties: a seeded choice);
-    - optimizer (diagnosis and revision): `propose` above;
-    - reflection: returns the draft lesson it is given, as the final lesson.
-    """
 
-    def __init__(self, info: ModelInfo, seed: int = 0) -> None:
-        self.info = info
-        self.name = info.name
-        self.context_window = info.context_window
-        self.seed = seed
+def _text(messages: Sequence[Message]) -> str:
+    return "\n".join(m.content for m in messages)
 
-    def complete(self, request: ModelRequest) -> Completion:
-        text_in = "\n".join(m.content for m in request.messages)
-        role = self.role_of(request.messages)
-        digest = hashlib.sha256(f"{self.seed}:{role}:{text_in}".encode()).hexdigest()
-        rng = random.Random(int(digest[:16], 16))
-        if role == "selection":
-            text = self._select(text_in, rng)
-        elif role == "reflection":
-            text = _section(text_in, "Draft lesson") or "{}"
-        else:
-            text = propose(request.messages, rng)
-        usage = Usage(input_tokens=len(text_in) // 4 + 1, output_tokens=min(request.max_output_tokens,
-                                                                            len(text) // 4 + 1), cost_usd=None)
-        return Completion(text=text, tool_calls=(), stop_reason="end_turn", usage=usage, model=self.name,
-                          metadata={"simulated": True, "seed": self.seed})
 
-    @staticmethod
-    def role_of(messages: Sequence[Message]) -> str:
-        """The session, read from the request itself (never from host-side tags)."""
-        users = [m.content for m in messages if m.role == "user"]
-        if any(u.startswith("## Candidates") for u in users):
-            return "selection"
-        if any("## Draft lesson" in u for u in users):
-            return "reflection"
-        return "optimizer"
+@dataclass(frozen=True)
+class SessionRole:
+    """One optimizer session as a simulated role (testhelix/llm/sim/contributed.py `SimulatedRole`)."""
 
-    @staticmethod
-    def _select(text: str, rng: random.Random) -> str:
-        try:
-            candidates = json.loads(_section(text, "Candidates") or "[]")
-        except json.JSONDecodeError:
-            return "no candidates"
-        if not candidates:
-            return "no candidates"
-        top = max(c.get("dev_score", 0) for c in candidates)
-        best = [c for c in candidates if c.get("dev_score", 0) == top]
-        return json.dumps({"parent": rng.choice(best)["node"]})
+    name: str
+    recognise: Callable[[Sequence[Message]], bool]
+    reply: Callable[[Sequence[Message], random.Random], str]
+
+    def recognises(self, messages: Sequence[Message]) -> bool:
+        return self.recognise(messages)
+
+    def answer(self, messages: Sequence[Message], rng: random.Random) -> str:
+        return self.reply(messages, rng)
+
+
+# The names are the roles the requests play (`optimizer` is the diagnosis session's call role).
+DIAGNOSIS = SessionRole("optimizer", is_diagnosis, propose)
+SELECTION = SessionRole("selection", is_selection, select)
+REFLECTION = SessionRole("reflection", is_reflection, reflect)
