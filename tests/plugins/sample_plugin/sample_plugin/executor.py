@@ -24,6 +24,7 @@ import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Literal
 
 from testhelix.digest import tree_sha256
 from testhelix.execution.outcome import Limits, Outcome, RawRun, classify, pytest_args
@@ -100,7 +101,7 @@ class SubprocessExecutor:
                 f.write(f"{self.runner_version} {raw.entry} exit={raw.exit_code}\n")
         return _outcome(raw)
 
-    def _spawn(self, argv: list[str], cwd: Path, env: dict, limits: Limits, entry: str) -> RawRun:
+    def _spawn(self, argv: list[str], cwd: Path, env: dict, limits: Limits, entry: Literal["pytest", "script"]) -> RawRun:
         started = time.monotonic()
         proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                 stderr=subprocess.STDOUT, start_new_session=True,
