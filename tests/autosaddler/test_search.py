@@ -1,5 +1,4 @@
 import pytest
-from autosaddler_fakes import CountingEvaluator, ScriptedOptimizer
 
 from autosaddler.config import load_config
 from autosaddler.dag import EvolutionDAG
@@ -8,6 +7,7 @@ from autosaddler.screen import StrictImprovementNoRegression
 from autosaddler.search import Search
 from testhelix.store import RunStore
 from testhelix.strategy.model import Strategy
+from tests.autosaddler.autosaddler_fakes import CountingEvaluator, ScriptedOptimizer
 
 SCRIPT = [
     {"kind": "field", "field": "agentSteps", "value": 20},

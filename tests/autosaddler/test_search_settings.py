@@ -7,7 +7,6 @@ import threading
 import time
 
 import pytest
-from autosaddler_fakes import CountingEvaluator, ScriptedOptimizer
 
 from autosaddler.config import REMOVED_SETTINGS, SearchConfig, config_from_data, load_config
 from autosaddler.dag import EvolutionDAG
@@ -20,6 +19,7 @@ from testhelix.llm.base import Usage
 from testhelix.llm.testing import FunctionModel
 from testhelix.store import RunStore
 from testhelix.strategy.model import Strategy
+from tests.autosaddler.autosaddler_fakes import CountingEvaluator, ScriptedOptimizer
 
 PROPOSAL = [f"p{i:03d}" for i in range(23)]
 DEV = [f"d{i:03d}" for i in range(4)]

@@ -102,7 +102,7 @@ def _run(source: str, ops: Sequence[dict]) -> TraceResult:
 
 class FakeDomain:
     name = "fake"
-    families = ("stack", "map")
+    families: tuple[str, ...] = ("stack", "map")
     module_name = "store.py"
     entry_class = "Store"
     max_ops = 12

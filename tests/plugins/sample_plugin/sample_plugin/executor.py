@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Literal
 
 from testhelix.digest import tree_sha256
+from testhelix.execution.cache import OutcomeCache
 from testhelix.execution.outcome import Limits, Outcome, RawRun, classify, pytest_args
 from testhelix.execution.sandbox import apply_rlimits, sandbox_env
 
@@ -37,7 +38,8 @@ SCRIPT = "run_tests.sh"
 class SubprocessExecutor:
     runner_version = "sample-subprocess-1"
 
-    def __init__(self, workers: int | None = None, cache=None, sandbox: str | None = None):
+    def __init__(self, workers: int | None = None, cache: OutcomeCache | None = None,
+                 sandbox: str | None = None) -> None:
         self.workers = max(1, workers or 1)
         self.root = Path(tempfile.mkdtemp(prefix="sample-executor-"))
         self.trees: dict[str, Path] = {}  # digest -> prepared copy
