@@ -187,13 +187,19 @@ def test_concurrent_pairs_on_fair_shares_never_overspend(cap, pairs, spent_befor
     assert spent_in_shares <= left
 
 
+class GreedyModel(RandomUsageModel):
+    """Bills the most each request allows: the greediest pair there can be."""
+
+    def complete(self, request: ModelRequest) -> Completion:
+        return Completion("", (), "end_turn", Usage(input_token_bound(request), request.max_output_tokens), "m")
+
+
 def test_a_pair_on_its_share_cannot_starve_the_others():
     """Sequential order used to let the first pair spend everything; with shares the last pair gets
     exactly what the first got."""
     budget = Budget(30000, min_output_tokens=100)
     with budget.shares(3) as shares:
-        greedy = RandomUsageModel(1, shares[0])
-        greedy.complete = lambda req: Completion("", (), "end_turn", Usage(input_token_bound(req), req.max_output_tokens), "m")
+        greedy = GreedyModel(1, shares[0])
         while True:
             try:
                 shares[0].complete(greedy, request(100, 4000))

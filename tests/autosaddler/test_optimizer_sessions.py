@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+from autosaddler.edits import FieldEdit
 from autosaddler.optimizer import ModelOptimizer
 from autosaddler.optimizer_session import SESSION_STEPS
 from autosaddler.protocols import ParentView
@@ -36,6 +37,7 @@ def test_diagnosis_reads_traces_and_the_strategy_through_tools_then_answers():
     seen: list[str] = []
     optimizer = ModelOptimizer(tool_reader(seen), Budget(10**6, sink=MemoryLedger()))
     diagnosis = optimizer.diagnose(optimizer_strategy(), TRACES, ["n001: agentSteps 14 -> rejected"])
+    assert isinstance(diagnosis.edit, FieldEdit)
     assert diagnosis.edit.field == "agentSteps" and diagnosis.edit.value == 16
     assert seen[0].splitlines() == ["0: context=cli success=False", "1: context=algorithm success=True"]
     assert json.loads(seen[1]) == TRACES[1]

@@ -1,5 +1,4 @@
 import pytest
-from autosaddler_fakes import CountingEvaluator, ScriptedOptimizer
 
 from autosaddler.config import load_config
 from autosaddler.dag import EvolutionDAG
@@ -8,6 +7,7 @@ from autosaddler.screen import StrictImprovementNoRegression
 from autosaddler.search import Search
 from testhelix.store import RunStore
 from testhelix.strategy.model import Strategy
+from tests.autosaddler.autosaddler_fakes import CountingEvaluator, ScriptedOptimizer
 
 SCRIPT = [
     {"kind": "field", "field": "agentSteps", "value": 20},
@@ -88,6 +88,7 @@ def test_a_stored_order_that_repeats_a_task_within_an_epoch_is_refused(tmp_path)
         make_search(tmp_path, CountingEvaluator(crash_after=37), "bad").run(Strategy())
     store = RunStore(tmp_path / "bad")
     state = store.get_state("search")
+    assert isinstance(state, dict)
     state["order"][1] = state["order"][0]
     store.put_state("search", state)
     store.close()
@@ -118,8 +119,9 @@ def test_freeze_choice_ties(tmp_path):
 
     def node(node_id, iteration, dev, steps):
         strategy = Strategy(agentSteps=steps)
+        edit = None if iteration == 0 else FieldEdit(field="agentSteps", value=steps)
         return Node(node_id=node_id, iteration=iteration, strategy_hash=strategy.content_hash(),
-                    strategy=strategy.model_dump(mode="json"), edit=None if iteration == 0 else {"kind": "field"},
+                    strategy=strategy.model_dump(mode="json"), edit=edit,
                     status="root" if iteration == 0 else "developed", dev_score=dev)
 
     store = RunStore(tmp_path / "ties")
@@ -193,7 +195,8 @@ def test_edits_stored_in_the_shapes_of_older_runs_still_parse():
     assert parse_edit(protocol) == LessonEdit(op="add", lesson={"id": "b"}, rationale="r")
     assert parse_edit({"unparsed": "no json"}) == UnparsedEdit(
         raw="no json", problem="unparsed proposal: the answer holds no JSON object")
-    assert parse_edit({"raw": "42"}).raw == "42"
+    raw = parse_edit({"raw": "42"})
+    assert isinstance(raw, UnparsedEdit) and raw.raw == "42"
     odd = parse_edit({"kind": "field", "value": 3})
     assert isinstance(odd, UnparsedEdit) and "field" in odd.problem and odd.raw == {"kind": "field", "value": 3}
     for edit in (FieldEdit(field="rounds", value=3), LessonEdit(op="remove", lesson_id="a"), odd):

@@ -5,8 +5,6 @@ same DAG as a search that never saw the outage. A revoked key stops it as an aut
 from __future__ import annotations
 
 import pytest
-from autosaddler_fakes import CountingEvaluator, ScriptedOptimizer
-from test_search import SCRIPT, make_search
 
 from autosaddler.optimizer import ModelOptimizer
 from autosaddler.protocols import ParentView
@@ -16,6 +14,8 @@ from testhelix.llm.base import ModelAuthError, ModelUnavailable
 from testhelix.llm.testing import FunctionModel
 from testhelix.store import RunStore
 from testhelix.strategy.model import Strategy
+from tests.autosaddler.autosaddler_fakes import CountingEvaluator, ScriptedOptimizer
+from tests.autosaddler.test_search import SCRIPT, make_search
 
 
 class OutageEvaluator(CountingEvaluator):

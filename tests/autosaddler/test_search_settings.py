@@ -7,10 +7,10 @@ import threading
 import time
 
 import pytest
-from autosaddler_fakes import CountingEvaluator, ScriptedOptimizer
 
 from autosaddler.config import REMOVED_SETTINGS, SearchConfig, config_from_data, load_config
 from autosaddler.dag import EvolutionDAG
+from autosaddler.edits import FieldEdit
 from autosaddler.optimizer import ModelOptimizer
 from autosaddler.search import Search
 from testhelix.agent.budget import Budget, MemoryLedger
@@ -19,6 +19,7 @@ from testhelix.llm.base import Usage
 from testhelix.llm.testing import FunctionModel
 from testhelix.store import RunStore
 from testhelix.strategy.model import Strategy
+from tests.autosaddler.autosaddler_fakes import CountingEvaluator, ScriptedOptimizer
 
 PROPOSAL = [f"p{i:03d}" for i in range(23)]
 DEV = [f"d{i:03d}" for i in range(4)]
@@ -110,7 +111,7 @@ def test_each_optimizer_session_has_its_own_deadline_and_usage(tmp_path):
     assert optimizer.select_parent(views) == ""                              # gave up at its own deadline
     assert time.monotonic() - started < 2.0
     diagnosis = optimizer.diagnose(Strategy(), [{"task": "task 1", "success": 0}], [])
-    assert diagnosis.edit.field == "agentSteps"                           # the next session still runs
+    assert isinstance(diagnosis.edit, FieldEdit) and diagnosis.edit.field == "agentSteps"  # the next session still runs
     release.set()
     usage = optimizer.usage()
     assert usage["selection"]["timeouts"] == 1 and usage["selection"]["calls"] == 0
@@ -141,5 +142,6 @@ def test_dag_nodes_and_the_store_hold_each_sessions_usage(tmp_path):
     assert EvolutionDAG.load(store).to_json() == dag.to_json()
     from autosaddler.search import exchanges_key
     for n in nodes:   # each node keeps the prompts and replies of its own step
-        assert [e["session"] for e in store.get_state(exchanges_key(n.node_id))] == ["diagnosis"]
+        exchanges = store.get_state(exchanges_key(n.node_id))
+        assert isinstance(exchanges, list) and [e["session"] for e in exchanges] == ["diagnosis"]
     store.close()

@@ -46,8 +46,8 @@ def test_sparse_files_count_by_apparent_size(tmp_path):
 def test_totals_and_counts(tmp_path):
     for i in range(5):
         (tmp_path / f"f{i}.bin").write_bytes(b"x" * (1 << 20))
-    assert "in total" in suite_problem(tmp_path, SuiteShape(max_total_mb=4))
-    assert "more than 3 files" in suite_problem(tmp_path, SuiteShape(max_entries=3))
+    assert "in total" in (suite_problem(tmp_path, SuiteShape(max_total_mb=4)) or '')
+    assert "more than 3 files" in (suite_problem(tmp_path, SuiteShape(max_entries=3)) or '')
 
 
 def test_non_utf8_names_are_named_in_the_reason(tmp_path):

@@ -86,6 +86,6 @@ def test_a_malformed_allowlist_is_a_usage_error(suite: pytest.Pytester, monkeypa
 @pytest.mark.parametrize(("value", "expected"), [("true", True), ("1", True), ("", False), ("false", False),
                                                  ("0", False), (None, False)])
 def test_in_ci_reads_the_ci_variable(value: str | None, expected: bool) -> None:
-    from skip_policy import in_ci
+    from tests.skip_policy import in_ci
 
     assert in_ci({} if value is None else {"CI": value}) is expected

@@ -43,7 +43,7 @@ class Store:
         raise ValueError(cmd)
 '''
 
-COMMANDS = {"PUSH": ("stack", [int]), "POP": ("stack", []), "SIZE": ("stack", []),
+COMMANDS: dict[str, tuple[str, list[type]]] = {"PUSH": ("stack", [int]), "POP": ("stack", []), "SIZE": ("stack", []),
             "SET": ("map", [str, str]), "GET": ("map", [str]), "DEL": ("map", [str])}
 
 
@@ -102,7 +102,7 @@ def _run(source: str, ops: Sequence[dict]) -> TraceResult:
 
 class FakeDomain:
     name = "fake"
-    families = ("stack", "map")
+    families: tuple[str, ...] = ("stack", "map")
     module_name = "store.py"
     entry_class = "Store"
     max_ops = 12
@@ -150,7 +150,8 @@ class FakeDomain:
         # lru_cache on the method, which would keep every instance alive
         if self._population is None:
             rng = random.Random(20260101)
-            out, seen = [], set()
+            out: list[Trace] = []
+            seen: set[str] = set()
             while len(out) < 200:
                 t = self.generate(rng)
                 if t.id not in seen:

@@ -7,7 +7,6 @@ from fractions import Fraction
 
 import duckdb
 import pytest
-from loop_fakes import FakeDomain
 
 from gtdd import rules
 from gtdd.acceptance import AcceptanceRule, population_by_family, run_audit
@@ -16,6 +15,7 @@ from gtdd.experiment import Experiment, ExperimentConfig
 from gtdd.report import write_report
 from gtdd.stats.audit import audit_size
 from testhelix.errors import UserError
+from tests.gtdd.loop_fakes import FakeDomain
 
 POLICIES = ("public-only", "static-property", "dynamic-informed")
 

@@ -11,11 +11,11 @@ import duckdb
 import numpy as np
 import pytest
 from scipy import stats
-from test_loop_experiment import run_fake
 
 from gtdd.cli import main
 from gtdd.compare import Run, compare
 from gtdd.report import paired_contrast
+from tests.gtdd.test_loop_experiment import run_fake
 
 POLICIES = ("static-property", "dynamic-informed")
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import random
 
 import pytest
-from loop_fakes import REFERENCE, FakeDomain, apply_defects
 
 from gtdd.agents import CodingRequest, LLMCoder, LLMTester, TestingRequest, extract_code
 from gtdd.execution import TraceExecutor
@@ -14,6 +13,7 @@ from gtdd.sim import CODER_MARK, TESTER_MARK, SimCoder, SimTester
 from testhelix.errors import UserError
 from testhelix.llm.base import ModelUnavailable, Usage
 from testhelix.llm.testing import Reply, ScriptedModel
+from tests.gtdd.loop_fakes import REFERENCE, FakeDomain, apply_defects
 
 
 def test_the_nine_policies_and_their_schedules():

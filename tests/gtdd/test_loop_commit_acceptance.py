@@ -5,13 +5,13 @@ from __future__ import annotations
 from fractions import Fraction
 
 import pytest
-from loop_fakes import REFERENCE, FakeDomain, apply_defects
 
 from gtdd import acceptance
 from gtdd.commit import PUBLIC_TESTS_FILE, SPEC_FILE, Workspace
 from gtdd.execution import TraceExecutor
 from gtdd.stats.audit import audit_size
 from testhelix.errors import UserError
+from tests.gtdd.loop_fakes import REFERENCE, FakeDomain, apply_defects
 
 CONFIG = {"domain": "fake", "per_trace_timeout_s": 1.0}
 

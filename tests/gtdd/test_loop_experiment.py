@@ -7,7 +7,6 @@ import json
 import duckdb
 import numpy as np
 import pytest
-from loop_fakes import FakeDomain
 from scipy import stats
 
 from gtdd.cli import main
@@ -15,6 +14,7 @@ from gtdd.execution import EvaluatorError
 from gtdd.experiment import Experiment, ExperimentConfig
 from gtdd.report import SIMULATED_NOTE, paired_contrast, write_report
 from testhelix.errors import UserError
+from tests.gtdd.loop_fakes import FakeDomain
 
 ORDER = ["coding_end", "commitment", "testing_end", "audit_sampling", "audit_end", "acceptance_record",
          "population_end"]
@@ -143,8 +143,8 @@ def test_a_changed_execution_configuration_is_refused(tmp_path):
     run_fake(tmp_path, blocks=1, rounds=2)
 
     class OtherSandbox(FakeDomain):
-        def execution_config(self, per_trace_timeout_s):
-            return {**super().execution_config(per_trace_timeout_s), "sandbox": "another"}
+        def execution_config(self, per_trace_timeout_s: float, sandbox: str | None = None) -> dict:
+            return {**super().execution_config(per_trace_timeout_s, sandbox), "sandbox": "another"}
 
     config = ExperimentConfig(policies=("static-property", "dynamic-informed"), blocks=1, rounds=2, domain="fake",
                               audit_seeded=True)
@@ -225,10 +225,9 @@ def test_cli_experiment_and_report_on_the_key_value_store(tmp_path, capsys):
 
 def prompted_model():
     """An offline ChatModel for both roles: writes the fake domain's module or a generator."""
-    from loop_fakes import REFERENCE, apply_defects
-
     from testhelix.llm.base import Usage
     from testhelix.llm.testing import FunctionModel
+    from tests.gtdd.loop_fakes import REFERENCE, apply_defects
 
     def answer(request):
         prompt = request.messages[1].content

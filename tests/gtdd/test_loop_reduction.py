@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from loop_fakes import REFERENCE, FakeDomain, apply_defects
-
 from gtdd.domains.base import Trace
 from gtdd.execution import EXECUTION, MISMATCH, TraceExecutor
 from gtdd.feedback import CompactRule, ObservedFailure, StandardRule
 from gtdd.reduction import budget, reduce_failures
+from tests.gtdd.loop_fakes import REFERENCE, FakeDomain, apply_defects
 
 
 def op(cmd, *args):

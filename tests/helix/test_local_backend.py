@@ -25,8 +25,8 @@ def test_bounded_concurrency_and_results_in_the_calling_thread():
             state["now"] -= 1
         return {"item": item, "thread": threading.get_ident()}
 
-    backend = LocalBackend(4)
-    started = []
+    backend = LocalBackend[int](4)
+    started: list[int] = []
     backend.on_start = started.append
     seen = list(backend.run(list(range(12)), work))
     assert sorted(i for i, _ in seen) == list(range(12)) and all(r["item"] == i for i, r in seen)
@@ -35,7 +35,7 @@ def test_bounded_concurrency_and_results_in_the_calling_thread():
 
 
 def test_one_job_runs_in_order_in_this_thread():
-    seen = list(LocalBackend(1).run([3, 1, 2], lambda i: threading.get_ident()))
+    seen = list(LocalBackend[int](1).run([3, 1, 2], lambda i: threading.get_ident()))
     assert [i for i, _ in seen] == [3, 1, 2] and {t for _, t in seen} == {threading.get_ident()}
 
 
@@ -46,7 +46,7 @@ def test_a_failure_reaches_the_caller():
         return i
 
     with pytest.raises(ValueError, match="task 2"):
-        list(LocalBackend(3).run([0, 1, 2, 3], work))
+        list(LocalBackend[int](3).run([0, 1, 2, 3], work))
 
 
 def test_defaults_and_bad_choices():

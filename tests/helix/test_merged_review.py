@@ -6,10 +6,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import SimpleNamespace
 
-from test_review_feedback import Ctx, ScriptedBudget, evidence, make_ctx, make_pair, review
-
 from testhelix.helix.config import get_config
 from testhelix.helix.selection import _try_merge
+from tests.helix.test_review_feedback import Ctx, ScriptedBudget, evidence, make_ctx, make_pair, review
 
 
 @dataclass
@@ -31,7 +30,8 @@ def merge_with(tmp_path, verdict, config="C"):
     ev.matrix = {(0, "repair2"): "pass", (1, "repair2"): "pass"}  # pairs 0 and 1 share the witness repair2
     for p in pairs:
         p.approved = True
-    return _try_merge(ctx, pairs[0], pairs[:2], ev, {p.index: p for p in pairs}), budget, ctx
+    # MergeCtx holds only the parts of a HelixContext that merging and its review read
+    return _try_merge(ctx, pairs[0], pairs[:2], ev, {p.index: p for p in pairs}), budget, ctx  # type: ignore[arg-type]
 
 
 def test_a_merged_suite_is_submitted_only_after_its_own_review_approves_it(tmp_path):

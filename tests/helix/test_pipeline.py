@@ -67,27 +67,33 @@ def test_disabled_features_never_reach_a_prompt(tmp_path, executor, task):
         assert roles.isdisjoint({"review", "feedback", "challenge"}), roles
 
 
-def test_configuration_b_picks_among_qualified_with_fixed_seed(tmp_path):
+def test_configuration_b_picks_among_qualified_with_fixed_seed(tmp_path, executor, task):
     """Uniform choice among the locally qualified pairs only, seeded by the run seed and the task;
     no qualified pair submits nothing."""
     import random
-    from types import SimpleNamespace
+    from dataclasses import replace
 
+    from testhelix.agent.budget import Budget
+    from testhelix.agent.tools import AgentWorkspace
+    from testhelix.helix.context import HelixContext
     from testhelix.helix.pairs import Pair
     from testhelix.helix.selection import select
 
     def pairs(qualified):
-        return [Pair(i, f"d{i}", workspace=SimpleNamespace(suite=tmp_path / f"suite{i}"), qualified=i in qualified)
+        return [Pair(i, f"d{i}", workspace=AgentWorkspace(tmp_path / f"ws{i}"), qualified=i in qualified)
                 for i in range(3)]
 
+    no_model = FunctionModel(lambda request: AssertionError("selection calls no model"))
+
     def choose(task_id, qualified, seed=42):
-        ctx = SimpleNamespace(config=get_config("B", seed=seed), task=SimpleNamespace(id=task_id))
+        ctx = HelixContext(replace(task, id=task_id), Strategy(), get_config("B", seed=seed), no_model, Budget(1000),
+                           executor, tmp_path / "work")
         return select(ctx, pairs(qualified), None)
 
     picks = {}
     for t in (f"task-{i}" for i in range(40)):
         sub = choose(t, {0, 2})
-        assert sub.rule == "random" and sub.pair in (0, 2) and sub.suite_dir == tmp_path / f"suite{sub.pair}"
+        assert sub.rule == "random" and sub.pair in (0, 2) and sub.suite_dir == tmp_path / f"ws{sub.pair}" / "suite"
         assert sub.pair == random.Random(f"42:{t}").choice([0, 2])       # the documented seeding
         assert choose(t, {0, 2}).pair == sub.pair                          # fixed for a task
         picks[t] = sub.pair

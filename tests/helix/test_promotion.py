@@ -13,7 +13,7 @@ from testhelix.helix.promotion import describe, promotion_status
 from testhelix.store import RunStore
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "prism"))
-from test_report import PERFECT, record
+from tests.prism.test_report import PERFECT, record
 
 
 def gate_folder(path: Path, rows: list[tuple[str, str, bool]]) -> Path:

@@ -66,6 +66,7 @@ def test_harbor_keeps_metadata_and_refuses_unknown_category_and_failing_solve(tm
     assert not (pack / "wordcount-off-by-one").exists()
     task = load_task(pack / "greet-fix")
     meta = task.meta
+    assert meta is not None
     assert (meta.metadata.category, meta.metadata.tags) == ("cli", ["strings", "fixture"])
     assert (meta.environment.cpus, meta.environment.memory_mb, meta.environment.storage_mb) == (1, 2048, 10240)
     assert meta.verifier.entry == "test.sh" and (pack / "greet-fix" / "tests" / "run_tests.sh").is_file()
@@ -76,6 +77,7 @@ def test_harbor_keeps_metadata_and_refuses_unknown_category_and_failing_solve(tm
     [wc] = import_harbor(HARBOR / "wordcount-off-by-one", pack, context="general")
     assert wc.status == "imported", wc.reason
     wc_task = load_task(pack / "wordcount-off-by-one")
+    assert wc_task.meta is not None
     assert wc_task.meta.environment.packages == ["wc"] and wc_task.meta.metadata.category == "programming"
     assert "len(text.split())" in (wc_task.reference_dir / "wc" / "__init__.py").read_text()
     # a failing solve.sh is a clear refusal and leaves nothing
@@ -136,9 +138,11 @@ def test_multi_instance_import_is_atomic_per_task_and_reruns_are_idempotent(tmp_
     assert "FAIL_TO_PASS test statkit/tests/test_stats.py::test_mean must be FAILED on the initial" in first[1].reason
     assert sorted(p.name for p in pack.iterdir()) == ["acme__statkit-12"]
     task = load_task(pack / "acme__statkit-12")
-    assert task.meta.metadata.upstream["base_commit"] == head
-    assert task.meta.metadata.upstream["environment_setup_commit"] == GOOD["environment_setup_commit"]
-    assert task.meta.metadata.upstream["version"] == "0.3"
+    assert task.meta is not None and task.meta.metadata.upstream is not None
+    upstream = task.meta.metadata.upstream
+    assert upstream["base_commit"] == head
+    assert upstream["environment_setup_commit"] == GOOD["environment_setup_commit"]
+    assert upstream["version"] == "0.3"
     # string-encoded lists are decoded, stored as lists and select the trusted tests
     selection = json.loads((pack / "acme__statkit-12" / "tests" / "selection.json").read_text())
     assert selection["FAIL_TO_PASS"] == ["statkit/tests/test_stats.py::test_median_even"]
@@ -193,15 +197,16 @@ def test_pack_import_command_summary_and_bad_input(tmp_path):
 
 
 def test_collect_results_reports_each_import_as_it_finishes_and_always_closes_the_runner():
-    from testhelix.importers.common import ImportResult, collect_results
+    from testhelix.importers.common import ImportResult, TrustedRunner, collect_results
 
-    class Runner:
+    class Runner(TrustedRunner):  # starts no executor until run(), which this test never calls
         closed = 0
 
-        def close(self):
+        def close(self) -> None:
             self.closed += 1
 
-    told, runner = [], Runner()
+    told: list[str] = []
+    runner = Runner()
 
     def imports():
         yield ImportResult("a", "imported")

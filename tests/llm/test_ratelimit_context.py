@@ -91,6 +91,7 @@ def test_serve_command_prints_where_it_listens_and_answers(tmp_path):
     proc = subprocess.Popen([sys.executable, "-u", "-c", "from testhelix.cli import main; main()",
                              "serve", "--model", "sim:weak", "--pack", str(fixture), "--fault", "429:retry_after=0.01"],
                             stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
     try:
         first = proc.stdout.readline()
         assert first.startswith("serving sim:weak on http://127.0.0.1:")
@@ -98,7 +99,7 @@ def test_serve_command_prints_where_it_listens_and_answers(tmp_path):
         client = openai.OpenAI(base_url=f"{url}/v1", api_key="k", max_retries=2)
         reply = client.chat.completions.create(model="sim", messages=[{"role": "user", "content": "hello"}],
                                                max_tokens=50)
-        assert reply.model == "sim:weak" and reply.usage.completion_tokens <= 50
+        assert reply.model == "sim:weak" and reply.usage is not None and reply.usage.completion_tokens <= 50
         stats = __import__("json").loads(__import__("urllib.request").request.urlopen(f"{url}/_testhelix/stats").read())
         assert stats["faults"]["served"] == {"status": 1, "ok": 1}
     finally:

@@ -69,6 +69,12 @@ def budget(cap: int = 10**6, **kw) -> Budget:
     return Budget(cap, run_label="t", task_id="x", sink=MemoryLedger(), **kw)
 
 
+def ledger_rows(b: Budget) -> list[dict]:
+    """The rows `b` recorded: budget() gives every Budget a MemoryLedger."""
+    assert isinstance(b.sink, MemoryLedger)
+    return b.sink.rows
+
+
 @pytest.mark.parametrize("protocol", PROTOCOLS)
 def test_all_three_protocols_answer_through_the_sdks(protocol, server, task, monkeypatch):
     b = budget()
@@ -77,7 +83,7 @@ def test_all_three_protocols_answer_through_the_sdks(protocol, server, task, mon
     assert answer.tool_calls and answer.stop_reason == "tool_use"
     assert answer.usage.reported and answer.usage.input_tokens > 0
     assert server.snapshot()["requests"][protocol] == before + 1
-    row = b.sink.rows[0]
+    row = ledger_rows(b)[0]
     assert row["status"] == "ok" and row["simulated"] is True        # the served model says it is simulated
     assert row["charged_tokens"] == b.used == answer.usage.total_tokens and row["retries"] == 0
 
@@ -90,7 +96,7 @@ def test_persistent_errors_outlast_the_sdk_retries_and_cost_nothing(protocol, co
     with pytest.raises(ModelUnavailable) as info:
         b.complete(model_for(protocol, server, monkeypatch, max_retries=2), generation_request(task))
     assert info.value.cause == cause and info.value.billed is False
-    row = b.sink.rows[0]
+    row = ledger_rows(b)[0]
     assert (row["status"], row["retries"], row["charged_tokens"], b.used) == ("error", 2, 0, 0)
     assert row["retry_causes"] == ",".join([str(code)] * 3)
 
@@ -103,7 +109,7 @@ def test_a_transient_429_is_retried_by_the_sdk_and_recorded(protocol, server, ta
     started = time.monotonic()
     answer = b.complete(model_for(protocol, server, monkeypatch, max_retry_wait_s=0.2), generation_request(task))
     assert answer.tool_calls and time.monotonic() - started < 5
-    row = b.sink.rows[0]
+    row = ledger_rows(b)[0]
     assert (row["status"], row["retries"], row["retry_causes"]) == ("ok", 1, "429")
     assert 0.1 <= row["retry_wait_s"] < 2
 
@@ -116,7 +122,7 @@ def test_the_working_deadline_holds_during_a_stalled_call(protocol, server, task
     with pytest.raises(DeadlineExceeded):
         b.complete(model_for(protocol, server, monkeypatch), generation_request(task))
     assert time.monotonic() - started < 3.5           # not the 4 s stall, nor 3 x 4 s of retries
-    row = b.sink.rows[0]
+    row = ledger_rows(b)[0]
     assert row["status"] == "error" and row["charged_tokens"] == b.used > 0     # unknown billing: reservation kept
 
 
@@ -137,7 +143,7 @@ def test_unreadable_200_bodies_are_output_errors(protocol, kind, server, task, m
     with pytest.raises(ModelOutputError) as info:
         b.complete(model_for(protocol, server, monkeypatch), generation_request(task))
     assert info.value.cause == "malformed_response"
-    assert b.sink.rows[0]["status"] == "error" and b.used == b.sink.rows[0]["charged_tokens"]
+    assert ledger_rows(b)[0]["status"] == "error" and b.used == ledger_rows(b)[0]["charged_tokens"]
 
 
 @pytest.mark.parametrize("protocol", PROTOCOLS)
@@ -161,7 +167,7 @@ def test_oversized_reply_is_cut_and_charged_within_the_reservation(protocol, ser
     answer = b.complete(model_for(protocol, server, monkeypatch), request)
     total = len(answer.text) + sum(len(c.raw_arguments) for c in answer.tool_calls)
     assert total <= 500 * 8 and answer.stop_reason == "max_tokens"
-    row = b.sink.rows[0]
+    row = ledger_rows(b)[0]
     assert "oversized reply" in row["anomaly"] and "usage above" in row["anomaly"] and b.anomalies == 2
     # a tool call whose arguments were cut is never acted on
     assert all(c.arguments is None for c in answer.tool_calls if "dropped" in (c.error or ""))
@@ -175,7 +181,7 @@ def test_a_lying_server_cannot_overspend_the_cap(protocol, server, task, monkeyp
     server.faults.replace([Fault("inflated", factor=1000, times=0)])
     b = budget(cap)
     b.complete(model_for(protocol, server, monkeypatch), request)
-    row = b.sink.rows[0]
+    row = ledger_rows(b)[0]
     assert "usage above what the request allowed" in row["anomaly"]
     assert b.used <= cap and b.overruns == 0 and row["charged_tokens"] == b.used
 
@@ -186,7 +192,7 @@ def test_missing_usage_charges_the_reservation_in_the_ledger_too(protocol, serve
     b = budget()
     request = generation_request(task, max_tokens=700)
     b.complete(model_for(protocol, server, monkeypatch), request)
-    row = b.sink.rows[0]
+    row = ledger_rows(b)[0]
     assert row["usage_reported"] is False
     assert row["input_tokens"] + row["output_tokens"] == b.used == input_token_bound(request) + 700
 
@@ -199,7 +205,7 @@ def test_wrong_tool_arguments_become_errors_and_are_not_echoed(protocol, server,
     request = generation_request(task)
     answer = b.complete(model, request)
     assert answer.tool_calls and all(c.arguments is None and c.error for c in answer.tool_calls)
-    assert b.sink.rows[0]["status"] == "malformed"
+    assert ledger_rows(b)[0]["status"] == "malformed"
     # the next request carries the call back with a short note, never the broken text
     follow = request.messages + (answer.as_message(),) + tuple(
         Message("tool", "error: bad arguments", tool_call_id=c.id) for c in answer.tool_calls)

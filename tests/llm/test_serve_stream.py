@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import anthropic
 import openai
@@ -50,7 +51,7 @@ def ant(server) -> anthropic.Anthropic:
 
 
 def test_chat_completions_stream_equals_the_plain_reply(server, messages):
-    params = {"model": "m", "messages": to_chat(messages), "max_completion_tokens": 2000,
+    params: dict[str, Any] = {"model": "m", "messages": to_chat(messages), "max_completion_tokens": 2000,
               "tools": [{"type": "function", "function": t.to_dict()} for t in TOOL_SPECS]}
     plain = oai(server).chat.completions.create(**params)
     chunks = list(oai(server).chat.completions.create(**params, stream=True, stream_options={"include_usage": True}))
@@ -76,7 +77,7 @@ def test_chat_completions_stream_equals_the_plain_reply(server, messages):
 
 def test_responses_stream_equals_the_plain_reply(server, messages):
     instructions, items = to_responses_input(messages)
-    params = {"model": "m", "input": items, "instructions": instructions, "max_output_tokens": 2000,
+    params: dict[str, Any] = {"model": "m", "input": items, "instructions": instructions, "max_output_tokens": 2000,
               "tools": [{"type": "function", "name": t.name, "description": t.description,
                          "parameters": t.parameters, "strict": False} for t in TOOL_SPECS]}
     plain = oai(server).responses.create(**params)
@@ -90,12 +91,13 @@ def test_responses_stream_equals_the_plain_reply(server, messages):
         return [(i.call_id, i.name, json.loads(i.arguments)) for i in r.output if i.type == "function_call"]
     assert calls(plain) and calls(final) == calls(plain)
     assert final.output_text == plain.output_text
+    assert final.usage is not None and plain.usage is not None
     assert final.usage.input_tokens == plain.usage.input_tokens
 
 
 def test_messages_stream_equals_the_plain_reply(server, messages):
     system, turns = to_anthropic(messages)
-    params = {"model": "m", "system": system, "messages": turns, "max_tokens": 2000,
+    params: dict[str, Any] = {"model": "m", "system": system, "messages": turns, "max_tokens": 2000,
               "tools": _tool_params(ModelRequest(messages, TOOL_SPECS, 2000))}
     plain = ant(server).messages.create(**params)
     with ant(server).messages.stream(**params) as stream:
@@ -117,8 +119,9 @@ def test_models_and_count_tokens_answer_in_each_dialect(server, messages):
     assert oai(server).models.retrieve("sim:weak").owned_by == "testhelix"
     assert [m.id for m in ant(server).models.list()] == ["sim:weak"]
     system, turns = to_anthropic(messages)
-    counted = ant(server).messages.count_tokens(model="m", system=system, messages=turns)
-    reply = ant(server).messages.create(model="m", system=system, messages=turns, max_tokens=500)
+    dialog: dict[str, Any] = {"model": "m", "system": system, "messages": turns}  # the SDK's params, as the provider sends them
+    counted = ant(server).messages.count_tokens(**dialog)
+    reply = ant(server).messages.create(**dialog, max_tokens=500)
     # the estimate uses the rule the simulated model charges by, so the two agree here
     assert counted.input_tokens == reply.usage.input_tokens > 0
 
@@ -132,6 +135,7 @@ def test_project_providers_mark_a_served_simulated_reply(server, task, messages,
     b = Budget(10**6, run_label="r", task_id=task.id, sink=MemoryLedger())
     answer = b.complete(create_model(name), ModelRequest(messages, TOOL_SPECS, 2000))
     assert answer.simulated and answer.metadata["served_model"] == "sim:weak"
+    assert isinstance(b.sink, MemoryLedger)
     row = b.sink.rows[0]
     assert row["model"] == name and row["simulated"] is True and row["cost_usd"] is None
     assert b.simulated_calls == 1
@@ -157,6 +161,7 @@ def test_a_run_through_a_served_simulated_model_is_labelled_simulated(server, ta
                              model_factory=lambda model, t, seed: create_model(model))
         result = runner.run_one(task, Strategy(), get_config("A"), name, f"{name}/A")
         store = runner.store
+        assert store is not None
         assert result.detail["simulated"] is True
         calls = store.model_calls(f"{name}/A")
         assert calls and all(c["simulated"] and c["cost_usd"] is None for c in calls)   # the ledger

@@ -13,7 +13,7 @@ from testhelix.agent.prompts import PublicTask, review_messages, session_message
 from testhelix.llm.base import CallTags, Message, ModelRequest
 from testhelix.llm.registry import create_model
 from testhelix.llm.sim.agent import SUITE_FILE, SimAgentPolicy
-from testhelix.llm.sim.bank import bank_for, incidental_reasons
+from testhelix.llm.sim.bank import BankTest, SimBank, bank_for, incidental_reasons
 from testhelix.llm.sim.draws import Draws
 from testhelix.llm.sim.model import infer_role, request_seed
 from testhelix.llm.sim.profiles import get_profile
@@ -42,9 +42,15 @@ def _first_suites(task, strategy: Strategy, profile: str = "weak", n: int = 300)
     out = []
     for seed in range(n):
         _, calls = policy.decide(ModelRequest(msgs), "generation", Draws((seed, task.id, "generation", "d", "", 0)))
-        suite = next(c for c in calls if c.arguments["path"] == SUITE_FILE).arguments["content"]
+        suite = next(c.arguments["content"] for c in calls if c.arguments is not None and c.arguments["path"] == SUITE_FILE)
         out.append(re.findall(r"^def (test_\w+)\(", suite, re.M))
     return out
+
+
+def _bank_test(bank: SimBank, name: str) -> BankTest:
+    found = bank.test(name)
+    assert found is not None, f"{name} is not in the bank"
+    return found
 
 
 def test_bank_labels_come_from_the_initial_program_and_own_repairs(task):
@@ -57,7 +63,7 @@ def test_bank_labels_come_from_the_initial_program_and_own_repairs(task):
     assert bank.role("test_keeps_last_partial_chunk") == "reproduces"
     assert bank.role("test_clamp_wrong_expectation") == "suspect"            # fails everywhere
     assert bank.role("test_clamp_inside_range") == "guard"
-    assert incidental_reasons(bank.test("test_size_error_message").source) == ["matches the text of an error message"]
+    assert incidental_reasons(_bank_test(bank, "test_size_error_message").source) == ["matches the text of an error message"]
 
 
 def test_role_and_randomness_come_from_the_messages_not_the_tags(task):
@@ -100,7 +106,7 @@ def test_narrow_avoids_and_messages_prefers_incidental_guards(task):
     bank = bank_for(task)
 
     def incidental(strategy):
-        return sum(bool(bank.test(n).incidental) for s in _first_suites(task, strategy, profile="strong") for n in s[1:])
+        return sum(bool(_bank_test(bank, n).incidental) for s in _first_suites(task, strategy, profile="strong") for n in s[1:])
 
     plain = incidental(initial_strategy())
     assert incidental(_strategy(guidance="Assert only what the specification fixes.")) < plain

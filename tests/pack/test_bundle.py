@@ -70,7 +70,7 @@ def test_extraction_refuses_entries_outside_the_pack(tmp_path):
 
 
 def test_first_use_unpacks_into_the_cache_then_reuses_it(data, tmp_path, monkeypatch):
-    lines = []
+    lines: list[str] = []
     folder = bundle.pack_dir("fx", lines.append)
     entry = bundle.bundled_packs()["fx"]
     assert folder == tmp_path / "cache" / "packs" / f"fx-{entry.tree_sha256[:16]}" / "fx"
@@ -92,7 +92,7 @@ def test_a_damaged_cache_is_detected_and_unpacked_again(data, damage):
         (folder / "fx-clamp-m01" / "extra.py").write_text("x = 1\n")
     else:
         shutil.rmtree(folder / "fx-stack-m02")
-    lines = []
+    lines: list[str] = []
     assert bundle.pack_dir("fx", lines.append) == folder
     assert tree_sha256(folder) == bundle.bundled_packs()["fx"].tree_sha256
     assert any("does not match its digest" in line for line in lines)
@@ -145,12 +145,15 @@ def test_two_processes_unpacking_at_once_get_one_complete_pack(data, tmp_path):
 def test_a_path_wins_over_a_bundled_name_and_the_note_says_so(data, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     found = resolve("fx", "pack")
+    assert found is not None and found.note is not None
     assert found.bundled and found.path == bundle.pack_dir("fx") and "using the bundled pack" in found.note
     (tmp_path / "fx").mkdir()
     found = resolve("fx", "pack")
+    assert found is not None and found.note is not None
     assert not found.bundled and found.path == Path("fx") and "a path wins over a name" in found.note
     assert resolve("nothing", "pack") is None
     plain = resolve(str(FIXTURE_PACK), "pack")
+    assert plain is not None
     assert plain.path == FIXTURE_PACK and plain.note is None
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import tomllib
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -116,8 +117,8 @@ def test_public_label(fails_initial, passes, label):
     assert public_label(fails_initial, passes) == label
 
 
-def _mutation(**kw) -> Mutation:
-    base = dict(id="m1", file="f.py", find="if n > limit:", replace="if n >= limit:", kind="off-by-one",
+def _mutation(**kw: Any) -> Mutation:
+    base: dict[str, Any] = dict(id="m1", file="f.py", find="if n > limit:", replace="if n >= limit:", kind="off-by-one",
                 description="d", defect=True, report="Calling `f(3)` returned 2, expected 3.",
                 fixes=("if limit < n:",), wrong_fixes=())
     base.update(kw)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import tomllib
+from collections.abc import Callable
 from importlib.metadata import entry_points
 from pathlib import Path
 
@@ -24,7 +25,9 @@ def cli(main, args, capsys) -> tuple[int, str, str]:
     with pytest.raises(SystemExit) as done:
         main([str(a) for a in args])
     captured = capsys.readouterr()
-    return done.value.code, captured.out, captured.err
+    code = done.value.code
+    assert isinstance(code, int), code  # the entry point always exits with a number
+    return code, captured.out, captured.err
 
 
 def test_the_entry_points_found_are_the_ones_the_pyproject_declares(sample_plugin):
@@ -34,7 +37,8 @@ def test_the_entry_points_found_are_the_ones_the_pyproject_declares(sample_plugi
     assert found == {g: declared[g] for g in GROUPS}
 
 
-def test_each_kind_loads_by_entry_point_and_by_dotted_path(sample_plugin):
+@pytest.mark.usefixtures("sample_plugin")  # the name is the package's below, not the fixture's folder
+def test_each_kind_loads_by_entry_point_and_by_dotted_path():
     import sample_plugin.counter
     import sample_plugin.executor
 
@@ -54,7 +58,7 @@ def test_each_kind_loads_by_entry_point_and_by_dotted_path(sample_plugin):
     assert get_domain("counter") is get_domain("sample_plugin.counter:DOMAIN") is sample_plugin.counter.DOMAIN
 
 
-BAD = [
+BAD: list[tuple[Callable[[list[str] | None], None], list[str | Path], str]] = [
     (helix_main, ["evaluate", "--task", TASK, "--suite", TASK / "tests", "--executor", "nope"],
      "--executor: unknown executor 'nope'; known: forkserver, sample"),
     (helix_main, ["evaluate", "--task", TASK, "--suite", TASK / "tests", "--executor", "sample_plugin.nope:X"],
@@ -156,7 +160,8 @@ def test_a_provider_plugin_serves_a_run_and_reads_its_own_credential(sample_plug
     assert "`sample:strong/A` used simulated models" in out
 
 
-def test_a_provider_plugin_sets_the_default_jobs_through_its_optional_hook(sample_plugin, monkeypatch):
+@pytest.mark.usefixtures("sample_plugin")  # the name is the package's below, not the fixture's folder
+def test_a_provider_plugin_sets_the_default_jobs_through_its_optional_hook(monkeypatch):
     import sample_plugin.provider
 
     from testhelix.parallel import default_jobs
@@ -186,7 +191,10 @@ def test_gtdd_runs_a_plugin_domain_in_a_plugin_sandbox(sample_plugin, tmp_path, 
 
 
 def test_prepare_caches_a_tree_before_any_run_in_both_backends(sample_plugin, tmp_path):
+    from sample_plugin.executor import SubprocessExecutor
+
     from testhelix.digest import tree_sha256
+    from testhelix.execution.executor import ForkServerExecutor
     from testhelix.execution.seam import create_executor
 
     program = TASK / "solution" / "program"
@@ -194,6 +202,10 @@ def test_prepare_caches_a_tree_before_any_run_in_both_backends(sample_plugin, tm
         with create_executor(spec, workers=1, sandbox="plain") as executor:
             executor.prepare([program])
             backend = executor.inner  # the backend behind the seam's outcome cache
-            cached = (backend.trees.path(tree_sha256(program)) if spec == "forkserver"
-                      else backend.trees[tree_sha256(program)])
+            if spec == "forkserver":
+                assert isinstance(backend, ForkServerExecutor)
+                cached = backend.trees.path(tree_sha256(program))
+            else:
+                assert isinstance(backend, SubprocessExecutor)
+                cached = backend.trees[tree_sha256(program)]
             assert sorted(p.name for p in cached.iterdir()) == sorted(p.name for p in program.iterdir())

@@ -246,4 +246,4 @@ def test_with_the_harness_executor(task):
     finally:
         executor.close()
     assert targets.change == {("initial", "calc/core.py", 5), ("reference", "calc/core.py", 5)}
-    assert (result.delta_c, result.entry, result.status) == (1.0, pytest.approx(3 / 8), "ok")
+    assert result.delta_c == 1.0 and result.entry == pytest.approx(3 / 8) and result.status == "ok"

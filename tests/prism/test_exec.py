@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from testhelix.execution.cache import MemoryOutcomeCache, StoreOutcomeCache, cache_key
+from testhelix.execution.caching import CachedExecutor
 from testhelix.execution.executor import default_executor
 from testhelix.execution.outcome import Limits, Outcome, RawRun, classify, parse_summary
 from testhelix.execution.seam import create_executor
@@ -47,7 +48,7 @@ def test_classify(raw, expected):
 
 def test_parse_unittest_summary():
     counts = parse_summary("Ran 4 tests in 0.01s\n\nFAILED (failures=1, errors=1)\n")
-    assert counts.executed == 4 and counts.failed == 2
+    assert counts is not None and counts.executed == 4 and counts.failed == 2
 
 
 @pytest.fixture(scope="module")
@@ -162,6 +163,7 @@ def test_persistent_cache_serves_a_new_executor(tmp_path):
         first = ex.run(suite, TASK / "environment", LIMITS)
     with default_executor(1, cache=StoreOutcomeCache(store)) as ex:
         second = ex.run(suite, TASK / "environment", LIMITS)
+        assert isinstance(ex, CachedExecutor)  # every executor is made behind the outcome cache
         assert ex.executions == 0 and second.cached and second.status == first.status == "pass"
     cols, rows = store.query("SELECT suite_digest, status FROM executions")
     assert len(rows) == 1 and rows[0][1] == "pass"
@@ -171,7 +173,8 @@ def test_persistent_cache_serves_a_new_executor(tmp_path):
 def test_memory_cache_strips_cached_flag():
     c = MemoryOutcomeCache()
     c.put("k", Outcome("pass", None, 1, 0.1, "", cached=True))
-    assert c.get("k").cached is False
+    got = c.get("k")
+    assert got is not None and got.cached is False
 
 
 def test_coverage_runs_are_their_own_executions(executor, tmp_path):

@@ -10,7 +10,7 @@ import pytest
 from testhelix.cli import main
 from testhelix.digest import NonUtf8Name, tree_sha256
 from testhelix.execution.cgroup import PARENT, Cgroups, own_v1_group
-from testhelix.execution.outcome import Limits
+from testhelix.execution.outcome import Limits, Outcome
 from testhelix.execution.workspace import force_rmtree
 from testhelix.tasks.task import load_task
 
@@ -53,13 +53,20 @@ def test_non_utf8_file_name_is_refused_naming_the_file(tmp_path, capsys):
     assert "helper\\udcff.py: file name is not valid UTF-8" in err and "Traceback" not in err
 
 
+class NeverRuns:
+    """A SuiteRunner for tool calls that must not run the suite."""
+
+    def run(self, suite_dir: Path, program_dir: Path, limits: Limits) -> Outcome:
+        raise AssertionError(f"the suite {suite_dir} was run")
+
+
 def test_agent_write_file_refuses_a_lone_surrogate(tmp_path):
     sim_task = load_task(Path(__file__).resolve().parents[1] / "fixtures" / "sim_task" / "sim-chunker-m01")
     from testhelix.agent.tools import AgentWorkspace, ToolBox
     from testhelix.llm.base import ToolCall
 
     ws = AgentWorkspace.create(tmp_path / "ws", sim_task.initial_dir)
-    box = ToolBox(ws, None, limits=None, output_chars=300, writable=("suite", "repair"))
+    box = ToolBox(ws, NeverRuns(), limits=Limits(), output_chars=300, writable=("suite", "repair"))
     out = box.execute(ToolCall("c1", "write_file", {"path": "suite/test_\udcff.py", "content": "x"}))
     assert out.startswith("refused") and "not a valid UTF-8 file name" in out
     assert not any((ws.root / "suite").iterdir()) if (ws.root / "suite").exists() else True

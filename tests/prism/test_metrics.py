@@ -118,6 +118,7 @@ def test_split_metrics_by_hand():
     assert m.h == pytest.approx(0.4878)
     # companion (valid incl. reference) per task: 1, 2/5 and 1 (t3: only the reference observed)
     assert m.valid_acceptance_with_reference == pytest.approx((1 + 2 / 5 + 1) / 3)
+    assert m.valid_acceptance_with_reference is not None and m.invalid_rejection is not None
     assert m.balanced_accuracy == pytest.approx((m.valid_acceptance_with_reference + m.invalid_rejection) / 2)
     assert m.mutation_score == m.invalid_rejection
 
@@ -136,6 +137,7 @@ def test_paired_difference_by_hand():
     assert d.n == 4  # t5 undefined in x, t6 absent from x
     assert (d.improved, d.worsened) == (2, 1)
     assert d.delta == pytest.approx((1 + 0 + 1 - 1) / 4)
+    assert d.mean_x is not None and d.mean_y is not None
     assert d.mean_y - d.mean_x == pytest.approx(d.delta)
     assert d.sign_test_p == pytest.approx(1.0)  # 2 vs 1 of 3 discordant: exact two-sided p = 1
 
@@ -162,8 +164,9 @@ def test_rates_are_bounded_and_h_between_its_rounded_inputs(tasks):
     for rate in (m.reference_acceptance, m.joint_success, m.valid_acceptance, m.invalid_rejection, m.h):
         assert rate is None or 0.0 <= rate <= 1.0
     if m.joint_success is not None:
-        assert m.joint_success <= m.reference_acceptance  # S implies F
+        assert m.reference_acceptance is not None and m.joint_success <= m.reference_acceptance  # S implies F
     if m.h is not None:
+        assert m.valid_acceptance is not None and m.invalid_rejection is not None  # H is made of both
         lo = min(round_percent(m.valid_acceptance), round_percent(m.invalid_rejection))
         hi = max(round_percent(m.valid_acceptance), round_percent(m.invalid_rejection))
         assert lo - 1e-4 <= m.h <= hi + 1e-4  # rounding may move H by half a basis point
@@ -196,7 +199,7 @@ def test_collection_error_caused_by_the_program_is_a_rejection():
 
     # an invalid program lacking a function: the suite's import fails at collection (pytest exit 2)
     status, reason, _ = classify(RawRun("pytest", exit_code=2))
-    assert status == "fail" and reason.startswith("collection error")
+    assert status == "fail" and reason is not None and reason.startswith("collection error")
     t = task_indicators(outcomes(invs=(status, "fail", "fail", "fail", "error")))
     assert t.R == pytest.approx(4 / 5) and not t.S  # 4 rejections of 5; the error denies S
 

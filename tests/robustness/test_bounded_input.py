@@ -24,7 +24,7 @@ SIM = ["--model", "sim:strong", "--optimizer-model", "sim:strong"]
 
 
 def frozen(strategy: dict, digest: object = "auto") -> str:
-    doc = {"strategy": strategy, "provenance": {"node": "n1"}}
+    doc: dict[str, object] = {"strategy": strategy, "provenance": {"node": "n1"}}
     if digest == "auto":
         digest = initial_strategy().content_hash() if strategy == INITIAL else "0" * 64
     if digest is not None:
@@ -32,7 +32,7 @@ def frozen(strategy: dict, digest: object = "auto") -> str:
     return json.dumps(doc)
 
 
-FILES = {
+FILES: dict[str, str | bytes] = {
     "int.json": '{"agentSteps": ' + DIGITS + "}",
     "deep.json": "[" * 5000 + "]" * 5000,
     "deep_obj.json": '{"a":' * 3000 + "1" + "}" * 3000,

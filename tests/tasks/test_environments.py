@@ -7,7 +7,6 @@ import shutil
 from pathlib import Path
 
 import pytest
-from wheel_maker import make_wheel
 
 from testhelix.errors import UserError
 from testhelix.execution.environments import ensure_environment, normalise
@@ -17,6 +16,7 @@ from testhelix.importers.swebench import import_swebench
 from testhelix.pack.verify import verify_pack
 from testhelix.prism.evaluation import evaluate_task
 from testhelix.tasks.task import load_task
+from tests.tasks.wheel_maker import make_wheel
 
 SWE = Path(__file__).resolve().parents[1] / "fixtures" / "swebench"
 PIN = "helixpin==1.2.3"

@@ -72,7 +72,7 @@ def _reference(ops: Sequence[dict]) -> TraceResult:
 
 class CounterDomain:
     name = "counters"
-    families = ("counting", "resetting")
+    families: tuple[str, ...] = ("counting", "resetting")
     module_name = "counters.py"
     entry_class = "Counters"
     max_ops = 8

@@ -24,8 +24,10 @@ import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Literal
 
 from testhelix.digest import tree_sha256
+from testhelix.execution.cache import OutcomeCache
 from testhelix.execution.outcome import Limits, Outcome, RawRun, classify, pytest_args
 from testhelix.execution.sandbox import apply_rlimits, sandbox_env
 
@@ -36,7 +38,8 @@ SCRIPT = "run_tests.sh"
 class SubprocessExecutor:
     runner_version = "sample-subprocess-1"
 
-    def __init__(self, workers: int | None = None, cache=None, sandbox: str | None = None):
+    def __init__(self, workers: int | None = None, cache: OutcomeCache | None = None,
+                 sandbox: str | None = None) -> None:
         self.workers = max(1, workers or 1)
         self.root = Path(tempfile.mkdtemp(prefix="sample-executor-"))
         self.trees: dict[str, Path] = {}  # digest -> prepared copy
@@ -100,7 +103,7 @@ class SubprocessExecutor:
                 f.write(f"{self.runner_version} {raw.entry} exit={raw.exit_code}\n")
         return _outcome(raw)
 
-    def _spawn(self, argv: list[str], cwd: Path, env: dict, limits: Limits, entry: str) -> RawRun:
+    def _spawn(self, argv: list[str], cwd: Path, env: dict, limits: Limits, entry: Literal["pytest", "script"]) -> RawRun:
         started = time.monotonic()
         proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                 stderr=subprocess.STDOUT, start_new_session=True,

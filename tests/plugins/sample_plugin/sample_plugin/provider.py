@@ -10,9 +10,10 @@ and it says so (`simulated = True`), so every output they produce is labelled si
 from __future__ import annotations
 
 import os
+from typing import Any
 
 from testhelix.errors import UserError
-from testhelix.llm.base import ModelAuthError
+from testhelix.llm.base import ChatModel, ModelAuthError
 from testhelix.llm.provider_protocol import ModelInfo
 from testhelix.llm.sim.profiles import get_profile
 
@@ -21,7 +22,7 @@ KEY_VAR = "SAMPLE_PLUGIN_API_KEY"
 
 class SampleProvider:
     name = "sample"
-    credential_env_vars = (KEY_VAR,)
+    credential_env_vars: tuple[str, ...] = (KEY_VAR,)
     simulated = True  # it serves test doubles: every output says so (testhelix.llm.registry.is_simulated)
 
     def resolve(self, name: str, model: str) -> ModelInfo:
@@ -32,7 +33,8 @@ class SampleProvider:
                          context_window=profile.context_window, max_output_tokens=profile.max_output_tokens,
                          prices=None)
 
-    def create(self, name, info, *, task, seed, http_client, max_retries, timeout_s, max_retry_wait_s):
+    def create(self, name: str, info: ModelInfo, *, task: Any, seed: int, http_client: Any, max_retries: int,
+               timeout_s: float | None, max_retry_wait_s: float) -> ChatModel:
         from testhelix.llm.sim.model import SimulatedModel
 
         if not os.environ.get(KEY_VAR):

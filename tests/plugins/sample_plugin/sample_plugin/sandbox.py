@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from testhelix.execution.outcome import Limits
 from testhelix.execution.sandbox import PlainSandbox
 
 OPEN_FILES = 200
@@ -18,5 +19,5 @@ OPEN_FILES = 200
 class MarkedPlainSandbox(PlainSandbox):
     kind = "sample-plain"
 
-    def confine(self, limits, uid, cgroup=False):
+    def confine(self, limits: Limits, uid: int, cgroup: bool = False) -> None:
         super().confine(replace(limits, nofile=min(limits.nofile, OPEN_FILES)), uid, cgroup)
