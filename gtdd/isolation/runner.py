@@ -54,6 +54,7 @@ from gtdd.domains.base import (
     Trace,
     TraceResult,
 )
+from testhelix.execution import jobprocess
 from testhelix.execution.seam import select_sandbox
 from testhelix.plugins import import_root
 
@@ -104,9 +105,10 @@ class EvaluatorError(RuntimeError):
 
 
 def isolation_code_digest() -> str:
-    """sha256 of the isolation code itself (zygote and runner): it is part of the execution image."""
+    """sha256 of the isolation code itself (zygote, runner, and the per-process steps the zygote
+    shares with the executor): it is part of the execution image."""
     h = hashlib.sha256()
-    for path in (ZYGOTE, Path(__file__)):
+    for path in (ZYGOTE, Path(__file__), Path(jobprocess.__file__)):
         h.update(path.read_bytes())
     return h.hexdigest()
 

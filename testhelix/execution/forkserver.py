@@ -56,6 +56,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from testhelix.execution.cgroup import Cgroups, JobCgroup
+from testhelix.execution.jobprocess import die_with_parent, end_leftovers_of
 from testhelix.execution.keepers import (
     STATUS_BYTES,
     WaitingKeeper,
@@ -69,9 +70,9 @@ from testhelix.execution.outcome import Limits
 from testhelix.execution.overlay import Layers
 from testhelix.execution.precompile import asks_for_pass_hook, is_rewritten_pyc
 from testhelix.execution.pytest_warm import ConfigTemplate, warm_up
-from testhelix.execution.sandbox import Sandbox, kill_uid, remove_files_of
+from testhelix.execution.sandbox import Sandbox
 from testhelix.execution.seam import select_sandbox
-from testhelix.execution.syscalls import MS_NODEV, MS_NOSUID, PR_SET_PDEATHSIG, mount, prctl, umount
+from testhelix.execution.syscalls import MS_NODEV, MS_NOSUID, mount, umount
 from testhelix.execution.workspace import (
     SUITE_SUBDIR,
     build_workspace,
@@ -287,8 +288,7 @@ class Server:
         if not self.sandbox.pid_namespace and len(test_pid) == 4:
             _killpg(struct.unpack("i", test_pid)[0])  # leftovers in the test's session
         if not self.sandbox.pid_namespace and self.sandbox.drops_privileges:
-            kill_uid(job.uid)  # children that escaped into sessions of their own
-            remove_files_of(job.uid)
+            end_leftovers_of(job.uid)  # children that escaped into sessions of their own, their files
         duration = time.monotonic() - started
         for fd in (out_r, st_r):
             os.close(fd)
@@ -391,7 +391,7 @@ def main(argv: list[str] | None = None) -> None:
             ours.close()
             proto_in.close()
             proto_out.close()
-            prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+            die_with_parent()
             del args, keep, cgroups
             zygote_loop(Zygote(sandbox, template), theirs)
         finally:
