@@ -1,8 +1,10 @@
 """Isolated launcher, zygote and per-trace processes; run as a FILE (never imported as part of `gtdd`).
 
 Started by runner.py as `[sandbox launch prefix] python -s -P zygote.py KIND SERVER_DIR WORKSPACE UID
-STATUS_FD DATA_FD CONFIG_JSON`. Process tree, namespaced sandbox (testhelix/execution/sandbox.py
-primitives; the per-process steps shared with the executor's fork server are in jobprocess.py there):
+CONFIG_JSON`, talking to the harness over its three standard streams only (what the executor's fork
+server needs of a sandbox too, so one Sandbox adapter serves both). Process tree, namespaced
+sandbox (testhelix/execution/sandbox.py primitives; the per-process steps shared with the
+executor's fork server are in jobprocess.py there):
 
     launcher (fresh net/mount/IPC/UTS namespaces, builds the minimal root)
       zygote = PID 1 of a batch PID namespace, chrooted, root, has NOT run any candidate code:
@@ -26,12 +28,12 @@ Limits are CPU time, not wall clock: an ITIMER_PROF timer interrupts the import 
 swallows or blocks the timer signal. Memory is RLIMIT_AS. The harness keeps a wall-clock watchdog
 only for a worker that blocks without using CPU time; it reports a harness error, never a verdict.
 
-STATUS_FD carries one JSON line per event: {"ready":1} (sandbox up), {"loaded":1} or
+Stdout carries one JSON line per event: {"ready":1} (sandbox up), {"loaded":1} or
 {"import_error": CLASS} (the source compiled or not), then per trace frame received
 {"n": bytes, "status": wait status, "cpu": seconds}, where the worker's `n` bytes -- JSON lines
 {"phase": ...} and its record {"r": [replies], "e": error|null} or {"import_error": CLASS} -- were
-spliced to DATA_FD just before (runner.classify_worker reads them). Trace frames on stdin: 8-byte
-big-endian length, then a JSON list of ops.
+spliced to stderr just before (runner.classify_worker reads them). Trace frames on stdin: 8-byte
+big-endian length, then a JSON list of ops. The launcher's own diagnostics go to SERVER_DIR/launcher.log.
 """
 
 from __future__ import annotations  # annotations are never evaluated: this file imports only what it runs
@@ -77,6 +79,7 @@ EXIT_NO_MORE = 3  # the worker found stdin at its end: the batch is over
 MAX_RECORD_BYTES = 16 << 20
 COMPILE_CPU_S = 10
 TRACE_TMP_MB = 16  # each trace's fresh /tmp and /dev/shm
+LAUNCHER_LOG = "launcher.log"  # in SERVER_DIR; runner.py shows its tail when the isolation fails
 
 
 class CpuLimit(BaseException):
@@ -301,8 +304,15 @@ def compile_candidate(path: str) -> types.CodeType | str:
 
 
 def main() -> None:
-    kind, server_dir, workspace, uid_arg, status_fd_arg, data_fd_arg, config_json = sys.argv[1:8]
-    uid, status_fd, data_fd, config = int(uid_arg), int(status_fd_arg), int(data_fd_arg), json.loads(config_json)
+    kind, server_dir, workspace, uid_arg, config_json = sys.argv[1:6]
+    uid, config = int(uid_arg), json.loads(config_json)
+    # Stdout and stderr are the harness's status and record channels from here on; anything else
+    # this process prints (a traceback) goes to a log of its own.
+    status_fd, data_fd = os.dup(1), os.dup(2)
+    log = os.open(os.path.join(server_dir, LAUNCHER_LOG), os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    os.dup2(log, 1)
+    os.dup2(log, 2)
+    os.close(log)
     backstop_cpu = config["rlimit_cpu_s"]
     limits = Limits(wall_s=float(backstop_cpu) * 10, cpu_s=backstop_cpu, memory_mb=config["memory_mb"],
                     fsize_mb=config["fsize_mb"], nofile=config["nofile"], nproc=config["nproc"])
