@@ -211,6 +211,7 @@ class _Batch:
                                 start_new_session=True, cwd=str(self.base), env=_launcher_env(import_root(self.sandbox)))
         assert proc.stdout is not None and proc.stderr is not None
         self.fd, self.data_fd, self.proc, self.data = proc.stdout.fileno(), proc.stderr.fileno(), proc, b""
+        self.early = b""  # what the launcher wrote to stderr before its log was open
         done = start
         try:
             done = self._drive(start)
@@ -224,6 +225,10 @@ class _Batch:
         first = self._next(START_GRACE_S)
         if first is None or "ready" not in first:
             raise EvaluatorError(f"the trace sandbox did not start: {self._diagnostics()}")
+        # "ready" is written after the launcher moved its own output to its log: whatever came on
+        # stderr before (a warning while it imported) is no record. It was written before "ready",
+        # so it has been read by now (_next reads both pipes whenever both are readable).
+        self.early, self.data = self.data, b""
         loaded = self._next(START_GRACE_S)
         if loaded is None:
             raise EvaluatorError(f"the trace zygote failed before the candidate was loaded: {self._diagnostics()}")
@@ -284,7 +289,7 @@ class _Batch:
 
     def _diagnostics(self) -> str:
         """The launcher's log, and what it wrote to stderr before that log was open (an import error)."""
-        early = self.data[-2000:].decode(errors="replace") if self.data else ""
+        early = (self.early or self.data)[-2000:].decode(errors="replace")
         return _tail(self.log) + (f"\n{early}" if early else "")
 
     def _fill(self, start: int, error: str) -> int:

@@ -280,6 +280,8 @@ def test_a_sandbox_that_carries_only_the_standard_streams_runs_traces(tmp_path, 
     """What GTDD asks of a sandbox's launch prefix is what the fork server asks: stdin, stdout and
     stderr (no other inherited descriptor), so one plug-in sandbox serves both."""
     (tmp_path / "streams_only_sandbox.py").write_text(STREAMS_ONLY_SANDBOX)
+    # Start-up noise on stderr (a warning while the launcher imports) must not be taken for a record.
+    (tmp_path / "sitecustomize.py").write_text("import sys\nsys.stderr.write('noise before the log is open\\n')\n")
     monkeypatch.syspath_prepend(str(tmp_path))
     spec = "streams_only_sandbox:StreamsOnlySandbox"
     assert select_sandbox(spec).kind == "streams-only"
