@@ -54,6 +54,7 @@ from gtdd.domains.base import (
     Trace,
     TraceResult,
 )
+from testhelix.execution import jobprocess
 from testhelix.execution.seam import select_sandbox
 from testhelix.plugins import import_root
 
@@ -62,6 +63,7 @@ if TYPE_CHECKING:
 
 HERE = Path(__file__).parent
 ZYGOTE = HERE / "zygote.py"
+LAUNCHER_LOG = "launcher.log"  # zygote.py's own diagnostics, in its server folder
 START_GRACE_S = 30.0  # building the sandbox and compiling the candidate
 NAMESPACED_UID = 4_900_000  # one fixed uid, so no batch differs from another in what it can see
 
@@ -104,9 +106,10 @@ class EvaluatorError(RuntimeError):
 
 
 def isolation_code_digest() -> str:
-    """sha256 of the isolation code itself (zygote and runner): it is part of the execution image."""
+    """sha256 of the isolation code itself (zygote, runner, and the per-process steps the zygote
+    shares with the executor): it is part of the execution image."""
     h = hashlib.sha256()
-    for path in (ZYGOTE, Path(__file__)):
+    for path in (ZYGOTE, Path(__file__), Path(jobprocess.__file__)):
         h.update(path.read_bytes())
     return h.hexdigest()
 
@@ -193,39 +196,42 @@ class _Batch:
                  limits: IsolationLimits, traces: Sequence[Trace], results: list[TraceResult | None]) -> None:
         self.sandbox, self.base, self.workspace, self.config = sandbox, base, workspace, config
         self.limits, self.traces, self.results = limits, traces, results
-        self.log = base / "zygote.log"
+        self.log = base / "launcher.log"  # the current batch's (see run)
         self.buffer = b""
 
     def run(self, start: int) -> int:
         server_dir = Path(tempfile.mkdtemp(prefix="server-", dir=self.base))
-        status_r, status_w = os.pipe()
-        data_r, data_w = os.pipe()
+        self.log = server_dir / LAUNCHER_LOG
+        # The launcher gets its standard streams and nothing else (stdin: trace frames, stdout: status
+        # lines, stderr: the workers' records), as the executor's fork server does: a sandbox whose
+        # launch prefix carries them serves both.
         argv = [*self.sandbox.launch_prefix(), sys.executable, "-s", "-P", str(ZYGOTE), self.sandbox.spec,
-                str(server_dir), str(self.workspace), str(_sandbox_uid(self.sandbox)), str(status_w), str(data_w),
-                json.dumps(self.config)]
-        with open(self.log, "ab") as log:
-            proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=log, stderr=log,
-                                    pass_fds=(status_w, data_w), start_new_session=True, cwd=str(self.base),
-                                    env=_launcher_env(import_root(self.sandbox)))
-        os.close(status_w)
-        os.close(data_w)
-        self.fd, self.data_fd, self.proc, self.data = status_r, data_r, proc, b""
+                str(server_dir), str(self.workspace), str(_sandbox_uid(self.sandbox)), json.dumps(self.config)]
+        proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                start_new_session=True, cwd=str(self.base), env=_launcher_env(import_root(self.sandbox)))
+        assert proc.stdout is not None and proc.stderr is not None
+        self.fd, self.data_fd, self.proc, self.data = proc.stdout.fileno(), proc.stderr.fileno(), proc, b""
+        self.early = b""  # what the launcher wrote to stderr before its log was open
         done = start
         try:
             done = self._drive(start)
             return done
         finally:
-            os.close(status_r)
-            os.close(data_r)
+            proc.stdout.close()
+            proc.stderr.close()
             _kill(proc, graceful=done == len(self.traces))
 
     def _drive(self, start: int) -> int:
         first = self._next(START_GRACE_S)
         if first is None or "ready" not in first:
-            raise EvaluatorError(f"the trace sandbox did not start: {_tail(self.log)}")
+            raise EvaluatorError(f"the trace sandbox did not start: {self._diagnostics()}")
+        # "ready" is written after the launcher moved its own output to its log: whatever came on
+        # stderr before (a warning while it imported) is no record. It was written before "ready",
+        # so it has been read by now (_next reads both pipes whenever both are readable).
+        self.early, self.data = self.data, b""
         loaded = self._next(START_GRACE_S)
         if loaded is None:
-            raise EvaluatorError(f"the trace zygote failed before the candidate was loaded: {_tail(self.log)}")
+            raise EvaluatorError(f"the trace zygote failed before the candidate was loaded: {self._diagnostics()}")
         if "import_error" in loaded:
             return self._fill(start, ERROR_IMPORT)  # a compile error (compiling runs no candidate code)
         backstop = self.limits.wall_backstop_s
@@ -252,7 +258,7 @@ class _Batch:
         status = self._next(timeout)
         if status is None:
             if self.proc.poll() is not None:
-                raise EvaluatorError(f"the trace zygote died: {_tail(self.log)}")
+                raise EvaluatorError(f"the trace zygote died: {self._diagnostics()}")
             return None
         while len(self.data) < status["n"]:  # the record was spliced before its status was written
             chunk = os.read(self.data_fd, 1 << 20)
@@ -280,6 +286,11 @@ class _Batch:
                 self.buffer += chunk
         line, self.buffer = self.buffer.split(b"\n", 1)
         return json.loads(line)
+
+    def _diagnostics(self) -> str:
+        """The launcher's log, and what it wrote to stderr before that log was open (an import error)."""
+        early = (self.early or self.data)[-2000:].decode(errors="replace")
+        return _tail(self.log) + (f"\n{early}" if early else "")
 
     def _fill(self, start: int, error: str) -> int:
         for i in range(start, len(self.results)):

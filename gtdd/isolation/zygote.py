@@ -1,7 +1,10 @@
 """Isolated launcher, zygote and per-trace processes; run as a FILE (never imported as part of `gtdd`).
 
 Started by runner.py as `[sandbox launch prefix] python -s -P zygote.py KIND SERVER_DIR WORKSPACE UID
-STATUS_FD DATA_FD CONFIG_JSON`. Process tree, namespaced sandbox (testhelix/execution/sandbox.py primitives):
+CONFIG_JSON`, talking to the harness over its three standard streams only (what the executor's fork
+server needs of a sandbox too, so one Sandbox adapter serves both). Process tree, namespaced
+sandbox (testhelix/execution/sandbox.py primitives; the per-process steps shared with the
+executor's fork server are in jobprocess.py there):
 
     launcher (fresh net/mount/IPC/UTS namespaces, builds the minimal root)
       zygote = PID 1 of a batch PID namespace, chrooted, root, has NOT run any candidate code:
@@ -25,12 +28,12 @@ Limits are CPU time, not wall clock: an ITIMER_PROF timer interrupts the import 
 swallows or blocks the timer signal. Memory is RLIMIT_AS. The harness keeps a wall-clock watchdog
 only for a worker that blocks without using CPU time; it reports a harness error, never a verdict.
 
-STATUS_FD carries one JSON line per event: {"ready":1} (sandbox up), {"loaded":1} or
+Stdout carries one JSON line per event: {"ready":1} (sandbox up), {"loaded":1} or
 {"import_error": CLASS} (the source compiled or not), then per trace frame received
 {"n": bytes, "status": wait status, "cpu": seconds}, where the worker's `n` bytes -- JSON lines
 {"phase": ...} and its record {"r": [replies], "e": error|null} or {"import_error": CLASS} -- were
-spliced to DATA_FD just before (runner.classify_worker reads them). Trace frames on stdin: 8-byte
-big-endian length, then a JSON list of ops.
+spliced to stderr just before (runner.classify_worker reads them). Trace frames on stdin: 8-byte
+big-endian length, then a JSON list of ops. The launcher's own diagnostics go to SERVER_DIR/launcher.log.
 """
 
 from __future__ import annotations  # annotations are never evaluated: this file imports only what it runs
@@ -50,21 +53,19 @@ import types
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from testhelix.execution.outcome import Limits
-from testhelix.execution.sandbox import kill_uid, remove_files_of, sandbox_env
-from testhelix.execution.seam import select_sandbox
-from testhelix.execution.syscalls import (
-    CLONE_NEWNS,
-    CLONE_NEWPID,
-    MS_NODEV,
-    MS_NOEXEC,
-    MS_NOSUID,
-    PR_SET_PDEATHSIG,
-    mount,
-    prctl,
-    setns,
-    unshare,
+from testhelix.execution.jobprocess import (
+    die_with_parent,
+    end_leftovers_of,
+    fork_as_pid1,
+    keep_only_fds,
+    mount_fresh_temp,
+    mount_own_proc,
+    stdio_to,
 )
+from testhelix.execution.outcome import Limits
+from testhelix.execution.sandbox import sandbox_env
+from testhelix.execution.seam import select_sandbox
+from testhelix.execution.syscalls import CLONE_NEWNS, unshare
 
 if TYPE_CHECKING:
     from testhelix.execution.sandbox import Sandbox
@@ -77,6 +78,8 @@ PRELOAD = ("bisect", "collections", "copy", "dataclasses", "enum", "fnmatch", "f
 EXIT_NO_MORE = 3  # the worker found stdin at its end: the batch is over
 MAX_RECORD_BYTES = 16 << 20
 COMPILE_CPU_S = 10
+TRACE_TMP_MB = 16  # each trace's fresh /tmp and /dev/shm
+LAUNCHER_LOG = "launcher.log"  # in SERVER_DIR; runner.py shows its tail when the isolation fails
 
 
 class CpuLimit(BaseException):
@@ -126,11 +129,9 @@ def worker(sandbox: Sandbox, cwd: str, uid: int, limits: Limits, config: dict[st
     try:
         signal.signal(signal.SIGPROF, signal.SIG_DFL)
         if sandbox.pid_namespace:
-            unshare(CLONE_NEWNS)
-            tmp_opts = "mode=1777,size=16m"
-            mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, tmp_opts)
-            mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, tmp_opts)
-            mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+            unshare(CLONE_NEWNS)  # a mount namespace of the trace's own, on the batch's chroot
+            mount_fresh_temp("", TRACE_TMP_MB)
+            mount_own_proc("")
             tmp = "/tmp"
         else:
             tmp = fresh_plain_tmp(server_dir, uid if sandbox.drops_privileges else None)
@@ -141,10 +142,7 @@ def worker(sandbox: Sandbox, cwd: str, uid: int, limits: Limits, config: dict[st
         if body is None:  # the harness closed the pipe inside a frame
             raise EOFError("a cut trace frame")
         ops = json.loads(body)
-        null = os.open(os.devnull, os.O_RDWR)
-        for fd in (0, 1, 2):  # the candidate's prints go nowhere; its stdin is empty
-            os.dup2(null, fd)
-        os.close(null)
+        stdio_to(None)  # the candidate's prints go nowhere; its stdin is empty
         sandbox.confine(limits, uid)
         os.environ.clear()
         os.environ.update(sandbox_env(home=tmp, tmp=tmp, pythonpath=cwd))
@@ -272,21 +270,16 @@ def zygote(sandbox: Sandbox, cwd: str, uid: int, limits: Limits, config: dict[st
         gc.freeze()  # children share these objects' pages instead of copying them for the collector
         while True:
             read_fd, write_fd = os.pipe()
-            if own_pid_ns is not None:
-                unshare(CLONE_NEWPID)  # the next child is PID 1 of a namespace of its own
-            pid = os.fork()
+            # The worker is PID 1 of a namespace of its own (namespaced), else a plain child.
+            pid = os.fork() if own_pid_ns is None else fork_as_pid1(own_pid_ns)
             if pid == 0:
-                os.closerange(3, write_fd)  # nothing of the harness or the zygote stays open
-                os.closerange(write_fd + 1, 1 << 16)
+                keep_only_fds(write_fd)  # nothing of the harness or the zygote stays open
                 worker(sandbox, cwd, uid, limits, config, code, server_dir, write_fd)
-            if own_pid_ns is not None:
-                setns(own_pid_ns, CLONE_NEWPID)
             os.close(write_fd)
             moved, status, cpu = pump(pid, read_fd, data_fd, null)
             os.close(read_fd)
             if not sandbox.pid_namespace and sandbox.drops_privileges:
-                kill_uid(uid)
-                remove_files_of(uid)
+                end_leftovers_of(uid)
             if moved == 0 and os.waitstatus_to_exitcode(status) == EXIT_NO_MORE:
                 break
             emit(status_fd, {"n": moved, "status": status, "cpu": cpu})
@@ -311,8 +304,15 @@ def compile_candidate(path: str) -> types.CodeType | str:
 
 
 def main() -> None:
-    kind, server_dir, workspace, uid_arg, status_fd_arg, data_fd_arg, config_json = sys.argv[1:8]
-    uid, status_fd, data_fd, config = int(uid_arg), int(status_fd_arg), int(data_fd_arg), json.loads(config_json)
+    kind, server_dir, workspace, uid_arg, config_json = sys.argv[1:6]
+    uid, config = int(uid_arg), json.loads(config_json)
+    # Stdout and stderr are the harness's status and record channels from here on; anything else
+    # this process prints (a traceback) goes to a log of its own.
+    status_fd, data_fd = os.dup(1), os.dup(2)
+    log = os.open(os.path.join(server_dir, LAUNCHER_LOG), os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    os.dup2(log, 1)
+    os.dup2(log, 2)
+    os.close(log)
     backstop_cpu = config["rlimit_cpu_s"]
     limits = Limits(wall_s=float(backstop_cpu) * 10, cpu_s=backstop_cpu, memory_mb=config["memory_mb"],
                     fsize_mb=config["fsize_mb"], nofile=config["nofile"], nproc=config["nproc"])
@@ -321,7 +321,7 @@ def main() -> None:
     emit(status_fd, {"ready": 1})
     init = sandbox.fork_job()
     if init == 0:
-        prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        die_with_parent()
         cwd = sandbox.enter_job(Path(workspace), limits)
         zygote(sandbox, cwd, uid, limits, config, status_fd, data_fd, server_dir)
     os.close(status_fd)

@@ -19,7 +19,8 @@ Two implementations of the small `Sandbox` protocol:
   refused by an audit hook (Python-level only: native code can still open sockets). The host file
   system stays reachable; do not run untrusted suites this way on a machine with secrets.
 
-The few namespace and mount syscalls are in syscalls.py.
+The few namespace and mount syscalls are in syscalls.py; the steps of a job's process that GTDD's
+trace isolation shares (forking PID 1, fresh temporary mounts, becoming the sandbox uid) in jobprocess.py.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Protocol
 
+from testhelix.execution.jobprocess import become_user, fork_as_pid1, mount_fresh_temp, mount_own_proc
 from testhelix.execution.masking import mask, paths_from_env
 from testhelix.execution.outcome import Limits
 from testhelix.execution.overlay import Layers, mount_layers, overlay_supported
@@ -44,10 +46,8 @@ from testhelix.execution.syscalls import (
     CLONE_NEWIPC,
     CLONE_NEWNET,
     CLONE_NEWNS,
-    CLONE_NEWPID,
     MS_BIND,
     MS_NODEV,
-    MS_NOEXEC,
     MS_NOSUID,
     MS_REMOUNT,
     PR_SET_NO_NEW_PRIVS,
@@ -55,7 +55,6 @@ from testhelix.execution.syscalls import (
     deny_unix_sockets,
     mount,
     prctl,
-    setns,
     unshare,
 )
 from testhelix.execution.workspace import INSIDE_WORKSPACE
@@ -213,19 +212,10 @@ class NamespaceSandbox:
         self.builds_workspace = not (wants_overlay and overlay_supported(server_dir / "overlay-probe"))
 
     def fork_job(self) -> int:
-        """Fork PID 1 of a fresh PID namespace, without leaving the caller's own.
-
-        unshare(CLONE_NEWPID) only changes where the caller's *next* child goes, and cannot be
-        repeated while that differs from the caller's namespace: so set it back right after the
-        fork. (This saves a process per job: an extra monitor process used to do the unshare.)
-        """
+        """Fork PID 1 of a fresh PID namespace, without leaving the caller's own (jobprocess.py).
+        (This saves a process per job: an extra monitor process used to do the unshare.)"""
         assert self._own_pid_ns is not None, "setup_server was not called"
-        unshare(CLONE_NEWPID)
-        try:
-            pid = os.fork()
-        finally:
-            if os.getpid() != 1:  # the parent (the child is PID 1 of the new namespace)
-                self._back_to_own_pid_ns()
+        pid = fork_as_pid1(self._own_pid_ns)
         if pid == 0:
             # A network namespace of the job's own, with its own loopback: suites that serve on
             # 127.0.0.1:<port> work in parallel jobs, and no job can plant a listener for another.
@@ -233,14 +223,6 @@ class NamespaceSandbox:
             unshare(CLONE_NEWNET)
             loopback_up()
         return pid
-
-    def _back_to_own_pid_ns(self) -> None:
-        try:
-            setns(self._own_pid_ns, CLONE_NEWPID)  # type: ignore[arg-type]
-        except OSError:
-            # Every later job would land in the wrong namespace: end this server instead (the
-            # executor starts a fresh one and reports this job as a harness fault).
-            os._exit(70)
 
     def enter_job(self, workspace: Path | Layers, limits: Limits) -> str:
         assert self.root is not None and self._scratch is not None, "setup_server was not called"
@@ -255,9 +237,7 @@ class NamespaceSandbox:
         else:
             mount(str(workspace), target, None, MS_BIND)
             mount(None, target, None, MS_BIND | MS_REMOUNT | MS_NOSUID | MS_NODEV)
-        tmp_size = f"size={max(16, limits.fsize_mb * 2)}m"
-        mount("tmpfs", root + "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777," + tmp_size)
-        mount("tmpfs", root + "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777," + tmp_size)
+        mount_fresh_temp(root, max(16, limits.fsize_mb * 2))
         for prefix in _python_prefixes():
             # A Python installation under /tmp (a CI checkout's virtualenv) was just hidden by the
             # job's private /tmp: bind it again, read-only, so imports keep working.
@@ -265,14 +245,12 @@ class NamespaceSandbox:
                 os.makedirs(root + prefix, exist_ok=True)
                 bind_readonly(prefix, root + prefix)
                 mask(root, self._hide, [prefix])
-        mount("proc", root + "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+        mount_own_proc(root)
         os.chroot(root)
         return INSIDE_WORKSPACE
 
     def confine(self, limits: Limits, uid: int, cgroup: bool = False) -> None:
-        os.setgroups([])
-        os.setgid(uid)
-        os.setuid(uid)
+        become_user(uid)
         prctl(PR_SET_NO_NEW_PRIVS, 1)
         deny_unix_sockets()
         apply_rlimits(limits, with_nproc=True, cgroup=cgroup)
@@ -313,9 +291,7 @@ class PlainSandbox:
     def confine(self, limits: Limits, uid: int, cgroup: bool = False) -> None:
         install_network_block()
         if self.drops_privileges:
-            os.setgroups([])
-            os.setgid(uid)
-            os.setuid(uid)
+            become_user(uid)
         prctl(PR_SET_NO_NEW_PRIVS, 1)
         deny_unix_sockets()
         # RLIMIT_NPROC counts every process of the real uid, harness included, so it is only
@@ -324,47 +300,6 @@ class PlainSandbox:
 
     def scratch_mounts(self, cwd: str) -> list[str]:
         return [cwd]
-
-
-def remove_files_of(uid: int, roots: tuple[str, ...] = ("/tmp", "/var/tmp", "/dev/shm")) -> None:
-    """Plain fallback: delete what the sandbox uid left in the world-writable shared folders."""
-    for root in roots:
-        try:
-            entries = os.listdir(root)
-        except OSError:
-            continue
-        for name in entries:
-            path = os.path.join(root, name)
-            try:
-                if os.lstat(path).st_uid != uid:
-                    continue
-                if os.path.isdir(path) and not os.path.islink(path):
-                    shutil.rmtree(path, ignore_errors=True)
-                else:
-                    os.unlink(path)
-            except OSError:
-                continue
-
-
-def kill_uid(uid: int, rounds: int = 20) -> int:
-    """SIGKILL every process owned by `uid` (found through /proc); repeat while new ones appear."""
-    killed = 0
-    for _ in range(rounds):
-        found = 0
-        for entry in os.listdir("/proc"):
-            if not entry.isdigit():
-                continue
-            try:
-                if os.stat(f"/proc/{entry}").st_uid != uid:
-                    continue
-                os.kill(int(entry), 9)
-                found += 1
-            except (OSError, ValueError):
-                continue
-        killed += found
-        if not found:
-            break
-    return killed
 
 
 def _python_prefixes() -> list[str]:

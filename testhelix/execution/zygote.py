@@ -26,11 +26,12 @@ from pathlib import Path
 import pytest
 
 from testhelix.execution.coverage_run import run_under_coverage
+from testhelix.execution.jobprocess import die_with_parent, keep_only_fds, stdio_to
 from testhelix.execution.outcome import Limits, pytest_args
 from testhelix.execution.overlay import Layers
 from testhelix.execution.pytest_warm import ConfigTemplate
 from testhelix.execution.sandbox import HOST_PREFIX_ENV, Sandbox, sandbox_env
-from testhelix.execution.syscalls import PR_SET_PDEATHSIG, deny_unix_sockets, prctl
+from testhelix.execution.syscalls import deny_unix_sockets
 from testhelix.execution.workspace import ENTRY_SCRIPT, HOME_SUBDIR, SUITE_SUBDIR
 
 FULL_BYTES = 64 * 1024  # a job tmpfs with less room than this ran out of space
@@ -87,15 +88,10 @@ def _run_test_process(z: Zygote, job: Job, cwd: str, out_w: int, ready_w: int) -
     try:
         os.setsid()
         if not sandbox.pid_namespace:
-            prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-        devnull = os.open(os.devnull, os.O_RDONLY)
-        os.dup2(devnull, 0)
-        os.dup2(out_w, 1)
-        os.dup2(out_w, 2)
-        os.close(devnull)
+            die_with_parent()
+        stdio_to(out_w)
         os.close(out_w)
-        os.closerange(3, ready_w)  # nothing of the zygote or the keeper stays open
-        os.closerange(ready_w + 1, 1 << 16)
+        keep_only_fds(ready_w)  # nothing of the zygote or the keeper stays open
         os.chdir(cwd)
         os.umask(0o022)
         sandbox.confine(limits, job.uid, job.cgroup)
@@ -160,7 +156,7 @@ def _pytest_in_process(z: Zygote, job: Job, cwd: str, ready_w: int) -> int:
 def _run_keeper(z: Zygote, spec_r: int, out_w: int, st_w: int) -> None:
     """First process of a job. Never returns; in a PID namespace its exit ends every leftover."""
     try:
-        prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # the zygote died: take the job down
+        die_with_parent()  # the zygote died: take the job down
         data = b""
         while chunk := os.read(spec_r, 1 << 16):  # written once we are in the job's cgroup
             data += chunk

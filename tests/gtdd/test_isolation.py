@@ -258,3 +258,34 @@ def test_limit_hits_are_confirmed_under_larger_limits_recorded_in_the_commitment
     larger = limits.confirming()
     assert (larger.cpu_s, larger.import_cpu_s, larger.confirm_factor) == (2.0, 4.0, 1.0)
     assert execution_config(limits)["limits"]["confirm_factor"] == 4.0  # part of every commitment
+
+
+STREAMS_ONLY_SANDBOX = '''
+import sys
+from testhelix.execution.sandbox import PlainSandbox
+
+# Starts the launcher with its standard streams and nothing else, as a container runtime would.
+CLOSE_AND_EXEC = "import os, sys; os.closerange(3, 1 << 16); os.execv(sys.argv[1], sys.argv[1:])"
+
+
+class StreamsOnlySandbox(PlainSandbox):
+    kind = "streams-only"
+
+    def launch_prefix(self):
+        return [sys.executable, "-c", CLOSE_AND_EXEC]
+'''
+
+
+def test_a_sandbox_that_carries_only_the_standard_streams_runs_traces(tmp_path, monkeypatch):
+    """What GTDD asks of a sandbox's launch prefix is what the fork server asks: stdin, stdout and
+    stderr (no other inherited descriptor), so one plug-in sandbox serves both."""
+    (tmp_path / "streams_only_sandbox.py").write_text(STREAMS_ONLY_SANDBOX)
+    # Start-up noise on stderr (a warning while the launcher imports) must not be taken for a record.
+    (tmp_path / "sitecustomize.py").write_text("import sys\nsys.stderr.write('noise before the log is open\\n')\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    spec = "streams_only_sandbox:StreamsOnlySandbox"
+    assert select_sandbox(spec).kind == "streams-only"
+    batch = traces(2)
+    got = run_traces(DOMAIN.reference_source(), batch, FAST, module_file="kvstore.py", sandbox_kind=spec)
+    expected = DOMAIN.reference_results(batch)
+    assert [DOMAIN.first_divergence(e, g) for e, g in zip(expected, got)] == [None, None]
