@@ -9,7 +9,10 @@ exercised the way the project will use it:
   sends (a system and a user message, one tool offered), with a well-formed Completion;
 - a sandbox (under the fork-server pool) and an executor each run three tiny suites on a tiny
   program, which must come back `pass`, `fail` and `error` (a suite that collects no test), and
-  a repetition must give the same verdict.
+  a repetition must give the same verdict;
+- a simulated role (a package's test double for requests of its own, llm/sim/contributed.py) has a
+  name no agent role uses, answers `recognises` with a bool, and does not claim a request that is
+  not its package's (a role that claims every request would answer every other package's too).
 
 Each check prints one line (`ok` or `FAIL`, what, detail); the command exits 0 when all passed, 1
 when one failed, and 2 for a name no registry can load (UserError).
@@ -211,5 +214,28 @@ def check_executor(spec: str, report: CheckReport) -> None:
             exercise_executor(executor, report, f"executor {spec}")
 
 
+# --- simulated roles -------------------------------------------------------------------------------
+
+def check_simulated_role(spec: str, report: CheckReport) -> None:
+    from testhelix.llm.base import Message
+    from testhelix.llm.role_prompts import SINGLE_CALL_ROLES
+    from testhelix.llm.sim.contributed import SimulatedRole, load_role
+    from testhelix.roles import CANDIDATE_PHASES
+
+    role = load_role(spec)  # checks the SimulatedRole members (UserError: exit 2)
+    report.check(True, f"simulated role {spec!r} loads and declares every SimulatedRole member",
+                 type(role).__name__)
+    agent_roles = {*CANDIDATE_PHASES, *(name for _, name in SINGLE_CALL_ROLES)}
+    report.check(isinstance(role.name, str) and bool(role.name) and role.name not in agent_roles,
+                 "its name is its own (no agent role's)", repr(role.name))
+    unrelated = (Message("system", "You write tests."), Message("user", "Say hello."))
+    ok, claimed = report.attempt("recognises() reads a request", lambda: role.recognises(unrelated))
+    if ok:
+        report.check(claimed is False, "it does not claim a request that is not its package's",
+                     "declined" if claimed is False else f"returned {claimed!r}")
+    report.note(f"{SimulatedRole.__name__}: to exercise its answers, send it requests of its package "
+                "(e.g. through a simulated model: --model sim:strong)")
+
+
 KINDS: dict[str, Callable[..., None]] = {"provider": check_provider, "sandbox": check_sandbox,
-                                         "executor": check_executor}
+                                         "executor": check_executor, "simulated-role": check_simulated_role}

@@ -11,7 +11,7 @@ from testhelix.plugin_check import KINDS, CheckReport
 
 @click.group("plugin")
 def command() -> None:
-    """Check plug-ins (model providers, executors, sandboxes) the way their registries load them."""
+    """Check plug-ins (model providers, executors, sandboxes, simulated roles) the way their registries load them."""
 
 
 @command.command("check")

@@ -131,10 +131,41 @@ def test_a_domain_whose_reference_disagrees_with_itself_fails(broken: str, capsy
     assert code == 1 and "FAIL  the reference, run in isolation, agrees with its trusted results: diverges" in out
 
 
+class ClaimsEverything:
+    """A simulated role that answers every request and takes an agent role's name: both fail."""
+
+    name = "review"
+
+    def recognises(self, messages: Sequence[Any]) -> bool:
+        return True
+
+    def answer(self, messages: Sequence[Any], rng: Any) -> str:
+        return "{}"
+
+
+@pytest.mark.parametrize("name", ["optimizer", "selection", "reflection"])
+def test_autosaddlers_simulated_roles_conform(name: str, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = cli(helix_main, ["plugin", "check", "simulated-role", name], capsys)
+    assert code == 0 and all(line.startswith("ok") for line in lines(out)), out
+    assert f"its name is its own (no agent role's): '{name}'" in out and out.rstrip().endswith("conforms")
+
+
+def test_a_simulated_role_that_claims_every_request_fails(capsys: pytest.CaptureFixture[str],
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    module = types.ModuleType("greedy_roles")
+    module.GREEDY = ClaimsEverything()  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "greedy_roles", module)
+    code, out, _ = cli(helix_main, ["plugin", "check", "simulated-role", "greedy_roles:GREEDY"], capsys)
+    assert code == 1 and out.rstrip().endswith("FAILED"), out
+    assert "FAIL  its name is its own (no agent role's): 'review'" in out
+    assert "FAIL  it does not claim a request that is not its package's: returned True" in out
+
+
 @pytest.mark.parametrize("main, args, message", [
     (helix_main, ["plugin", "check", "executor", "nope"], "unknown executor 'nope'"),
     (helix_main, ["plugin", "check", "provider", "nope.module:X"], "cannot import 'nope.module'"),
     (helix_main, ["plugin", "check", "sandbox", "nope"], "unknown sandbox 'nope'"),
+    (helix_main, ["plugin", "check", "simulated-role", "os:getcwd"], "lacks name, recognises, answer"),
     (helix_main, ["plugin", "check", "kind-that-is-not", "x"], "'kind-that-is-not' is not one of 'executor'"),
     (helix_main, ["plugin", "check", "executor", "sample", "--model", "x"], "--model is for providers only"),
     (gtdd_main, ["plugin", "check", "nope"], "unknown domain 'nope'"),
