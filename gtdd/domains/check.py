@@ -21,7 +21,13 @@ from testhelix.plugins import load_plugin
 TRACES_PER_FAMILY = 5  # generated per family; with the population's first 20 and the public examples
 
 
-def check_domain(spec: str, report: CheckReport) -> None:
+def check_domain(spec: str, report: CheckReport, sandbox: str | None = None) -> None:
+    """`sandbox`: the sandbox the reference's isolated run uses (None: the machine's default), so a
+    sandbox plug-in is checked on GTDD's path as `testhelix plugin check sandbox` checks TestPrism's."""
+    if sandbox is not None:
+        from testhelix.execution.seam import select_sandbox
+
+        report.check(True, f"sandbox {sandbox!r} loads", select_sandbox(sandbox).kind)  # UserError: exit 2
     domain = load_plugin(spec, group=ENTRY_POINT_GROUP, builtins=DOMAINS, option="NAME", what="domain",
                          default_attr="DOMAIN")
     report.check(True, f"domain {spec!r} loads", type(domain).__name__)
@@ -48,16 +54,17 @@ def check_domain(spec: str, report: CheckReport) -> None:
     if not ok:
         return
     ok, got = report.attempt("run_traces on the reference", lambda: domain.run_traces(
-        domain.reference_source(), traces))
+        domain.reference_source(), traces, sandbox=sandbox))
     if not ok:
         return
     diverging = [t.id for t, e, g in zip(traces, expected, got) if domain.first_divergence(e, g) is not None]
     report.check(len(got) == len(traces) and not diverging,
                  "the reference, run in isolation, agrees with its trusted results",
                  f"{len(traces)} traces" if not diverging else f"diverges on {', '.join(diverging[:3])}")
-    ok, config = report.attempt("execution_config", lambda: domain.execution_config(1.0))
+    ok, config = report.attempt("execution_config", lambda: domain.execution_config(1.0, sandbox=sandbox))
     if ok:
-        report.check(isinstance(config, dict), "execution_config is a record", f"{len(config)} keys")
+        report.check(isinstance(config, dict), "execution_config is a record",
+                     f"{len(config)} keys" + (f", sandbox {config['sandbox']!r}" if "sandbox" in config else ""))
 
 
 def _traces(domain: Any) -> list[Trace]:

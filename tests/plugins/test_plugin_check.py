@@ -63,6 +63,24 @@ def test_the_sample_domain_and_the_bundled_one_conform(sample_plugin: Path,
         assert "the reference, run in isolation, agrees with its trusted results" in out
 
 
+def test_gtdd_check_runs_the_reference_in_the_sandbox_it_is_given(
+        sample_plugin: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # The sample sandbox serves GTDD's path too; one whose launcher cannot start fails the check,
+    # which shows the option reaches the isolation (a launcher imports it from its folder).
+    code, out, _ = cli(gtdd_main, ["plugin", "check", "counter", "--sandbox",
+                                   "sample_plugin.sandbox:MarkedPlainSandbox"], capsys)
+    assert code == 0 and "sandbox 'sample-plain'" in out, out
+    (tmp_path / "unlaunchable_sandbox.py").write_text(
+        "from testhelix.execution.sandbox import PlainSandbox\n\n"
+        "class Unlaunchable(PlainSandbox):\n    kind = 'unlaunchable'\n\n"
+        "    def launch_prefix(self):\n        return ['false']\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    code, out, _ = cli(gtdd_main, ["plugin", "check", "counter", "--sandbox", "unlaunchable_sandbox:Unlaunchable"],
+                       capsys)
+    assert code == 1 and "FAIL  run_traces on the reference" in out, out
+
+
 class AlwaysPasses:
     """An executor that answers `pass` whatever it runs: it has every member, and judges wrongly."""
 
@@ -169,6 +187,7 @@ def test_a_simulated_role_that_claims_every_request_fails(capsys: pytest.Capture
     (helix_main, ["plugin", "check", "kind-that-is-not", "x"], "'kind-that-is-not' is not one of 'executor'"),
     (helix_main, ["plugin", "check", "executor", "sample", "--model", "x"], "--model is for providers only"),
     (gtdd_main, ["plugin", "check", "nope"], "unknown domain 'nope'"),
+    (gtdd_main, ["plugin", "check", "counter", "--sandbox", "nope"], "unknown sandbox 'nope'"),
 ])
 def test_a_name_that_does_not_load_exits_2(sample_plugin: Path, capsys: pytest.CaptureFixture[str], main: Any,
                                            args: list[str], message: str) -> None:
