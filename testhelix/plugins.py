@@ -28,6 +28,7 @@ PROVIDERS_GROUP = "testhelix.providers"
 SANDBOXES_GROUP = "testhelix.sandboxes"
 EXECUTORS_GROUP = "testhelix.executors"
 DOMAINS_GROUP = "gtdd.domains"
+STORE_SCHEMAS_GROUP = "testhelix.store_schemas"   # each package's run-store tables and run kinds (migrations.py)
 
 
 def is_dotted_path(spec: str) -> bool:
@@ -38,6 +39,11 @@ def _entry_points(group: str) -> list:
     # Imported here: fork servers and zygotes load built-in sandboxes without scanning metadata.
     from importlib.metadata import entry_points
     return list(entry_points(group=group))
+
+
+def group_entry_points(group: str) -> list[Any]:
+    """Every installed entry point of `group` (for a registry that loads all of them)."""
+    return _entry_points(group)
 
 
 def entry_point_names(group: str) -> list[str]:
