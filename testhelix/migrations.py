@@ -111,7 +111,9 @@ MIGRATIONS: tuple[Migration, ...] = (
     # Which evaluations finished, whatever package recorded them: (run_label, task_id, attempt_id)
     # and, for an evaluation recorded under another label than its model calls, the suffix of the
     # calls' labels (`<scope>/<suffix>`). A package whose own tables record finished evaluations
-    # replaces the view with one that adds them (AutoSaddler: autosaddler/schema.py).
+    # replaces the view with one that adds them (AutoSaddler: autosaddler/schema.py); TestHelix's
+    # migrations are registered before any package's, so on every store the replacement comes last
+    # (a later TestHelix migration must not redefine the view without the packages' rows).
     # A call is attributed when the evaluation it served finished: its attempt closed normally,
     # the attempt committed a step after the call, or the evaluation it served was recorded by
     # the same attempt. Calls of abandoned work stay (the money was spent) but are not attributed.
@@ -130,7 +132,6 @@ MIGRATIONS: tuple[Migration, ...] = (
 
 # Recorded before packages owned their migrations: bare names, known to every process.
 LEGACY_NAMES = frozenset({"1", "2", "attempts-and-accounting", "optimizer-sessions", "provider-failures"})
-
 
 
 @dataclass(frozen=True)
