@@ -1,10 +1,13 @@
-"""AutoSaddler's tables in the run store, registered with TestHelix's named migrations
-(testhelix/migrations.py) when `autosaddler` is imported.
+"""AutoSaddler's part of the run store: its tables and its run kinds (search, gate), declared as
+the `testhelix.store_schemas` entry point `autosaddler` (pyproject.toml) and registered with
+TestHelix's named migrations (testhelix/migrations.py) by every process that opens a store; and its
+queries of its own tables.
 
-The search's first tables (dag_nodes, dag_edges, search_state, gate_results, search_evals,
-spent_splits) were created by TestHelix's first two migrations, before packages owned their
-migrations, and stay there (see testhelix/migrations.py). Every later AutoSaddler table is declared
-here; a new one is appended as `autosaddler:<what it does>`.
+The search's first tables (dag_nodes, dag_edges, gate_results, search_evals, spent_splits) were
+created by TestHelix's first migrations ("1", "2"), before packages owned their migrations; a store
+made then keeps them and `autosaddler:search-tables` only records its name there (CREATE TABLE IF
+NOT EXISTS, columns as the later migrations left them). A later change is a new migration appended
+here as `autosaddler:<what it does>`, never an edit of a released one.
 """
 
 from __future__ import annotations
@@ -12,9 +15,17 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from testhelix import migrations
+from testhelix.migrations import RunKind, StoreSchema
 
 if TYPE_CHECKING:  # importing autosaddler registers these migrations: keep that free of DuckDB's import
     from testhelix.store import RunStore
+
+# finished_evaluations (testhelix/migrations.py) with the search's evaluations added: recorded as
+# `search:<hash>` when the provider prevented one, their model calls labelled `<scope>/<hash12>`.
+FINISHED_EVALUATIONS = f"""
+    CREATE OR REPLACE VIEW finished_evaluations AS {migrations.CORE_FINISHED_EVALUATIONS}
+    UNION ALL SELECT 'search:' || strategy_hash, task_id, attempt_id, left(strategy_hash, 12) FROM search_evals;
+"""
 
 MIGRATIONS = (
     # Optimizer sessions of each search step: selection, diagnosis, reflection, each with its own
@@ -26,9 +37,35 @@ MIGRATIONS = (
         cost_usd DOUBLE, failures INTEGER, timeouts INTEGER, elapsed_s DOUBLE, timeout_s DOUBLE,
         PRIMARY KEY (node_id, session));
     """),
+    # The search DAG, the search's evaluations (one row per strategy x task, so a resumed search
+    # never re-runs a finished task) and the release gate's decisions and spent splits. A store
+    # made before this migration existed has them all (search_evals gains attempt_id only if it
+    # predates attempts).
+    ("autosaddler:search-tables", """
+    CREATE TABLE IF NOT EXISTS dag_nodes (
+        node_id TEXT PRIMARY KEY, iteration INTEGER, strategy_hash TEXT, strategy JSON, edit JSON,
+        status TEXT, reason TEXT, parent_outcomes JSON, child_outcomes JSON, dev_score DOUBLE,
+        optimizer_usage JSON, generator_usage JSON, elapsed_s DOUBLE, created_at TIMESTAMP DEFAULT now());
+    CREATE TABLE IF NOT EXISTS dag_edges (parent_id TEXT, child_id TEXT, PRIMARY KEY (parent_id, child_id));
+    CREATE TABLE IF NOT EXISTS gate_results (
+        gate_id TEXT PRIMARY KEY, challenger_hash TEXT, baseline_hash TEXT, split TEXT, model TEXT,
+        n INTEGER, wins INTEGER, losses INTEGER, challenger_successes INTEGER, baseline_successes INTEGER,
+        p_value DOUBLE, ci95 JSON, ci99 JSON, promoted BOOLEAN, created_at TIMESTAMP DEFAULT now());
+    CREATE TABLE IF NOT EXISTS search_evals (
+        strategy_hash TEXT, task_id TEXT, split TEXT, success INTEGER, trace JSON,
+        created_at TIMESTAMP DEFAULT now(), PRIMARY KEY (strategy_hash, task_id));
+    ALTER TABLE search_evals ADD COLUMN IF NOT EXISTS attempt_id TEXT;
+    CREATE TABLE IF NOT EXISTS spent_splits (pack TEXT, split TEXT, gate_id TEXT, PRIMARY KEY (pack, split));
+    """ + FINISHED_EVALUATIONS),
 )
 
-migrations.register("autosaddler", MIGRATIONS)
+SCHEMA = StoreSchema("autosaddler", MIGRATIONS, kinds=(
+    RunKind("search", "a strategy search",
+            "SELECT 1 FROM dag_nodes UNION ALL SELECT 1 FROM search_state WHERE key IN ('meta', 'search')"),
+    RunKind("gate", "a release gate", "SELECT 1 FROM gate_results"),
+))
+
+migrations.register_schema(SCHEMA)  # also when imported without the entry point (a source tree not installed)
 
 
 def get_search_eval(store: RunStore, strategy_hash: str, task_id: str) -> dict[str, Any] | None:

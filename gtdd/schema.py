@@ -1,5 +1,6 @@
-"""GTDD's tables in the run store, registered with TestHelix's named migrations
-(testhelix/migrations.py) when `gtdd` is imported.
+"""GTDD's part of the run store: its tables and its run kind, declared as the
+`testhelix.store_schemas` entry point `gtdd` (pyproject.toml) and registered with TestHelix's named
+migrations (testhelix/migrations.py) by every process that opens a store.
 
 `gtdd:tables` uses CREATE TABLE IF NOT EXISTS: experiments stored before GTDD owned a migration made
 these tables themselves, so on their stores the migration only records its name. A later change to
@@ -9,6 +10,7 @@ a table is a new migration appended here (`gtdd:<what it does>`), never an edit 
 from __future__ import annotations
 
 from testhelix import migrations
+from testhelix.migrations import RunKind, StoreSchema
 
 MIGRATIONS = (
     ("gtdd:tables", """
@@ -40,4 +42,6 @@ CREATE TABLE IF NOT EXISTS gtdd_superseded_audits (block INTEGER, policy TEXT, r
 """),
 )
 
-migrations.register("gtdd", MIGRATIONS)
+SCHEMA = StoreSchema("gtdd", MIGRATIONS, kinds=(RunKind("gtdd", "a GTDD experiment", "SELECT 1 FROM gtdd_config"),))
+
+migrations.register_schema(SCHEMA)  # also when imported without the entry point (a source tree not installed)

@@ -3,8 +3,9 @@
 - Creation: a new store is built and migrated under `.run.duckdb.creating-<pid>` and then linked to
   `run.duckdb`, so a kill at any moment leaves no store or a complete one; leftovers of dead
   builders are removed by the next creator.
-- Kinds: which kinds of run a folder holds (search, `testhelix run`, evaluate, gate, GTDD), so a
-  command refuses a folder of another kind in one line.
+- Kinds: which kinds of run a folder holds, so a command refuses a folder of another kind in one
+  line. TestHelix knows its own (`testhelix run`, evaluate); AutoSaddler (search, gate) and GTDD
+  register theirs with their tables (testhelix/migrations.py, `RunKind`).
 - Live snapshots: a writer copies its committed store to `run.snapshot.duckdb` (temporary file +
   rename); readers that find the store locked read that copy and say which step it is from.
 """
@@ -17,19 +18,10 @@ from pathlib import Path
 
 import duckdb
 
+from testhelix import migrations
 from testhelix.errors import UserError, describe_store_error
 
 OPEN_PATHS: set[str] = set()  # stores this process has open (an I/O error without a path names them)
-
-KIND_QUERIES = {
-    "search": "SELECT 1 FROM dag_nodes UNION ALL SELECT 1 FROM search_state WHERE key IN ('meta', 'search')",
-    "helix": "SELECT 1 FROM runs WHERE kind = 'helix'",
-    "evaluate": "SELECT 1 FROM runs WHERE kind = 'evaluate'",
-    "gate": "SELECT 1 FROM gate_results",
-    "gtdd": "SELECT 1 FROM gtdd_config",
-}
-KIND_NAMES = {"search": "a strategy search", "helix": "a `testhelix run`", "evaluate": "a `testhelix evaluate` run",
-              "gate": "a release gate", "gtdd": "a GTDD experiment"}
 
 
 def _value(conn: duckdb.DuckDBPyConnection, sql: str) -> object:
@@ -120,26 +112,31 @@ def _alive(pid: int) -> bool:
 # --- kinds ------------------------------------------------------------------------------------
 def run_kinds(conn: duckdb.DuckDBPyConnection) -> set[str]:
     found = set()
-    for kind, sql in KIND_QUERIES.items():
+    for kind in migrations.run_kinds().values():
         try:
-            if _value(conn, f"SELECT EXISTS ({sql})"):
-                found.add(kind)
+            if _value(conn, f"SELECT EXISTS ({kind.query})"):
+                found.add(kind.name)
         except duckdb.CatalogException:
             continue
     return found
 
 
+def describe_kind(kind: str) -> str:
+    known = migrations.run_kinds().get(kind)
+    return known.description if known else f"a run of kind {kind!r}"
+
+
 def require_kind(run_dir: Path, kinds: set[str], kind: str, command: str) -> None:
     if kind in kinds:
         return
-    held = ", ".join(KIND_NAMES[k] for k in sorted(kinds)) or "nothing yet (an empty store)"
-    raise UserError(f"{run_dir}: `{command}` needs {KIND_NAMES[kind]}, but this run folder holds {held}")
+    held = ", ".join(describe_kind(k) for k in sorted(kinds)) or "nothing yet (an empty store)"
+    raise UserError(f"{run_dir}: `{command}` needs {describe_kind(kind)}, but this run folder holds {held}")
 
 
 def refuse_other_kinds(run_dir: Path, kinds: set[str], allowed: set[str], command: str) -> None:
     other = sorted(kinds - set(allowed))
     if other:
-        raise UserError(f"{run_dir}: holds {KIND_NAMES[other[0]]}; `{command}` writes into its own kind of run "
+        raise UserError(f"{run_dir}: holds {describe_kind(other[0])}; `{command}` writes into its own kind of run "
                         "folder only (use a new --run)")
 
 

@@ -1,22 +1,32 @@
-"""The run store's schema: named migrations, each owned by the package whose tables it creates.
+"""The run store's schema: named migrations and run kinds, each owned by the package whose tables
+they concern.
 
 A store records every migration it applied by name in `schema_meta` (version, name); opening a
 store applies, in registration order and one transaction each, the registered migrations it has not
-applied yet. TestHelix registers its own below; AutoSaddler (autosaddler/schema.py) and GTDD
-(gtdd/schema.py) register theirs when they are imported, through `register`. A package adding a
-table appends a migration with a new name to its own list: names are recorded, never numbers, so
-migrations added on different branches merge by appending both, in any order.
+applied yet. TestHelix's own migrations are below and create only its own tables. Every other
+package contributes a `StoreSchema` (its migrations and the run kinds its tables reveal) through an
+entry point of the `testhelix.store_schemas` group (AutoSaddler: autosaddler/schema.py, GTDD:
+gtdd/schema.py); every process that opens a store loads them, once, before the first question about
+the schema (`load_schemas`), so a `testhelix` command recognises a search folder and its tables.
+A package adding a table appends a migration with a new name to its own list: names are recorded,
+never numbers, so migrations added on different branches merge by appending both, in any order.
 
-Names of a package other than TestHelix are written `owner:name` so that a process that never
-imported that package (a `testhelix` command reading a search run) recognises them as another
-package's tables and leaves them alone, while an unknown name of a package it did import means a
-newer version made the store. The names applied before packages owned their migrations are kept
-exactly as they were recorded (`LEGACY_NAMES`); one of them, `optimizer-sessions`, is AutoSaddler's.
+Names of a package other than TestHelix are written `owner:name` so that a process where that
+package is not installed recognises them as another package's tables and leaves them alone, while an
+unknown name of a package it loaded means a newer version made the store. The names applied before
+packages owned their migrations are kept exactly as they were recorded (`LEGACY_NAMES`).
 
-The first two migrations also created AutoSaddler's first tables (dag_nodes, dag_edges,
-search_state, gate_results, search_evals, spent_splits). They stay here unchanged: stores in use
-recorded them under these names, and TestHelix's call accounting (the view below) reads
-search_evals to attribute the calls of strategy-search evaluations.
+Before packages owned their migrations, "1" and "2" also created AutoSaddler's first tables
+(dag_nodes, dag_edges, gate_results, search_evals, spent_splits) and "attempts-and-accounting"
+altered search_evals. Those tables now come from `autosaddler:search-tables` (CREATE TABLE IF NOT
+EXISTS, so on a store that has them it only records its name), and "1" and "attempts-and-accounting"
+create TestHelix's tables only; "2" is AutoSaddler's alone and no longer registered (a store that
+recorded it is still recognised). search_state stays TestHelix's: it is the key-value state of any
+run (`testhelix run` keeps its settings there too). Which evaluations finished is the view
+`finished_evaluations`: TestHelix's lists its task results, and AutoSaddler's migration replaces it
+with one that adds the search's evaluations; the call accounting and the unresolved incomplete
+evaluations read it and no package's table directly. tests/robustness/test_store_upgrade.py shows a
+store made by the earlier schema and a new one end with the same tables, columns and view values.
 """
 
 from __future__ import annotations
@@ -39,8 +49,12 @@ class Migration:
     sql: str
 
 
+# TestHelix's rows of the view `finished_evaluations` (a package extending the view keeps them).
+CORE_FINISHED_EVALUATIONS = ("SELECT run_label, task_id, attempt_id, CAST(NULL AS TEXT) AS calls_label_suffix "
+                             "FROM task_results")
+
 MIGRATIONS: tuple[Migration, ...] = (
-    # the base schema
+    # the base schema; search_state is the key-value state of any run (its name is historical)
     Migration(CORE, "1", """
     CREATE TABLE runs (run_label TEXT PRIMARY KEY, kind TEXT, config JSON, created_at TIMESTAMP DEFAULT now());
     CREATE TABLE tasks (task_id TEXT PRIMARY KEY, pack TEXT, context TEXT, difficulty TEXT, digest TEXT);
@@ -62,24 +76,7 @@ MIGRATIONS: tuple[Migration, ...] = (
         S INTEGER, delta_c DOUBLE, entry_coverage DOUBLE, coverage_status TEXT, tokens BIGINT,
         calls INTEGER, wall_s DOUBLE, detail JSON, PRIMARY KEY (run_label, task_id));
     CREATE TABLE metrics (run_label TEXT, name TEXT, value DOUBLE, PRIMARY KEY (run_label, name));
-    CREATE TABLE dag_nodes (
-        node_id TEXT PRIMARY KEY, iteration INTEGER, strategy_hash TEXT, strategy JSON, edit JSON,
-        status TEXT, reason TEXT, parent_outcomes JSON, child_outcomes JSON, dev_score DOUBLE,
-        optimizer_usage JSON, generator_usage JSON, elapsed_s DOUBLE, created_at TIMESTAMP DEFAULT now());
-    CREATE TABLE dag_edges (parent_id TEXT, child_id TEXT, PRIMARY KEY (parent_id, child_id));
     CREATE TABLE search_state (key TEXT PRIMARY KEY, value JSON);
-    CREATE TABLE gate_results (
-        gate_id TEXT PRIMARY KEY, challenger_hash TEXT, baseline_hash TEXT, split TEXT, model TEXT,
-        n INTEGER, wins INTEGER, losses INTEGER, challenger_successes INTEGER, baseline_successes INTEGER,
-        p_value DOUBLE, ci95 JSON, ci99 JSON, promoted BOOLEAN, created_at TIMESTAMP DEFAULT now());
-    """),
-    # strategy-search evaluations (one row per strategy x task, so a resumed search never re-runs a
-    # finished task) and splits spent by a release gate
-    Migration(CORE, "2", """
-    CREATE TABLE search_evals (
-        strategy_hash TEXT, task_id TEXT, split TEXT, success INTEGER, trace JSON,
-        created_at TIMESTAMP DEFAULT now(), PRIMARY KEY (strategy_hash, task_id));
-    CREATE TABLE spent_splits (pack TEXT, split TEXT, gate_id TEXT, PRIMARY KEY (pack, split));
     """),
     Migration(CORE, "attempts-and-accounting", """
     CREATE TABLE attempts (
@@ -87,18 +84,6 @@ MIGRATIONS: tuple[Migration, ...] = (
         started_at TIMESTAMP DEFAULT now(), ended_at TIMESTAMP);
     ALTER TABLE model_calls ADD COLUMN attempt_id TEXT;
     ALTER TABLE task_results ADD COLUMN attempt_id TEXT;
-    ALTER TABLE search_evals ADD COLUMN attempt_id TEXT;
-    -- A call is attributed when the evaluation it served finished: its attempt closed normally,
-    -- the attempt committed a step after the call, or the task result it served was recorded by
-    -- the same attempt. Calls of abandoned work stay (the money was spent) but are not attributed.
-    CREATE VIEW model_call_accounting AS
-    SELECT c.*, coalesce(a.status, 'finished') AS attempt_status,
-           (c.attempt_id IS NULL OR a.status = 'finished' OR c.id <= coalesce(a.last_call_id, -1)
-            OR EXISTS (SELECT 1 FROM task_results r WHERE r.run_label = c.run_label AND r.task_id = c.task_id
-                       AND r.attempt_id = c.attempt_id)
-            OR EXISTS (SELECT 1 FROM search_evals e WHERE e.task_id = c.task_id AND e.attempt_id = c.attempt_id
-                       AND c.run_label LIKE '%/' || left(e.strategy_hash, 12))) AS attributed
-    FROM model_calls c LEFT JOIN attempts a USING (attempt_id);
     """),
     # Provider failures as a state. model_calls gains the SDK retries behind each call (count,
     # causes, seconds waited), whether the provider reported usage, the tokens charged to the budget
@@ -123,12 +108,61 @@ MIGRATIONS: tuple[Migration, ...] = (
         run_label TEXT, task_id TEXT, token TEXT, run_order JSON, created_at TIMESTAMP DEFAULT now(),
         PRIMARY KEY (run_label, task_id));
     """),
+    # Which evaluations finished, whatever package recorded them: (run_label, task_id, attempt_id)
+    # and, for an evaluation recorded under another label than its model calls, the suffix of the
+    # calls' labels (`<scope>/<suffix>`). A package whose own tables record finished evaluations
+    # replaces the view with one that adds them (AutoSaddler: autosaddler/schema.py); TestHelix's
+    # migrations are registered before any package's, so on every store the replacement comes last
+    # (a later TestHelix migration must not redefine the view without the packages' rows).
+    # A call is attributed when the evaluation it served finished: its attempt closed normally,
+    # the attempt committed a step after the call, or the evaluation it served was recorded by
+    # the same attempt. Calls of abandoned work stay (the money was spent) but are not attributed.
+    Migration(CORE, "finished-evaluations", f"""
+    CREATE OR REPLACE VIEW finished_evaluations AS {CORE_FINISHED_EVALUATIONS};
+    CREATE OR REPLACE VIEW model_call_accounting AS
+    SELECT c.*, coalesce(a.status, 'finished') AS attempt_status,
+           (c.attempt_id IS NULL OR a.status = 'finished' OR c.id <= coalesce(a.last_call_id, -1)
+            OR EXISTS (SELECT 1 FROM finished_evaluations f WHERE f.task_id = c.task_id
+                       AND f.attempt_id = c.attempt_id
+                       AND (f.run_label = c.run_label OR c.run_label LIKE '%/' || f.calls_label_suffix)))
+           AS attributed
+    FROM model_calls c LEFT JOIN attempts a USING (attempt_id);
+    """),
 )
 
 # Recorded before packages owned their migrations: bare names, known to every process.
 LEGACY_NAMES = frozenset({"1", "2", "attempts-and-accounting", "optimizer-sessions", "provider-failures"})
 
+
+@dataclass(frozen=True)
+class RunKind:
+    """A kind of run a folder can hold, told by its rows: a command refuses a folder of another kind
+    in one line naming both."""
+
+    name: str          # e.g. "search"
+    description: str   # completes "this run folder holds ...", e.g. "a strategy search"
+    query: str         # a SELECT that yields a row when the store holds this kind of run
+
+
+@dataclass(frozen=True)
+class StoreSchema:
+    """What a package adds to the run store, declared as an entry point of `testhelix.store_schemas`
+    (`pkg = "pkg.schema:SCHEMA"`): its migrations, (name, sql) in order, and its run kinds."""
+
+    owner: str
+    migrations: tuple[tuple[str, str], ...]
+    kinds: tuple[RunKind, ...] = ()
+
+
+# TestHelix's own run kinds; every other kind is registered by the package whose tables show it.
+CORE_KINDS = (
+    RunKind("helix", "a `testhelix run`", "SELECT 1 FROM runs WHERE kind = 'helix'"),
+    RunKind("evaluate", "a `testhelix evaluate` run", "SELECT 1 FROM runs WHERE kind = 'evaluate'"),
+)
+
 _registered: list[Migration] = list(MIGRATIONS)
+_kinds: dict[str, RunKind] = {k.name: k for k in CORE_KINDS}
+_loaded = False
 
 
 def register(owner: str, migrations: Iterable[tuple[str, str]]) -> None:
@@ -145,13 +179,50 @@ def register(owner: str, migrations: Iterable[tuple[str, str]]) -> None:
         _registered.append(Migration(owner, name, sql))
 
 
+def register_schema(schema: StoreSchema) -> None:
+    """Register a package's migrations and run kinds (again: no effect)."""
+    register(schema.owner, schema.migrations)
+    for kind in schema.kinds:
+        if _kinds.setdefault(kind.name, kind) != kind:
+            raise ValueError(f"run kind {kind.name!r} of {schema.owner} is registered already with other content")
+
+
+def load_schemas() -> None:
+    """Register every installed package's StoreSchema (entry points of `testhelix.store_schemas`),
+    once per process; every question below about the schema asks this first."""
+    global _loaded
+    if _loaded:
+        return
+    _loaded = True   # first: loading a schema imports its package, which may ask again
+    from testhelix.errors import UserError
+    from testhelix.plugins import STORE_SCHEMAS_GROUP, group_entry_points
+
+    for ep in sorted(group_entry_points(STORE_SCHEMAS_GROUP), key=lambda e: e.name):
+        try:
+            schema = ep.load()
+        except (ImportError, AttributeError) as exc:
+            raise UserError(f"the {STORE_SCHEMAS_GROUP} entry point {ep.name} = {ep.value!r} does not load "
+                            f"({exc}); reinstall or remove the package that declares it") from None
+        if not isinstance(schema, StoreSchema):
+            raise UserError(f"the {STORE_SCHEMAS_GROUP} entry point {ep.name} = {ep.value!r} is not a StoreSchema "
+                            f"(it is {type(schema).__name__})")
+        register_schema(schema)
+
+
 def registered() -> tuple[Migration, ...]:
+    load_schemas()
     return tuple(_registered)
 
 
+def run_kinds() -> dict[str, RunKind]:
+    """Every known run kind by name: TestHelix's and those of the installed packages."""
+    load_schemas()
+    return dict(_kinds)
+
+
 def latest_version() -> int:
-    """The schema version a store has once every registered migration is applied."""
-    return len(_registered)
+    """The schema version a new store has once every registered migration is applied."""
+    return len(registered())
 
 
 def applied(conn: duckdb.DuckDBPyConnection) -> set[str]:
@@ -169,14 +240,14 @@ def applied(conn: duckdb.DuckDBPyConnection) -> set[str]:
 
 def pending(conn: duckdb.DuckDBPyConnection) -> list[Migration]:
     done = applied(conn)
-    return [m for m in _registered if m.name not in done]
+    return [m for m in registered() if m.name not in done]
 
 
 def unknown(conn: duckdb.DuckDBPyConnection) -> list[str]:
     """Applied names this process cannot account for: a newer version made the store. Names of a
-    package this process did not import belong to that package and are not judged here."""
-    owners = {m.owner for m in _registered}
-    known = {m.name for m in _registered} | LEGACY_NAMES
+    package that is not installed here belong to that package and are not judged here."""
+    owners = {m.owner for m in registered()}
+    known = {m.name for m in registered()} | LEGACY_NAMES
     return sorted(n for n in applied(conn) - known if ":" not in n or n.split(":", 1)[0] in owners)
 
 

@@ -31,6 +31,7 @@ EXECUTORS_GROUP = "testhelix.executors"
 DOMAINS_GROUP = "gtdd.domains"
 # Not a registry a user names things from: every role installed here is loaded (testhelix/llm/sim/contributed.py).
 SIMULATED_ROLES_GROUP = "testhelix.simulated_roles"
+STORE_SCHEMAS_GROUP = "testhelix.store_schemas"   # each package's run-store tables and run kinds (migrations.py)
 
 
 def is_dotted_path(spec: str) -> bool:
@@ -41,6 +42,11 @@ def _entry_points(group: str) -> list:
     # Imported here: fork servers and zygotes load built-in sandboxes without scanning metadata.
     from importlib.metadata import entry_points
     return list(entry_points(group=group))
+
+
+def group_entry_points(group: str) -> list[Any]:
+    """Every installed entry point of `group` (for a registry that loads all of them)."""
+    return _entry_points(group)
 
 
 def entry_point_names(group: str) -> list[str]:

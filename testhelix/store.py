@@ -192,7 +192,8 @@ class RunStore:
 
     # --- run kinds and live snapshots (testhelix/lifecycle.py) -------------------------------
     def kinds(self) -> set[str]:
-        """What this folder holds: 'search', 'helix', 'evaluate', 'gate', 'gtdd' (any combination)."""
+        """What this folder holds: 'helix', 'evaluate' and the kinds installed packages register
+        ('search', 'gate', 'gtdd'), in any combination."""
         with self._lock:
             return lifecycle.run_kinds(self.conn)
 
@@ -352,14 +353,14 @@ class RunStore:
                               "VALUES (?, ?, ?, ?, ?, ?)", [run_label, task_id, cause, error[:1000], tokens, calls])
 
     def unresolved_incomplete(self, run_label: str | None = None) -> list[PendingEvaluation]:
-        """The latest incomplete record of every evaluation that has not finished since."""
+        """The latest incomplete record of every evaluation that has not finished since (in any
+        package's table: the view finished_evaluations, testhelix/migrations.py)."""
         where, params = ("AND i.run_label = ?", [run_label]) if run_label else ("", [])
         return [PendingEvaluation(**row) for row in self._dicts(
             "SELECT i.run_label, i.task_id, arg_max(i.cause, i.created_at) AS cause, "
             "arg_max(i.error, i.created_at) AS error, count(*) AS attempts FROM incomplete_evals i "
-            "WHERE NOT EXISTS (SELECT 1 FROM task_results r WHERE r.run_label = i.run_label AND r.task_id = i.task_id) "
-            "AND NOT EXISTS (SELECT 1 FROM search_evals s WHERE i.run_label = 'search:' || s.strategy_hash "
-            f"AND s.task_id = i.task_id) {where} GROUP BY 1, 2 ORDER BY 1, 2", params)]
+            "WHERE NOT EXISTS (SELECT 1 FROM finished_evaluations f WHERE f.run_label = i.run_label "
+            f"AND f.task_id = i.task_id) {where} GROUP BY 1, 2 ORDER BY 1, 2", params)]
 
     # --- key-value state (TestHelix runs and AutoSaddler searches) ------------------------------
     def get_state(self, key: str) -> object | None:

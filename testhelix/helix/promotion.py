@@ -2,7 +2,7 @@
 
 Configuration E is meant to run a frozen strategy that the release gate promoted. `testhelix run
 --config E --promoted-by GATE_RUN` looks the strategy's content hash up in that gate folder's
-`gate_results` table (a TestHelix table, written by `autosaddler gate`) and records what it finds
+`gate_results` table (AutoSaddler's, written by `autosaddler gate`) and records what it finds
 with the run; `testhelix report` prints it for every /E run label. Without --promoted-by the status
 is "not checked", and a strategy the named gate did not promote is recorded as NOT promoted --
 the run still goes ahead, because evaluating an unpromoted strategy is a legitimate experiment, but

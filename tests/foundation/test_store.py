@@ -3,7 +3,6 @@ import threading
 import duckdb
 import pytest
 
-from autosaddler.schema import get_search_eval, put_search_eval
 from testhelix.errors import UserError
 from testhelix.migrations import latest_version
 from testhelix.store import RunStore
@@ -38,43 +37,6 @@ def test_migration_from_older_version_keeps_data(tmp_path):
     s = RunStore(tmp_path)
     assert s.schema_version() == latest_version()
     assert s.query("SELECT x FROM keep")[1] == [(7,)]
-
-
-def test_a_real_v1_store_with_data_is_upgraded(tmp_path):
-    """A store made by schema version 1 (only the first migration), holding results, a DAG and a
-    gate, opens with every later migration applied and all of its rows intact."""
-    from testhelix.migrations import MIGRATIONS
-
-    conn = duckdb.connect(str(tmp_path / "run.duckdb"))
-    conn.execute("CREATE TABLE schema_meta (version INTEGER)")
-    conn.execute(MIGRATIONS[0].sql)
-    conn.execute("INSERT INTO schema_meta VALUES (1)")
-    conn.execute("INSERT INTO task_results (run_label, task_id, submitted, F, A, R, S, detail) "
-                 "VALUES ('sim:strong/C', 't1', true, 1, 0.75, NULL, 0, '{\"submission\": \"merged\"}')")
-    conn.execute("INSERT INTO model_calls (run_label, task_id, role, input_tokens, output_tokens, cost_usd) "
-                 "VALUES ('sim:strong/C', 't1', 'review', 120, 30, NULL)")
-    conn.execute("INSERT INTO dag_nodes (node_id, iteration, strategy_hash, status, dev_score) "
-                 "VALUES ('n000', 0, 'abc', 'root', 0.5)")
-    conn.execute("INSERT INTO gate_results (gate_id, split, n, wins, losses, promoted) "
-                 "VALUES ('gate-1', 'release', 100, 12, 2, true)")
-    conn.close()
-    s = RunStore(tmp_path)
-    assert s.schema_version() == latest_version() > 1
-    assert [v for (v,) in s.query("SELECT version FROM schema_meta ORDER BY version")[1]] == list(
-        range(1, latest_version() + 1))
-    row = s.task_results("sim:strong/C")[0]
-    assert (row["F"], row["A"], row["R"], row["S"]) == (1, 0.75, None, 0)
-    assert s.model_calls()[0]["input_tokens"] == 120 and s.model_calls()[0]["cost_usd"] is None
-    assert s.query("SELECT node_id, dev_score FROM dag_nodes")[1] == [("n000", 0.5)]
-    assert s.query("SELECT wins, losses, promoted FROM gate_results")[1] == [(12, 2, True)]
-    # the later migrations' tables exist and take rows
-    put_search_eval(s, "abc", "t1", "proposal", 1, {"exit": "submitted"})
-    assert (get_search_eval(s, "abc", "t1") or {})["success"] == 1
-    s.upsert("spent_splits", {"pack": "katas", "split": "release", "gate_id": "gate-1"})
-    s.close()
-    again = RunStore(tmp_path)                                            # reopening migrates nothing twice
-    assert again.schema_version() == latest_version() and len(again.task_results()) == 1
-    again.close()
 
 
 def test_newer_schema_refused(tmp_path):

@@ -9,6 +9,7 @@ import pytest
 
 HERE = Path(__file__).resolve().parent
 WORKER = HERE / "search_worker.py"
+FROZEN_SCHEMA = HERE.parent / "fixtures" / "store_c33f305" / "schema.sql"
 
 
 def worker(run_dir: Path, fault: str | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
@@ -57,3 +58,30 @@ def copy_of(tmp_path):
 def autosaddler(*args, timeout: float = 60) -> subprocess.CompletedProcess:
     return subprocess.run([str(Path(sys.executable).parent / "autosaddler"), *map(str, args)],
                           capture_output=True, text=True, timeout=timeout, env={**os.environ, "COLUMNS": "200"})
+
+
+def frozen_migrations() -> list[tuple[str, str]]:
+    """(name, sql) of every migration a store made at commit c33f305 applied, in order."""
+    found: list[tuple[str, str]] = []
+    for line in FROZEN_SCHEMA.read_text().splitlines():
+        if line.startswith("-- migration: "):
+            found.append((line.removeprefix("-- migration: "), ""))
+        elif found:
+            found[-1] = (found[-1][0], found[-1][1] + line + "\n")
+    return found
+
+
+def old_store(run_dir: Path, upto: str | None = None) -> None:
+    """A store exactly as the code of c33f305 created it: every migration it knew (or those up to
+    `upto`), recorded by name."""
+    import duckdb
+
+    run_dir.mkdir(exist_ok=True)
+    conn = duckdb.connect(str(run_dir / "run.duckdb"))
+    conn.execute("CREATE TABLE schema_meta (version INTEGER, name TEXT)")
+    found = frozen_migrations()
+    names = [name for name, _ in found]
+    for version, (name, sql) in enumerate(found[:names.index(upto) + 1 if upto else None], 1):
+        conn.execute(sql)
+        conn.execute("INSERT INTO schema_meta VALUES (?, ?)", [version, name])
+    conn.close()

@@ -8,6 +8,8 @@ from testhelix import lifecycle, migrations
 from testhelix.errors import UserError
 from testhelix.store import RunStore
 
+from .conftest import frozen_migrations
+
 
 def call(store, task):
     store.record_model_call({"run_label": "sim:strong/C", "task_id": task, "role": "generation",
@@ -33,7 +35,7 @@ def test_migrations_are_tracked_by_name(tmp_path):
     RunStore(tmp_path).close()
     conn = duckdb.connect(str(tmp_path / "run.duckdb"))
     names = [r[0] for r in conn.execute("SELECT name FROM schema_meta ORDER BY version").fetchall()]
-    assert names[:3] == ["1", "2", "attempts-and-accounting"]  # later migrations append their own names
+    assert names[:3] == ["1", "attempts-and-accounting", "provider-failures"]  # later ones append their names
     conn.execute("INSERT INTO schema_meta VALUES (99, 'from-a-newer-branch')")
     conn.close()
     with pytest.raises(UserError, match="newer version"):
@@ -43,8 +45,8 @@ def test_migrations_are_tracked_by_name(tmp_path):
 def test_a_legacy_store_gets_the_named_migrations(tmp_path):
     conn = duckdb.connect(str(tmp_path / "run.duckdb"))
     conn.execute("CREATE TABLE schema_meta (version INTEGER)")
-    for i in (0, 1):
-        conn.execute(migrations.MIGRATIONS[i].sql)
+    for i, (_, sql) in enumerate(frozen_migrations()[:2]):   # "1" and "2" as stores recorded them then
+        conn.execute(sql)
         conn.execute("INSERT INTO schema_meta VALUES (?)", [i + 1])
     conn.execute("INSERT INTO model_calls (run_label, task_id) VALUES ('old', 't')")
     conn.close()
@@ -114,11 +116,9 @@ def test_an_attempt_that_fails_is_not_marked_finished(tmp_path):
 
 
 def test_each_package_registers_its_own_migrations(tmp_path):
-    import autosaddler  # noqa: F401  (importing a package registers its tables)
-    import gtdd  # noqa: F401
-
-    owners = {m.name: m.owner for m in migrations.registered()}
-    assert owners["optimizer-sessions"] == "autosaddler" and owners["gtdd:tables"] == "gtdd"
+    owners = {m.name: m.owner for m in migrations.registered()}   # loaded through testhelix.store_schemas
+    assert owners["optimizer-sessions"] == owners["autosaddler:search-tables"] == "autosaddler"
+    assert owners["gtdd:tables"] == "gtdd" and {"search", "gate", "gtdd"} <= set(migrations.run_kinds())
     assert owners["1"] == owners["provider-failures"] == "testhelix"
     RunStore(tmp_path).close()
     conn = duckdb.connect(str(tmp_path / "run.duckdb"))
@@ -143,13 +143,14 @@ def test_a_gtdd_store_made_before_gtdd_owned_a_migration_keeps_its_rows(tmp_path
 
     conn = duckdb.connect(str(tmp_path / "run.duckdb"))
     conn.execute("CREATE TABLE schema_meta (version INTEGER, name TEXT)")
-    for i, m in enumerate(migrations.MIGRATIONS):
-        conn.execute(m.sql)
-        conn.execute("INSERT INTO schema_meta VALUES (?, ?)", [i + 1, m.name])
+    for i, (name, sql) in enumerate(frozen_migrations()):
+        if name != "gtdd:tables":
+            conn.execute(sql)
+            conn.execute("INSERT INTO schema_meta VALUES (?, ?)", [i + 1, name])
     conn.execute(GTDD[0][1])
     conn.execute("INSERT INTO gtdd_config VALUES ('settings', '{\"rounds\": 3}')")
     conn.close()
     s = RunStore(tmp_path)
     assert s.query("SELECT key, config FROM gtdd_config")[1] == [("settings", '{"rounds": 3}')]
-    assert "gtdd" in s.kinds() and s.schema_version() == migrations.latest_version()
+    assert "gtdd" in s.kinds() and migrations.pending(s.conn) == []
     s.close()
