@@ -1,9 +1,9 @@
-"""AutoSaddler's part of the run store: its tables and its run kinds (search, gate), declared as
+"""AutoSaddler's part of the run store: its tables and its run kind (search), declared as
 the `testhelix.store_schemas` entry point `autosaddler` (pyproject.toml) and registered with
 TestHelix's named migrations (testhelix/migrations.py) by every process that opens a store; and its
 queries of its own tables.
 
-The search's first tables (dag_nodes, dag_edges, gate_results, search_evals, spent_splits) were
+The search's first tables (dag_nodes, dag_edges, search_evals, spent_splits) were
 created by TestHelix's first migrations ("1", "2"), before packages owned their migrations; a store
 made then keeps them and `autosaddler:search-tables` only records its name there (CREATE TABLE IF
 NOT EXISTS, columns as the later migrations left them). A later change is a new migration appended
@@ -38,7 +38,7 @@ MIGRATIONS = (
         PRIMARY KEY (node_id, session));
     """),
     # The search DAG, the search's evaluations (one row per strategy x task, so a resumed search
-    # never re-runs a finished task) and the release gate's decisions and spent splits. A store
+    # never re-runs a finished task) and the splits a release gate spent. A store
     # made before this migration existed has them all (search_evals gains attempt_id only if it
     # predates attempts).
     ("autosaddler:search-tables", """
@@ -47,10 +47,6 @@ MIGRATIONS = (
         status TEXT, reason TEXT, parent_outcomes JSON, child_outcomes JSON, dev_score DOUBLE,
         optimizer_usage JSON, generator_usage JSON, elapsed_s DOUBLE, created_at TIMESTAMP DEFAULT now());
     CREATE TABLE IF NOT EXISTS dag_edges (parent_id TEXT, child_id TEXT, PRIMARY KEY (parent_id, child_id));
-    CREATE TABLE IF NOT EXISTS gate_results (
-        gate_id TEXT PRIMARY KEY, challenger_hash TEXT, baseline_hash TEXT, split TEXT, model TEXT,
-        n INTEGER, wins INTEGER, losses INTEGER, challenger_successes INTEGER, baseline_successes INTEGER,
-        p_value DOUBLE, ci95 JSON, ci99 JSON, promoted BOOLEAN, created_at TIMESTAMP DEFAULT now());
     CREATE TABLE IF NOT EXISTS search_evals (
         strategy_hash TEXT, task_id TEXT, split TEXT, success INTEGER, trace JSON,
         created_at TIMESTAMP DEFAULT now(), PRIMARY KEY (strategy_hash, task_id));
@@ -59,10 +55,10 @@ MIGRATIONS = (
     """ + FINISHED_EVALUATIONS),
 )
 
+# The release gate's decisions go to gate_results, TestHelix's release ledger (testhelix/migrations.py).
 SCHEMA = StoreSchema("autosaddler", MIGRATIONS, kinds=(
     RunKind("search", "a strategy search",
             "SELECT 1 FROM dag_nodes UNION ALL SELECT 1 FROM search_state WHERE key IN ('meta', 'search')"),
-    RunKind("gate", "a release gate", "SELECT 1 FROM gate_results"),
 ))
 
 migrations.register_schema(SCHEMA)  # also when imported without the entry point (a source tree not installed)

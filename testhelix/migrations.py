@@ -17,12 +17,15 @@ unknown name of a package it loaded means a newer version made the store. The na
 packages owned their migrations are kept exactly as they were recorded (`LEGACY_NAMES`).
 
 Before packages owned their migrations, "1" and "2" also created AutoSaddler's first tables
-(dag_nodes, dag_edges, gate_results, search_evals, spent_splits) and "attempts-and-accounting"
-altered search_evals. Those tables now come from `autosaddler:search-tables` (CREATE TABLE IF NOT
-EXISTS, so on a store that has them it only records its name), and "1" and "attempts-and-accounting"
-create TestHelix's tables only; "2" is AutoSaddler's alone and no longer registered (a store that
-recorded it is still recognised). search_state stays TestHelix's: it is the key-value state of any
-run (`testhelix run` keeps its settings there too). Which evaluations finished is the view
+(dag_nodes, dag_edges, search_evals, spent_splits) and "attempts-and-accounting" altered
+search_evals. Those tables now come from `autosaddler:search-tables` (CREATE TABLE IF NOT EXISTS, so
+on a store that has them it only records its name), and "1" and "attempts-and-accounting" create
+TestHelix's tables only; "2" is AutoSaddler's alone and no longer registered (a store that recorded
+it is still recognised). search_state stays TestHelix's: it is the key-value state of any run
+(`testhelix run` keeps its settings there too). gate_results is TestHelix's too: it is the release
+ledger, the contract between a release gate (which writes it: `autosaddler gate`) and its readers
+in TestHelix (configuration E's promotion check, helix/promotion.py, and the gate part of
+`testhelix view`), so its table and the `gate` run kind are declared here. Which evaluations finished is the view
 `finished_evaluations`: TestHelix's lists its task results, and AutoSaddler's migration replaces it
 with one that adds the search's evaluations; the call accounting and the unresolved incomplete
 evaluations read it and no package's table directly. tests/robustness/test_store_upgrade.py shows a
@@ -77,6 +80,11 @@ MIGRATIONS: tuple[Migration, ...] = (
         calls INTEGER, wall_s DOUBLE, detail JSON, PRIMARY KEY (run_label, task_id));
     CREATE TABLE metrics (run_label TEXT, name TEXT, value DOUBLE, PRIMARY KEY (run_label, name));
     CREATE TABLE search_state (key TEXT PRIMARY KEY, value JSON);
+    -- the release ledger: one row per release gate decision (see the module docstring)
+    CREATE TABLE gate_results (
+        gate_id TEXT PRIMARY KEY, challenger_hash TEXT, baseline_hash TEXT, split TEXT, model TEXT,
+        n INTEGER, wins INTEGER, losses INTEGER, challenger_successes INTEGER, baseline_successes INTEGER,
+        p_value DOUBLE, ci95 JSON, ci99 JSON, promoted BOOLEAN, created_at TIMESTAMP DEFAULT now());
     """),
     Migration(CORE, "attempts-and-accounting", """
     CREATE TABLE attempts (
@@ -158,6 +166,7 @@ class StoreSchema:
 CORE_KINDS = (
     RunKind("helix", "a `testhelix run`", "SELECT 1 FROM runs WHERE kind = 'helix'"),
     RunKind("evaluate", "a `testhelix evaluate` run", "SELECT 1 FROM runs WHERE kind = 'evaluate'"),
+    RunKind("gate", "a release gate", "SELECT 1 FROM gate_results"),
 )
 
 _registered: list[Migration] = list(MIGRATIONS)
