@@ -31,7 +31,8 @@ FALLBACK_DIRECTIONS = ("the exact scenario of the bug report", "boundary values 
                        "the smallest input that shows the defect")
 
 
-def parse_json_object(text: str) -> dict | None:
+# dict[str, Any]: a model's answer, any JSON object; each caller validates the fields it reads
+def parse_json_object(text: str) -> dict[str, Any] | None:
     """The first JSON object in `text` (models sometimes wrap JSON in prose or fences).
 
     Decoding starts at the first `{` and stops where that object ends (`raw_decode`), so prose

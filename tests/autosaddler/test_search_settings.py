@@ -13,6 +13,7 @@ from autosaddler.config import REMOVED_SETTINGS, SearchConfig, config_from_data,
 from autosaddler.dag import EvolutionDAG
 from autosaddler.optimizer import ModelOptimizer
 from autosaddler.search import Search
+from autosaddler.traces import OptimizerTrace
 from testhelix.agent.budget import Budget, MemoryLedger
 from testhelix.errors import UserError
 from testhelix.llm.base import Usage
@@ -109,7 +110,7 @@ def test_each_optimizer_session_has_its_own_deadline_and_usage(tmp_path):
     started = time.monotonic()
     assert optimizer.select_parent(views) == ""                              # gave up at its own deadline
     assert time.monotonic() - started < 2.0
-    diagnosis = optimizer.diagnose(Strategy(), [{"task": "task 1", "success": 0}], [])
+    diagnosis = optimizer.diagnose(Strategy(), [OptimizerTrace("task 1", 0, None)], [])
     assert diagnosis.edit.field == "agentSteps"                           # the next session still runs
     release.set()
     usage = optimizer.usage()
