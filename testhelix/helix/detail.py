@@ -10,7 +10,6 @@ old rows included (an older detail may lack fields added since, so nothing else 
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -71,7 +70,7 @@ class _StoredRule(BaseModel):
     submission: str | None = None
 
 
-def stored_rule(column: Any) -> str | None:  # Any: a JSON column as the database hands it over
+def stored_rule(column: object) -> str | None:  # a JSON column as the database hands it over
     """The selection rule recorded in a task_results.detail column (JSON text, an already decoded
     object or NULL); None when the row records none or the column is not a JSON object."""
     try:
