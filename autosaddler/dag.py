@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, TypedDict
 
 import networkx as nx
 
@@ -23,20 +24,31 @@ from testhelix.store import RunStore
 STATUSES = ("root", "rejected", "screened_out", "developed")
 
 
+class GeneratorUsage(TypedDict, total=False):
+    """What the step's task evaluations used (empty when the evaluator reports no usage)."""
+
+    tokens: int
+    calls: int
+
+
 @dataclass(frozen=True)
 class Node:
     node_id: str
     iteration: int
     strategy_hash: str
-    strategy: dict
+    # the strategy's JSON as recorded; `load` checks it against the Strategy schema and its hash,
+    # and it stays JSON so that a stored node reads back byte for byte (its hash is the identity)
+    strategy: dict[str, Any]
     edit: Edit | None
     status: str
     reason: str = ""
-    parent_outcomes: dict = field(default_factory=dict)
-    child_outcomes: dict = field(default_factory=dict)
+    parent_outcomes: dict[str, int] = field(default_factory=dict)    # task id -> F_i on the minibatch
+    child_outcomes: dict[str, int] = field(default_factory=dict)
     dev_score: float | None = None
-    optimizer_usage: dict = field(default_factory=dict)
-    generator_usage: dict = field(default_factory=dict)
+    # per session, what the optimizer reported (`OptimizerUsage` from the model-driven optimizer);
+    # kept as the stored JSON because a plug-in optimizer and older stores report other shapes
+    optimizer_usage: dict[str, Any] = field(default_factory=dict)
+    generator_usage: GeneratorUsage = field(default_factory=lambda: GeneratorUsage())
     elapsed_s: float = 0.0
 
     def __post_init__(self) -> None:

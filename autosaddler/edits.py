@@ -33,7 +33,7 @@ class FieldEdit(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
     kind: Literal["field"] = "field"
     field: str = Field(min_length=1)
-    value: Any = None
+    value: Any = None              # Any: the proposed value of any strategy field; `apply_edit` validates it as that field
     rationale: str = ""
 
 
@@ -43,7 +43,7 @@ class LessonEdit(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
     kind: Literal["lesson"] = "lesson"
     op: Literal["add", "replace", "remove"]
-    lesson: dict | None = None
+    lesson: dict[str, Any] | None = None   # the optimizer's lesson as written; `apply_edit` validates it as a Lesson
     lesson_id: str | None = None
     rationale: str = ""
 
@@ -53,7 +53,7 @@ class UnparsedEdit(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
     kind: Literal["unparsed"] = "unparsed"
-    raw: Any = None
+    raw: Any = None                # Any: whatever the optimizer answered (any JSON, or text), kept to show it
     problem: str = "not an edit"
 
 

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator, Sequence
-from typing import Any
 
-from autosaddler.protocols import TaskEval
+from autosaddler.traces import PublicTrace, TaskEval
 from testhelix.errors import EvaluationIncomplete
 from testhelix.helix.config import RunConfig
 from testhelix.helix.results import Finished, Incomplete
@@ -64,20 +63,20 @@ class HelixStrategyEvaluator:
             self.runner.require_store().record_incomplete(label, task_id, inc.cause, inc.detail, 0, 0)
 
 
-def public_trace(task: Task, result: Finished) -> dict[str, Any]:
+def public_trace(task: Task, result: Finished) -> PublicTrace:
     """What the optimizer may see of one attempt (no ids, no hidden material, no panel outcomes)."""
     detail = result.detail
-    pairs = detail["pairs"]
-    exits = Counter(session_exit for p in pairs for session_exit in p["sessions"])
-    return {
-        "context": task.context,
-        "success": int(result.metrics.success),
-        "exit": exits.most_common(1)[0][0] if exits else "none",
-        "steps": sum(len(p["sessions"]) for p in pairs),
-        "elided": detail.get("elided", 0),
-        "failed_initial": any(p["initial"] and all(s == "fail" for s in p["initial"]) for p in pairs),
-        "passed_repair": any(p["repair"] and all(s == "pass" for s in p["repair"]) for p in pairs),
-        "review": "revise" if any(p["approved"] is False for p in pairs) else "approve",
-        "submission": detail["submission"],
-        "instruction_excerpt": task.instruction[:EXCERPT_CHARS],
-    }
+    pairs = detail.pairs
+    exits = Counter(session_exit for p in pairs for session_exit in p.sessions)
+    return PublicTrace(
+        context=task.context,
+        success=int(result.metrics.success),
+        exit=exits.most_common(1)[0][0] if exits else "none",
+        steps=sum(len(p.sessions) for p in pairs),
+        elided=detail.elided,
+        failed_initial=any(p.initial and all(s == "fail" for s in p.initial) for p in pairs),
+        passed_repair=any(p.repair and all(s == "pass" for s in p.repair) for p in pairs),
+        review="revise" if any(p.approved is False for p in pairs) else "approve",
+        submission=detail.submission,
+        instruction_excerpt=task.instruction[:EXCERPT_CHARS],
+    )

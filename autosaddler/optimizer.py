@@ -19,11 +19,13 @@ import time
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
+from typing import Any, TypedDict
 
 from autosaddler.edits import Edit, LessonEdit, UnparsedEdit, parse_edit
-from autosaddler.optimizer_session import SESSION_STEPS, SessionMaterial, observe, tools_for
+from autosaddler.optimizer_session import SESSION_STEPS, CandidateRow, SessionMaterial, observe, tools_for
 from autosaddler.prompts import history_message, optimizer_messages, reflection_messages, selection_messages
-from autosaddler.protocols import Diagnosis, ParentView
+from autosaddler.protocols import Diagnosis, Exchange, OptimizerUsage, ParentView
+from autosaddler.traces import OptimizerTrace
 from testhelix.agent.budget import Budget, BudgetExhausted
 from testhelix.agent.calls import parse_json_object
 from testhelix.llm.base import CallTags, ChatModel, Completion, Message, ModelError, ModelRequest
@@ -34,7 +36,25 @@ SESSIONS = ("selection", "diagnosis", "reflection")
 DEFAULT_TIMEOUT_S = 300.0
 
 
-def _fresh_line(timeout_s: float) -> dict:
+class _Line(TypedDict):
+    """A session's running usage line: `SessionUsage` while it runs, with the cost summed so far and
+    whether every call's cost was known."""
+
+    calls: int
+    input_tokens: int
+    output_tokens: int
+    tokens: int
+    cost_usd: float
+    cost_known: bool
+    failures: int
+    timeouts: int
+    tool_calls: int
+    step_limits: int
+    elapsed_s: float
+    timeout_s: float
+
+
+def _fresh_line(timeout_s: float) -> _Line:
     return {"calls": 0, "input_tokens": 0, "output_tokens": 0, "tokens": 0, "cost_usd": 0.0, "cost_known": True,
             "failures": 0, "timeouts": 0, "tool_calls": 0, "step_limits": 0, "elapsed_s": 0.0, "timeout_s": timeout_s}
 
@@ -51,7 +71,7 @@ class ModelOptimizer:
         self.history_limit = history_limit
         self.timeouts = {s: float((timeouts or {}).get(s, DEFAULT_TIMEOUT_S)) for s in SESSIONS}
         self._usage = {s: _fresh_line(self.timeouts[s]) for s in SESSIONS}
-        self._exchanges: list[dict] = []
+        self._exchanges: list[Exchange] = []
         self._pool = ThreadPoolExecutor(max_workers=len(SESSIONS), thread_name_prefix="optimizer-session")
         self.skills_index = library_index(load_library())
 
@@ -59,15 +79,15 @@ class ModelOptimizer:
     def select_parent(self, candidates: Sequence[ParentView]) -> str:
         if len(candidates) == 1:
             return candidates[0].node_id
-        rows = [{"node": c.node_id, "dev_score": c.dev_score, "depth": c.depth, "edit": c.edit,
-                 "minibatch_successes": c.minibatch_successes} for c in candidates]
+        rows: list[CandidateRow] = [{"node": c.node_id, "dev_score": c.dev_score, "depth": c.depth, "edit": c.edit,
+                                     "minibatch_successes": c.minibatch_successes} for c in candidates]
         text = self._call("selection", selection_messages(rows), 256, material=SessionMaterial(candidates=rows))
         data = parse_json_object(text or "") or {}
         return str(data.get("parent", ""))
 
     # --- session 2 ---------------------------------------------------------------------------
-    def diagnose(self, parent: Strategy, traces: Sequence[dict], history: Sequence[str]) -> Diagnosis:
-        messages = optimizer_messages(parent.canonical_json(), list(traces), self.skills_index)
+    def diagnose(self, parent: Strategy, traces: Sequence[OptimizerTrace], history: Sequence[str]) -> Diagnosis:
+        messages = optimizer_messages(parent.canonical_json(), [t.prompt_json() for t in traces], self.skills_index)
         if history:
             messages.append(history_message(list(history[-self.history_limit:])))
         material = SessionMaterial(traces=list(traces), strategy_json=parent.canonical_json(),
@@ -78,38 +98,40 @@ class ModelOptimizer:
         return Diagnosis(text=said[:500], edit=edit, wants_lesson=isinstance(edit, LessonEdit))
 
     # --- session 3 ---------------------------------------------------------------------------
-    def reflect(self, parent: Strategy, traces: Sequence[dict], diagnosis: Diagnosis) -> Edit:
+    def reflect(self, parent: Strategy, traces: Sequence[OptimizerTrace], diagnosis: Diagnosis) -> Edit:
         """The diagnosis's lesson edit with the lesson this session writes (the draft when the
         answer holds none)."""
         edit = diagnosis.edit
         if not isinstance(edit, LessonEdit):
             return edit
         draft = edit.lesson or {}
-        failures = [t for t in traces if not t.get("success")][:8]
+        failures = [row for row in (t.prompt_json() for t in traces) if not row.get("success")][:8]
         messages = reflection_messages(diagnosis.text, failures, [lesson.id for lesson in parent.lessons], draft)
         material = SessionMaterial(traces=list(traces), strategy_json=parent.canonical_json())
         text = self._call("reflection", messages, 1024, material=material) or ""
         lesson = parse_json_object(text) or draft
         return edit.model_copy(update={"lesson": lesson})
 
-    def usage(self) -> dict:
+    def usage(self) -> OptimizerUsage:
         """Per session: what it used since the previous call of `usage()` (cost None when unknown)."""
-        out = {}
+        out: OptimizerUsage = {}
         for session, line in self._usage.items():
-            row = {k: v for k, v in line.items() if k != "cost_known"}
-            row["cost_usd"] = round(line["cost_usd"], 6) if line["cost_known"] else None
-            row["elapsed_s"] = round(line["elapsed_s"], 3)
-            out[session] = row
+            out[session] = {"calls": line["calls"], "input_tokens": line["input_tokens"],
+                            "output_tokens": line["output_tokens"], "tokens": line["tokens"],
+                            "cost_usd": round(line["cost_usd"], 6) if line["cost_known"] else None,
+                            "failures": line["failures"], "timeouts": line["timeouts"],
+                            "tool_calls": line["tool_calls"], "step_limits": line["step_limits"],
+                            "elapsed_s": round(line["elapsed_s"], 3), "timeout_s": line["timeout_s"]}
         self._usage = {s: _fresh_line(self.timeouts[s]) for s in SESSIONS}
         return out
 
-    def exchanges(self) -> list[dict]:
+    def exchanges(self) -> list[Exchange]:
         """Every call since the previous `exchanges()`: session, the prompt as sent (role and content
         per message) and the reply text, or the failure (the search page shows them per node)."""
         out, self._exchanges = self._exchanges, []
         return out
 
-    def restore_usage(self, recorded: list[dict]) -> None:
+    def restore_usage(self, recorded: list[dict[str, Any]]) -> None:
         """Continue a resumed search's optimizer budget from what the recorded nodes used. Each node
         records what its own step used (`usage()` starts afresh per step), so the per-session lines
         start empty: the step a kill interrupted is redone whole and recorded once, as in an
@@ -151,9 +173,9 @@ class ModelOptimizer:
         """One model call of `session`, charged to its own usage line and recorded as one exchange
         (the prompt as sent at this step, and the reply or the failure)."""
         line = self._usage[session]
-        exchange: dict = {"session": session, "step": request.tags.step,
-                          "prompt": [{"role": m.role, "content": m.content} for m in request.messages],
-                          "reply": None, "failure": None}
+        exchange: Exchange = {"session": session, "step": request.tags.step,
+                              "prompt": [{"role": m.role, "content": m.content} for m in request.messages],
+                              "reply": None, "failure": None}
         self._exchanges.append(exchange)
         future = self._pool.submit(self.budget.complete, self.models[session], request)
         try:

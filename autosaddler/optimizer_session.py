@@ -15,7 +15,9 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TypedDict
 
+from autosaddler.traces import OptimizerTrace
 from testhelix.llm.base import ToolCall, ToolSpec
 
 # Steps per session: selection only compares a few scores; diagnosis reads traces and history.
@@ -23,14 +25,24 @@ SESSION_STEPS = {"selection": 3, "diagnosis": 8, "reflection": 4}
 TOOL_OUTPUT_CHARS = 8000  # one observation at most this long (cut, and the cut is said)
 
 
+class CandidateRow(TypedDict):
+    """A parent candidate as the selection session sees it (printed as JSON)."""
+
+    node: str
+    dev_score: float
+    depth: int
+    edit: str
+    minibatch_successes: int | None
+
+
 @dataclass(frozen=True)
 class SessionMaterial:
     """What the search handed this session: the tools read only this."""
 
-    traces: Sequence[dict] = ()
+    traces: Sequence[OptimizerTrace] = ()
     strategy_json: str = ""
     history: Sequence[str] = ()
-    candidates: Sequence[dict] = field(default_factory=tuple)
+    candidates: Sequence[CandidateRow] = field(default_factory=tuple)
 
 
 _INDEX = {"type": "object", "properties": {"index": {"type": "integer", "minimum": 0}}, "required": ["index"],
@@ -57,13 +69,14 @@ def observe(call: ToolCall, material: SessionMaterial) -> str:
     if call.arguments is None:
         return f"error: {call.error}"
     if call.name == "list_traces":
+        rows = [t.prompt_json() for t in material.traces]
         text = "\n".join(f"{i}: context={t.get('context', '?')} success={bool(t.get('success'))}"
-                         for i, t in enumerate(material.traces))
+                         for i, t in enumerate(rows))
     elif call.name == "read_trace":
         index = call.arguments.get("index")
         if not isinstance(index, int) or not 0 <= index < len(material.traces):
             return f"error: index must be an integer from 0 to {len(material.traces) - 1}"
-        text = json.dumps(material.traces[index], sort_keys=True, default=str)
+        text = json.dumps(material.traces[index].prompt_json(), sort_keys=True, default=str)
     elif call.name == "read_strategy" and material.strategy_json:
         text = material.strategy_json
     elif call.name == "read_history" and material.history:

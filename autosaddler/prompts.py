@@ -31,6 +31,7 @@ and expects `{"parent": NODE_ID}`; reflection sends `## Diagnosis`, `## Failed a
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 
 from testhelix.llm.base import Message
 
@@ -70,16 +71,17 @@ Give 1-8 literal triggers that occur in task text, and text of at most 1000 char
 {"id", "triggers", "text", "components", "capabilities"}"""
 
 
-def optimizer_messages(strategy_json: str, traces: list[dict], skills_index: str = "") -> list[Message]:
+def optimizer_messages(strategy_json: str, traces: Sequence[Mapping[str, object]], skills_index: str = "") -> list[Message]:
     """The diagnosis session's two messages (see the module docstring for the sections)."""
     body = (f"{heading(STRATEGY)}\n{strategy_json}\n\n"
-            f"{heading(TRACES)}\n{json.dumps(traces, indent=1, sort_keys=True)}\n\n"
+            f"{heading(TRACES)}\n{json.dumps(list(traces), indent=1, sort_keys=True)}\n\n"
             f"{heading(SKILLS)}\n{skills_index}")
     return [Message("system", OPTIMIZER_SYSTEM), Message("user", body)]
 
 
-def selection_messages(rows: list[dict]) -> list[Message]:
-    return [Message("system", SELECTION_SYSTEM), Message("user", f"{heading(CANDIDATES)}\n{json.dumps(rows, indent=1)}")]
+def selection_messages(rows: Sequence[Mapping[str, object]]) -> list[Message]:
+    return [Message("system", SELECTION_SYSTEM),
+            Message("user", f"{heading(CANDIDATES)}\n{json.dumps(list(rows), indent=1)}")]
 
 
 def history_message(history: list[str]) -> Message:
@@ -88,8 +90,9 @@ def history_message(history: list[str]) -> Message:
                            "edit from any that was rejected or screened out.")
 
 
-def reflection_messages(diagnosis: str, failures: list[dict], lesson_ids: list[str], draft: dict) -> list[Message]:
-    body = (f"{heading(DIAGNOSIS)}\n{diagnosis}\n\n{heading(FAILED_ATTEMPTS)}\n{json.dumps(failures, indent=1)}\n\n"
+def reflection_messages(diagnosis: str, failures: Sequence[Mapping[str, object]], lesson_ids: list[str],
+                        draft: dict) -> list[Message]:
+    body = (f"{heading(DIAGNOSIS)}\n{diagnosis}\n\n{heading(FAILED_ATTEMPTS)}\n{json.dumps(list(failures), indent=1)}\n\n"
             f"{heading(EXISTING_LESSONS)}\n{json.dumps(lesson_ids)}\n\n"
             f"{heading(DRAFT_LESSON)}\n{json.dumps(draft, sort_keys=True)}")
     return [Message("system", REFLECTION_SYSTEM), Message("user", body)]

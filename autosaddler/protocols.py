@@ -3,29 +3,48 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from dataclasses import dataclass
+from typing import Any, Protocol, TypedDict, runtime_checkable
 
 from autosaddler.edits import Edit
-from testhelix.helix.results import Finished
+from autosaddler.traces import OptimizerTrace, TaskEval
 from testhelix.strategy.model import Strategy
 
 
-@dataclass(frozen=True)
-class TaskEval:
-    """One task's binary score (F_i: the submitted suite fails the initial program and passes the
-    reference) and a trace of public information for the optimizer."""
+class SessionUsage(TypedDict):
+    """What one optimizer session used in one search step: a row of optimizer_sessions and an entry
+    of the DAG node's optimizer_usage (JSON, so a dict)."""
 
-    success: int
-    trace: dict = field(default_factory=dict)
-    usage: dict = field(default_factory=dict)
+    calls: int
+    input_tokens: int
+    output_tokens: int
+    tokens: int
+    cost_usd: float | None         # None: some call's price is unknown
+    failures: int
+    timeouts: int
+    tool_calls: int
+    step_limits: int
+    elapsed_s: float
+    timeout_s: float
 
-    @classmethod
-    def of(cls, result: Finished, trace: dict[str, Any]) -> TaskEval:
-        """The score of a finished TestHelix evaluation: F_i and what it used. Only a `Finished`
-        result has one; an `Incomplete` evaluation is never scored."""
-        return cls(success=int(result.metrics.success), trace=trace,
-                   usage={"tokens": result.usage.tokens, "calls": result.usage.calls})
+
+# Per session name (selection, diagnosis, reflection): what it used.
+OptimizerUsage = dict[str, SessionUsage]
+
+
+class PromptMessage(TypedDict):
+    role: str
+    content: str
+
+
+class Exchange(TypedDict):
+    """One optimizer model call as recorded for the search report (JSON in search_state)."""
+
+    session: str
+    step: int | None
+    prompt: list[PromptMessage]    # the messages as sent at this step
+    reply: str | None
+    failure: str | None            # why there is no reply
 
 
 class StrategyEvaluator(Protocol):
@@ -69,9 +88,9 @@ class Optimizer(Protocol):
     """
 
     def select_parent(self, candidates: Sequence[ParentView]) -> str: ...
-    def diagnose(self, parent: Strategy, traces: Sequence[dict], history: Sequence[str]) -> Diagnosis: ...
-    def reflect(self, parent: Strategy, traces: Sequence[dict], diagnosis: Diagnosis) -> Edit: ...
-    def usage(self) -> dict:
+    def diagnose(self, parent: Strategy, traces: Sequence[OptimizerTrace], history: Sequence[str]) -> Diagnosis: ...
+    def reflect(self, parent: Strategy, traces: Sequence[OptimizerTrace], diagnosis: Diagnosis) -> Edit: ...
+    def usage(self) -> OptimizerUsage:
         """Per session, what it used since the previous call (each DAG node records its own round)."""
         ...
 
@@ -81,7 +100,7 @@ class RecordsExchanges(Protocol):
     """An optimizer that keeps its prompts and replies (the model-driven one): `exchanges()` hands
     over every call since the previous one, recorded per node for the search report."""
 
-    def exchanges(self) -> list[dict]: ...
+    def exchanges(self) -> list[Exchange]: ...
 
 
 @runtime_checkable
@@ -89,7 +108,8 @@ class ResumesUsage(Protocol):
     """An optimizer with a budget over the whole search: a resumed search hands it what the recorded
     nodes used (the model-driven one)."""
 
-    def restore_usage(self, recorded: list[dict]) -> None: ...
+    # each node's optimizer_usage as stored: JSON recorded by whichever optimizer ran the search
+    def restore_usage(self, recorded: list[dict[str, Any]]) -> None: ...
 
 
 class ScreenRule(Protocol):

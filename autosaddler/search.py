@@ -14,19 +14,17 @@ screened or ranked on it and `autosaddler resume` redoes the round once the prov
 
 from __future__ import annotations
 
-import json
 import random
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 from pydantic import Field as PydField
 
 from autosaddler import schema
 from autosaddler.config import SearchConfig
-from autosaddler.dag import EvolutionDAG, Node
+from autosaddler.dag import EvolutionDAG, GeneratorUsage, Node
 from autosaddler.edits import Edit, RejectedEdit, apply_edit, describe, parse_edit
 from autosaddler.protocols import (
     EvaluatesEach,
@@ -36,9 +34,9 @@ from autosaddler.protocols import (
     ResumesUsage,
     ScreenRule,
     StrategyEvaluator,
-    TaskEval,
 )
 from autosaddler.screen import StrictImprovementNoRegression
+from autosaddler.traces import TaskEval, eval_column, optimizer_traces, stored_eval
 from testhelix.errors import EvaluationIncomplete, UserError
 from testhelix.llm.base import ModelError
 from testhelix.store import RunStore
@@ -149,17 +147,17 @@ class Search:
             if row is None:
                 todo.append(task_id)
             else:
-                out[task_id] = TaskEval(success=int(row["success"]), trace=_loads(row["trace"]))
+                out[task_id] = stored_eval(int(row["success"]), row["trace"],
+                                           f"{self.store.path}: search_evals row ({key[:12]}, {task_id})")
         for task_id, result in _each(self.evaluator, strategy, todo):   # concurrent; stored here, one by one
-            schema.put_search_eval(self.store, key, task_id, split, result.success,
-                                   {**result.trace, "usage": result.usage})
+            schema.put_search_eval(self.store, key, task_id, split, result.success, eval_column(result))
             out[task_id] = result
         return {t: out[t] for t in task_ids}
 
     def _propose(self, parent: Strategy, outcomes: dict[str, TaskEval], history: list[str]) -> Edit:
         """The optimizer's proposal (an optimizer outside the project may answer with a plain dict:
         it is parsed like a model's answer)."""
-        traces = _anonymise(outcomes)
+        traces = optimizer_traces(outcomes)
         diagnosis = self.optimizer.diagnose(parent, traces, history)
         proposal = self.optimizer.reflect(parent, traces, diagnosis) if diagnosis.wants_lesson else diagnosis.edit
         return parse_edit(proposal)
@@ -226,32 +224,17 @@ def _scores(outcomes: dict[str, TaskEval]) -> dict[str, int]:
     return {t: int(o.success) for t, o in outcomes.items()}
 
 
-def _anonymise(outcomes: dict[str, TaskEval]) -> list[dict]:
-    """Traces for the optimizer, with task ids replaced by positions (ids must not reach prose)."""
-    out = []
-    for i, (_, o) in enumerate(sorted(outcomes.items())):
-        trace = {k: v for k, v in o.trace.items() if k not in ("task_id", "usage")}
-        out.append({"task": f"task {i + 1}", "success": o.success, **trace})
-    return out
-
-
-def _usage_total(*groups: dict[str, TaskEval]) -> dict:
-    total: dict[str, float] = {}
-    for g in groups:
-        for o in g.values():
-            for k, v in (o.usage or o.trace.get("usage") or {}).items():
-                if isinstance(v, (int, float)):
-                    total[k] = total.get(k, 0) + v
-    return total
+def _usage_total(*groups: dict[str, TaskEval]) -> GeneratorUsage:
+    """What the generator used over the evaluations (stored with the node); {} when none reported usage."""
+    used = [o.usage for g in groups for o in g.values() if o.usage is not None]
+    if not used:
+        return {}
+    return {"tokens": sum(u.tokens for u in used), "calls": sum(u.calls for u in used)}
 
 
 def _history(dag: EvolutionDAG) -> list[str]:
     """Earlier proposals and their fate, oldest first (what the optimizer learns from)."""
     return [f"{describe(n.edit)}: {n.status} ({n.reason})" for n in dag.nodes() if n.status != "root"]
-
-
-def _loads(value: Any) -> Any:  # a JSON column: text, an already decoded value, or NULL
-    return json.loads(value) if isinstance(value, str) else (value or {})
 
 
 def _rng_to_json(state: tuple) -> list:

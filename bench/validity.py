@@ -51,9 +51,9 @@ from scipy.stats import binom, binomtest  # noqa: E402
 from autosaddler.config import load_config  # noqa: E402
 from autosaddler.gate import ALPHA, PairedOutcome, decide  # noqa: E402
 from autosaddler.optimizer import ModelOptimizer  # noqa: E402
-from autosaddler.protocols import TaskEval  # noqa: E402
 from autosaddler.search import Search  # noqa: E402
 from autosaddler.session import helix_evaluator, load_pack_splits, search_setup  # noqa: E402
+from autosaddler.traces import TaskEval  # noqa: E402
 from testhelix.agent.budget import Budget  # noqa: E402
 from testhelix.bundle import bundled_pack  # noqa: E402
 from testhelix.llm.registry import create_optimizer_model  # noqa: E402
@@ -105,7 +105,7 @@ class StudyEvaluator:
         for task_id in task_ids:
             ev = self.played[label, task_id]
             if lift and planted_task(task_id, self.contexts[task_id]):
-                ev = TaskEval(success=1, trace={**ev.trace, "success": 1}, usage=ev.usage)
+                ev = TaskEval(success=1, trace=ev.trace and ev.trace.model_copy(update={"success": 1}), usage=ev.usage)
             yield task_id, ev
 
 

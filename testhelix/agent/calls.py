@@ -13,7 +13,7 @@ still charged and yields a result marked `parsed=False`, never an exception.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -31,7 +31,8 @@ FALLBACK_DIRECTIONS = ("the exact scenario of the bug report", "boundary values 
                        "the smallest input that shows the defect")
 
 
-def parse_json_object(text: str) -> dict | None:
+# dict[str, Any]: a model's answer, any JSON object; each caller validates the fields it reads
+def parse_json_object(text: str) -> dict[str, Any] | None:
     """The first JSON object in `text` (models sometimes wrap JSON in prose or fences).
 
     Decoding starts at the first `{` and stops where that object ends (`raw_decode`), so prose
@@ -99,7 +100,7 @@ def review_suite(model: ChatModel, budget: Budget, task: Any, strategy: Strategy
     return Review(data["verdict"], reasons, suspects, parsed=True)
 
 
-def corrective_feedback(model: ChatModel, budget: Budget, task: Any, counterexamples: list[dict],
+def corrective_feedback(model: ChatModel, budget: Budget, task: Any, counterexamples: Sequence[Mapping[str, object]],
                         pair: int | None = None, round_index: int | None = None, max_tokens: int = 1024) -> str:
     msgs = prompts.feedback_messages(PublicTask.of(task), counterexamples)
     return _call(model, budget, msgs, "feedback", max_tokens, pair, round_index).strip()

@@ -20,6 +20,7 @@ Nothing here reads hidden task material: the callers pass only the public instru
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -133,8 +134,8 @@ def review_messages(strategy: Strategy, task: PublicTask, original_source: str, 
     return [Message("system", system), Message("user", body)] + strategy_messages(strategy, task, "review")
 
 
-def feedback_messages(task: PublicTask, counterexamples: list[dict]) -> list[Message]:
-    body = f"{task_message(task)}\n\n## Reviewed counterexamples\n{json.dumps(counterexamples, indent=1)}"
+def feedback_messages(task: PublicTask, counterexamples: Sequence[Mapping[str, object]]) -> list[Message]:
+    body = f"{task_message(task)}\n\n## Reviewed counterexamples\n{json.dumps(list(counterexamples), indent=1)}"
     return [Message("system", FEEDBACK_SYSTEM), Message("user", body)]
 
 

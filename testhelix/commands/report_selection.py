@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import json
-
+from testhelix.helix.detail import stored_rule
 from testhelix.store import RunStore
 
 SELECTION_RULES = ("witness-support", "merged", "fallback", "only-qualified", "random", "none")
@@ -13,10 +12,7 @@ def selection_rules(store: RunStore) -> dict[str, dict[str, int]]:
     """Per run label, how many tasks each selection rule decided (from the recorded task details)."""
     out: dict[str, dict[str, int]] = {}
     for row in store.task_results():
-        try:
-            rule = json.loads(row.get("detail") or "{}").get("submission") or "unknown"
-        except (TypeError, ValueError):
-            rule = "unknown"
+        rule = stored_rule(row.get("detail")) or "unknown"
         counts = out.setdefault(row["run_label"], {})
         counts[rule] = counts.get(rule, 0) + 1
     return out

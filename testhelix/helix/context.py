@@ -31,7 +31,8 @@ class HelixContext:
     work_dir: Path            # the task's workspaces and trajectories
     library: dict[str, Skill] | None = None
     deadline: Deadline | None = None
-    events: list[dict] = field(default_factory=list)
+    # the task's log: each step its own JSON fields (`log`); typed as `HelixEvent` where it is stored
+    events: list[dict[str, Any]] = field(default_factory=list)
     concurrent: bool = False  # pairs (and reviews) run in threads; results are the same either way
     session_class: type[AgentSession] = AgentSession   # a subclass overrides the loop's named steps
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NotRequired, TypedDict
 
 from testhelix.agent.budget import BudgetExhausted, DeadlineExceeded
 from testhelix.agent.calls import review_suite
@@ -22,6 +23,16 @@ from testhelix.skills import reviewer_skills
 
 MAX_SYMPTOM_CHARS = 1500
 _FAILED = re.compile(r"(?:FAILED|ERROR) [^\s:]*::(test_\w+)")
+
+
+class Counterexample(TypedDict):
+    """A peer repair the pair's suite rejects (or the reviewer's objection), as the corrective
+    feedback prompt prints it."""
+
+    peer: str                      # "peer repair 2", or "independent reviewer"
+    status: str
+    failing_tests: list[str]
+    reasons: NotRequired[list[str]]   # the reviewer's reasons (its own entry only)
 
 
 @dataclass
@@ -41,20 +52,20 @@ class Evidence:
     def support(self, pair: Pair) -> int:
         return len(self.passed(pair)) if pair.qualified else 0
 
-    def counterexamples(self, pair: Pair) -> list[dict]:
+    def counterexamples(self, pair: Pair) -> list[Counterexample]:
         """Peer repairs the suite rejects: evidence that a test may be wrong (or the peer is)."""
         return [{"peer": f"peer repair {self.witnesses[d] + 1}", "status": self.matrix[(pair.index, d)],
                  "failing_tests": list(self.failing_tests.get((pair.index, d), ()))}
                 for d in self.witnesses_for(pair) if self.matrix.get((pair.index, d)) != "pass"]
 
-    def reviewed_counterexamples(self, pair: Pair) -> list[dict]:
+    def reviewed_counterexamples(self, pair: Pair) -> list[Counterexample]:
         """The counterexamples the independent review confirmed: the reviewer asked for a revision
         and named, among its suspect tests, a test that failed on that peer repair. Only these may
         feed corrective feedback; the rest are as likely to show a wrong peer as a wrong test."""
         if pair.approved is not False or not pair.suspect_tests:
             return []
         suspects = set(pair.suspect_tests)
-        confirmed = []
+        confirmed: list[Counterexample] = []
         for c in self.counterexamples(pair):
             tests = [t for t in c["failing_tests"] if t in suspects]
             if tests:

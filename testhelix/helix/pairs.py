@@ -15,6 +15,7 @@ from testhelix.agent.loop import SessionConfig
 from testhelix.agent.tools import AgentWorkspace
 from testhelix.digest import tree_sha256
 from testhelix.helix.context import HelixContext
+from testhelix.helix.detail import PairSummary
 
 
 @dataclass
@@ -40,11 +41,11 @@ class Pair:
             raise RuntimeError(f"pair {self.index} has no workspace: no session of it has run")
         return self.workspace
 
-    def summary(self) -> dict:
-        return {"pair": self.index, "direction": self.direction, "sessions": self.sessions,
-                "qualified": self.qualified, "initial": list(self.initial_statuses),
-                "repair": list(self.repair_statuses), "approved": self.approved,
-                "suspect_tests": list(self.suspect_tests)}
+    def summary(self) -> PairSummary:
+        return PairSummary(pair=self.index, direction=self.direction, sessions=list(self.sessions),
+                           qualified=self.qualified, initial=list(self.initial_statuses),
+                           repair=list(self.repair_statuses), approved=self.approved,
+                           suspect_tests=list(self.suspect_tests))
 
 
 def run_session(ctx: HelixContext, pair: Pair, phase: str, round_index: int, feedback: str = "") -> None:

@@ -9,11 +9,13 @@ differential challenge, revised suites re-executed and re-reviewed] → selectio
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from testhelix.agent.budget import BudgetExhausted, DeadlineExceeded
 from testhelix.agent.calls import FALLBACK_DIRECTIONS, plan_directions
 from testhelix.helix.context import HelixContext
 from testhelix.helix.crossval import Evidence, cross_execute, review_pairs
+from testhelix.helix.detail import PairSummary
 from testhelix.helix.pairs import Pair, develop, for_each_pair
 from testhelix.helix.revise import revise
 from testhelix.helix.selection import Submission, select
@@ -22,8 +24,10 @@ from testhelix.helix.selection import Submission, select
 @dataclass(frozen=True)
 class TaskRun:
     submission: Submission
-    pairs: tuple[dict, ...]
-    events: tuple[dict, ...]
+    pairs: tuple[PairSummary, ...]
+    # the task's log as `HelixContext.log` wrote it (each step its own fields; typed as `HelixEvent`
+    # where it is stored, in the runner's SubmissionDetail)
+    events: tuple[dict[str, Any], ...]
 
 
 def run_task(ctx: HelixContext) -> TaskRun:

@@ -17,18 +17,19 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from testhelix.helix.detail import SubmissionDetail
 from testhelix.prism.judgement import PanelOrder, ProgramOutcome, TaskMetrics
 
-# The submission detail stored as JSON in task_results.detail (pairs, events, budget, ...).
-Detail = dict[str, Any]
-# A task_results row: the stored columns by name.
+# A task_results row: the stored columns by name, handed to the store's INSERT as they are (the
+# column list is the store's schema, testhelix/migrations.py).
 ResultRow = dict[str, Any]
 
 
 @dataclass(frozen=True)
 class WorkerRecords:
     """What a remote worker hands to the driver to store: model-call ledger rows and the
-    executions its outcome cache added, as (key, row)."""
+    executions its outcome cache added, as (key, row). Both are store rows passed through to the
+    store's INSERTs unread (their columns are the store's schema), so they stay column dicts."""
 
     ledger: tuple[dict[str, Any], ...] = ()
     executions: tuple[tuple[str, dict[str, Any]], ...] = ()
@@ -52,7 +53,7 @@ class Finished:
     submitted: bool            # False: no suite was submitted (an error on every program)
     suite_digest: str | None
     rule: str                  # how the submitted suite was chosen
-    detail: Detail
+    detail: SubmissionDetail   # stored as task_results.detail (JSON)
     outcomes: tuple[ProgramOutcome, ...]
     panel_order: PanelOrder | None
     usage: Usage
@@ -62,14 +63,14 @@ class Finished:
     @property
     def simulated(self) -> bool:
         """Did a simulated model take part (by name, or served behind a real provider's name)?"""
-        return bool(self.detail.get("simulated"))
+        return self.detail.simulated
 
     def row(self) -> ResultRow:
         """The task_results row, column for column as it has always been stored."""
         return {"run_label": self.run_label, "task_id": self.task_id, "submitted": self.submitted,
                 "suite_digest": self.suite_digest, **self.metrics.columns(),
                 "tokens": self.usage.tokens, "calls": self.usage.calls, "wall_s": self.wall_s,
-                "detail": _json(self.detail)}
+                "detail": self.detail.stored_json()}
 
     def outcome_rows(self) -> list[dict[str, str | None]]:
         return [o.row() for o in self.outcomes]
@@ -89,9 +90,3 @@ class Incomplete:
 
 
 TaskResult = Finished | Incomplete
-
-
-def _json(detail: Detail) -> str:
-    import json
-
-    return json.dumps(detail, default=str)

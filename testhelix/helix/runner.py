@@ -37,6 +37,7 @@ from testhelix.errors import EvaluationIncomplete, UserError
 from testhelix.execution.environments import executor_for
 from testhelix.helix.config import RunConfig, with_strategy_pairs
 from testhelix.helix.context import HelixContext
+from testhelix.helix.detail import BudgetUse, HelixEvent, SubmissionDetail
 from testhelix.helix.jobs import Backend, ProgressSink, TaskJob
 from testhelix.helix.pipeline import run_task
 from testhelix.helix.results import Finished, Incomplete, TaskResult, Usage, WorkerRecords
@@ -147,10 +148,11 @@ class HelixRunner:
         else:
             judged = evaluate_task(self.executor, task, suite) if self.panel else reference_only(self.executor, task, suite)
         cov = self.meter.measure(task, suite) if self.coverage else MISSING
-        detail = {"submission": result.submission.rule, "pair": result.submission.pair,
-                  "support": result.submission.support, "pairs": list(result.pairs), "events": list(result.events),
-                  "budget": {"cap": budget.cap_tokens, "used": budget.used, "refused": budget.refused},
-                  "elided": _elided(work), "simulated": is_simulated(model_name) or budget.simulated_calls > 0}
+        detail = SubmissionDetail(
+            submission=result.submission.rule, pair=result.submission.pair, support=result.submission.support,
+            pairs=list(result.pairs), events=[HelixEvent.model_validate(e) for e in result.events],
+            budget=BudgetUse(cap=budget.cap_tokens, used=budget.used, refused=budget.refused),
+            elided=_elided(work), simulated=is_simulated(model_name) or budget.simulated_calls > 0)
         return Finished(task_id=task.id, run_label=label, metrics=TaskMetrics(judged.indicators, cov),
                         submitted=suite is not None, suite_digest=judged.suite_digest, rule=result.submission.rule,
                         detail=detail, outcomes=judged.outcomes, panel_order=judged.panel_order,

@@ -61,7 +61,7 @@ class Judgement:
         """`{program_id: status}`: the outcome on every program."""
         return {o.program_id: o.status for o in self.outcomes}
 
-    def public(self) -> dict[str, object]:
+    def public(self) -> dict[str, object]:   # a JSON document for the CLI to print, built in this one place
         """What `testhelix evaluate --json` prints for one task: no digest, no secret order."""
         ind = self.indicators
         return {"task": self.task_id,

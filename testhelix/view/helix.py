@@ -7,6 +7,7 @@ import json
 from collections import Counter, defaultdict
 from typing import Any
 
+from testhelix.helix.detail import stored_rule
 from testhelix.store import RunStore
 from testhelix.view.html import Markup, cost, join, number, pct, section, table, tag
 from testhelix.view.trajectories import TrajectoryPages
@@ -45,8 +46,7 @@ def collect_helix(store: RunStore) -> dict[str, Any]:
     rules: dict[str, Counter] = defaultdict(Counter)
     per_task: dict[str, dict[str, dict]] = defaultdict(dict)
     for r in results:
-        detail = json.loads(r["detail"]) if isinstance(r["detail"], str) else (r["detail"] or {})
-        rule = detail.get("submission") or ("not submitted" if not r["submitted"] else "unrecorded")
+        rule = stored_rule(r["detail"]) or ("not submitted" if not r["submitted"] else "unrecorded")
         rules[r["run_label"]][rule if r["submitted"] else "not submitted"] += 1
         per_task[r["task_id"]][r["run_label"]] = {"F": r["F"], "S": r["S"], "submitted": bool(r["submitted"]),
                                                   "rule": rule, "tokens": r["tokens"], "calls": r["calls"]}

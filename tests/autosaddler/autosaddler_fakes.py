@@ -5,7 +5,9 @@ from __future__ import annotations
 import hashlib
 
 from autosaddler.edits import LessonEdit, parse_edit
-from autosaddler.protocols import Diagnosis, TaskEval
+from autosaddler.protocols import Diagnosis
+from autosaddler.traces import PublicTrace, TaskEval
+from testhelix.helix.results import Usage
 
 
 class CountingEvaluator:
@@ -23,9 +25,16 @@ class CountingEvaluator:
                 raise KeyboardInterrupt("simulated crash")
             h = int(hashlib.sha256(t.encode()).hexdigest(), 16) % 100
             skill = strategy.agentSteps * 2 + 10 * len(strategy.lessons) + (5 if strategy.guidance else 0)
-            out[t] = TaskEval(success=int(h < skill), trace={"task_id": t, "note": f"steps {strategy.agentSteps}"},
-                              usage={"input_tokens": 100, "output_tokens": 10})
+            out[t] = TaskEval(success=int(h < skill), trace=fake_trace(int(h < skill), strategy.agentSteps),
+                              usage=Usage(tokens=110, calls=1))
         return out
+
+
+def fake_trace(success: int, steps: int) -> PublicTrace:
+    """A public trace for a fake evaluation (the fields a TestHelix evaluation fills in)."""
+    return PublicTrace(context="kata", success=success, exit="done", steps=steps, elided=0,
+                       failed_initial=bool(success), passed_repair=bool(success), review="approve",
+                       submission="only-qualified" if success else "none", instruction_excerpt="")
 
 
 class ScriptedOptimizer:
@@ -42,7 +51,7 @@ class ScriptedOptimizer:
 
     def diagnose(self, parent, traces, history):
         self.calls += 1
-        assert all("task_id" not in t for t in traces)
+        assert all(t.task.startswith("task ") for t in traces)  # a position, never the task's id
         edit = parse_edit(self.script[len(history) % len(self.script)])
         if isinstance(edit, LessonEdit):
             return Diagnosis("needs a lesson", edit, True)

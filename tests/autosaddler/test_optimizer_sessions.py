@@ -9,13 +9,18 @@ from autosaddler.edits import FieldEdit
 from autosaddler.optimizer import ModelOptimizer
 from autosaddler.optimizer_session import SESSION_STEPS
 from autosaddler.protocols import ParentView
+from autosaddler.traces import OptimizerTrace, PublicTrace
 from testhelix.agent.budget import Budget, MemoryLedger
 from testhelix.llm.base import Usage
 from testhelix.llm.testing import FunctionModel, tool_call
 
 EDIT = '{"kind": "field", "field": "agentSteps", "value": 16, "rationale": "traces ran out of steps"}'
-TRACES = [{"task": "task 1", "context": "cli", "success": 0, "steps": 12},
-          {"task": "task 2", "context": "algorithm", "success": 1, "steps": 5}]
+TRACES = [OptimizerTrace("task 1", 0, PublicTrace(
+              context="cli", success=0, exit="step_limit", steps=12, elided=0, failed_initial=False,
+              passed_repair=False, review="approve", submission="none", instruction_excerpt="Parse flags.")),
+          OptimizerTrace("task 2", 1, PublicTrace(
+              context="algorithm", success=1, exit="submitted", steps=5, elided=0, failed_initial=True,
+              passed_repair=True, review="approve", submission="only-qualified", instruction_excerpt="Sort."))]
 
 
 def tool_reader(seen: list[str]):
@@ -40,7 +45,9 @@ def test_diagnosis_reads_traces_and_the_strategy_through_tools_then_answers():
     assert isinstance(diagnosis.edit, FieldEdit)
     assert diagnosis.edit.field == "agentSteps" and diagnosis.edit.value == 16
     assert seen[0].splitlines() == ["0: context=cli success=False", "1: context=algorithm success=True"]
-    assert json.loads(seen[1]) == TRACES[1]
+    assert json.loads(seen[1]) == {"task": "task 2", "success": 1, "context": "algorithm", "exit": "submitted",
+                                   "steps": 5, "elided": 0, "failed_initial": True, "passed_repair": True,
+                                   "review": "approve", "submission": "only-qualified", "instruction_excerpt": "Sort."}
     assert seen[2].startswith("error: index must be an integer from 0 to 1")
     assert json.loads(seen[3])["agentSteps"] == optimizer_strategy().agentSteps
     usage = optimizer.usage()

@@ -13,7 +13,7 @@ import pytest
 import autosaddler.commands.gate as gate_cmd
 from autosaddler.cli import main
 from autosaddler.ledger import DATA_DIR_ENV, ReleaseLedger, data_dir, ledger_key, new_entry, refuse_spent_tasks
-from autosaddler.protocols import TaskEval
+from autosaddler.traces import TaskEval
 from testhelix.errors import UserError
 from testhelix.strategy.model import Strategy
 

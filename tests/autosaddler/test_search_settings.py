@@ -13,6 +13,7 @@ from autosaddler.dag import EvolutionDAG
 from autosaddler.edits import FieldEdit
 from autosaddler.optimizer import ModelOptimizer
 from autosaddler.search import Search
+from autosaddler.traces import OptimizerTrace
 from testhelix.agent.budget import Budget, MemoryLedger
 from testhelix.errors import UserError
 from testhelix.llm.base import Usage
@@ -110,7 +111,7 @@ def test_each_optimizer_session_has_its_own_deadline_and_usage(tmp_path):
     started = time.monotonic()
     assert optimizer.select_parent(views) == ""                              # gave up at its own deadline
     assert time.monotonic() - started < 2.0
-    diagnosis = optimizer.diagnose(Strategy(), [{"task": "task 1", "success": 0}], [])
+    diagnosis = optimizer.diagnose(Strategy(), [OptimizerTrace("task 1", 0, None)], [])
     assert isinstance(diagnosis.edit, FieldEdit) and diagnosis.edit.field == "agentSteps"  # the next session still runs
     release.set()
     usage = optimizer.usage()
@@ -122,7 +123,9 @@ def test_each_optimizer_session_has_its_own_deadline_and_usage(tmp_path):
     assert optimizer.usage()["diagnosis"]["calls"] == 0                      # per step, not cumulative
     exchanges = optimizer.exchanges()                                        # what the search page shows
     assert [(e["session"], e["reply"] is None) for e in exchanges] == [("selection", True), ("diagnosis", False)]
-    assert "no answer within 0.2 s" in exchanges[0]["failure"] and exchanges[1]["prompt"][0]["role"] == "system"
+    failure = exchanges[0]["failure"]
+    assert failure is not None and "no answer within 0.2 s" in failure
+    assert exchanges[1]["prompt"][0]["role"] == "system"
     assert optimizer.exchanges() == []
 
 

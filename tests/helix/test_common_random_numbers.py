@@ -43,7 +43,7 @@ def replies(root: Path, executor, task_id: str, strategy: Strategy, model: str =
         messages = json.loads(path.read_text())["messages"]
         sessions[str(path.relative_to(played))] = [(m["content"], m.get("tool_calls")) for m in messages
                                                    if m["role"] == "assistant"]
-    return {"sessions": sessions, "rule": result.rule, "pair": result.detail["pair"], "F": result.metrics.indicators.F,
+    return {"sessions": sessions, "rule": result.rule, "pair": result.detail.pair, "F": result.metrics.indicators.F,
             "suite": result.suite_digest}
 
 

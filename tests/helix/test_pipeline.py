@@ -34,9 +34,9 @@ def test_every_configuration_runs_and_is_scored_on_the_panel(tmp_path, executor,
     allowed = {"A": {"only-qualified", "none"}, "B": {"random", "none"}}.get(
         name, {"witness-support", "merged", "fallback", "none"})   # C, D, E: peer cross validation rules
     assert result.rule in allowed
-    assert (result.rule == "none") == (result.detail["pair"] is None)
+    assert (result.rule == "none") == (result.detail.pair is None)
     detail = result.detail
-    assert detail["simulated"] is True and len(detail["pairs"]) == CONFIGS[name].pairs
+    assert detail.simulated is True and len(detail.pairs) == CONFIGS[name].pairs
 
 
 def test_budget_shared_across_pairs_never_exceeded_k5(tmp_path, executor, task):
@@ -54,7 +54,7 @@ def test_same_seed_same_results(tmp_path, executor, task):
     a = runner(tmp_path / "a", executor).run_one(task, Strategy(), get_config("C"), "sim:strong", "x/C")
     b = runner(tmp_path / "b", executor).run_one(task, Strategy(), get_config("C"), "sim:strong", "x/C")
     def strip(r):
-        return {"metrics": r.metrics, "rule": r.rule, "pairs": r.detail["pairs"]}
+        return {"metrics": r.metrics, "rule": r.rule, "pairs": r.detail.pairs}
 
     assert strip(a) == strip(b)
 
@@ -162,7 +162,7 @@ def test_internal_qualification_gives_no_credit(tmp_path, executor, task):
     (copy / "panel" / "manifest.json").write_text(json.dumps(manifest))
     r = runner(tmp_path, executor)
     res = r.run_one(load_task(copy), Strategy(), get_config("A"), "sim:strong", "sim:strong/A")
-    assert any(p["qualified"] for p in res.detail["pairs"])
+    assert any(p.qualified for p in res.detail.pairs)
     assert not res.metrics.indicators.F
 
 

@@ -106,8 +106,8 @@ def test_the_strategy_evaluator_scores_a_finished_result_by_its_reference_transi
         runner.require_store().close()
     assert isinstance(finished, Finished)
     score = scores[task.id]
-    assert score.success == int(finished.metrics.indicators.F) == score.trace["success"]
-    assert score.usage == {"tokens": finished.usage.tokens, "calls": finished.usage.calls}
+    assert score.trace is not None and score.success == int(finished.metrics.indicators.F) == score.trace.success
+    assert score.usage == finished.usage
 
 
 @pytest.fixture(scope="module")

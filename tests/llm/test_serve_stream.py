@@ -162,7 +162,7 @@ def test_a_run_through_a_served_simulated_model_is_labelled_simulated(server, ta
         result = runner.run_one(task, Strategy(), get_config("A"), name, f"{name}/A")
         store = runner.store
         assert store is not None
-        assert result.detail["simulated"] is True
+        assert result.detail.simulated is True
         calls = store.model_calls(f"{name}/A")
         assert calls and all(c["simulated"] and c["cost_usd"] is None for c in calls)   # the ledger
         assert store.served_by_simulation() == {f"{name}/A": name}

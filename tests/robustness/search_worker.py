@@ -25,12 +25,13 @@ import click
 from autosaddler import schema
 from autosaddler.config import load_config
 from autosaddler.optimizer import ModelOptimizer
-from autosaddler.protocols import TaskEval
 from autosaddler.search import Search
+from autosaddler.traces import PublicTrace, TaskEval
 from testhelix import migrations
 from testhelix import store as store_module
 from testhelix.agent.budget import Budget
 from testhelix.cliutil import entry_point
+from testhelix.helix.results import Usage
 from testhelix.llm.registry import create_optimizer_model
 from testhelix.store import RunStore
 from testhelix.strategy.model import Strategy
@@ -57,8 +58,11 @@ class SimEvaluator:
             self.store.record_model_call({"run_label": f"search/{strategy.content_hash()[:12]}", "task_id": t,
                                           "role": "generation", "model": "sim:worker", "input_tokens": 100,
                                           "output_tokens": 10, "status": "ok", "simulated": True})
-            out[t] = TaskEval(success=int(h < skill), trace={"context": "kata", "steps": 3},
-                              usage={"tokens": 110, "calls": 1})
+            success = int(h < skill)
+            trace = PublicTrace(context="kata", success=success, exit="done", steps=3, elided=0,
+                                failed_initial=bool(success), passed_repair=bool(success), review="approve",
+                                submission="only-qualified" if success else "none", instruction_excerpt="")
+            out[t] = TaskEval(success=success, trace=trace, usage=Usage(tokens=110, calls=1))
         return out
 
 
