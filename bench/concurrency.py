@@ -56,7 +56,7 @@ def evaluate(root: Path, name: str, splits, ids, model: str, jobs: int, backend:
         _, rows = store.query("SELECT count(*) FROM model_calls")
     finally:
         store.close()
-    summary = {"results": {t: {"success": o.success, "trace": o.trace} for t, o in sorted(out.items())},
+    summary = {"results": {t: {"success": o.success, "trace": o.trace.model_dump() if o.trace else None} for t, o in sorted(out.items())},
                "model_calls": rows[0][0]}
     print(f"{name:>10}: {wall:8.1f} s  successes {sum(o.success for o in out.values())}/{len(ids)}  "
           f"model calls {rows[0][0]}", flush=True)
