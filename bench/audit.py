@@ -21,6 +21,7 @@ from fractions import Fraction
 from gtdd.stats.acceptance import EXACT_POPULATION_LIMIT, resolve_method
 from gtdd.stats.audit import audit_size
 from gtdd.stats.history import history_bound
+from gtdd.stats.params import Method
 
 ALPHA = Fraction(1, 20)
 POPULATIONS = [500, 1_000, 2_000, 5_000, 10_000, 20_000, 50_000]
@@ -36,7 +37,7 @@ def best_ms(run: Callable[[], object], repeats: int) -> float:
     return best * 1000
 
 
-def workloads(population: int, method: str) -> dict[str, Callable[[], int]]:
+def workloads(population: int, method: Method) -> dict[str, Callable[[], int]]:
     return {
         "zero-failure": lambda: audit_size(population, "0.05", ALPHA / 160, 0, method).exact_n,
         "c=4": lambda: audit_size(population, "0.01", ALPHA / 32, 4, method).exact_n,

@@ -31,19 +31,25 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from autosaddler.config import load_config  # noqa: E402
-from autosaddler.session import helix_evaluator, load_pack_splits, search_setup  # noqa: E402
+from autosaddler.session import (  # noqa: E402
+    PackSplits,
+    helix_evaluator,
+    load_pack_splits,
+    search_setup,
+)
 from testhelix.runoptions import RunOptions  # noqa: E402
 from testhelix.store import RunStore  # noqa: E402
 from testhelix.strategy.model import initial_strategy  # noqa: E402
 
 
-def minibatch(splits, size: int, seed: int) -> list[str]:
+def minibatch(splits: PackSplits, size: int, seed: int) -> list[str]:
     order = sorted(splits.ids("proposal"))
     random.Random(seed).shuffle(order)       # the order a search draws its minibatches in
     return order[:size]
 
 
-def evaluate(root: Path, name: str, splits, ids, model: str, jobs: int, backend: str) -> tuple[float, dict]:
+def evaluate(root: Path, name: str, splits: PackSplits, ids: list[str], model: str, jobs: int,
+             backend: str) -> tuple[float, dict]:
     run = root / name
     cfg = load_config("paper")
     store = RunStore(run)
@@ -56,7 +62,8 @@ def evaluate(root: Path, name: str, splits, ids, model: str, jobs: int, backend:
         _, rows = store.query("SELECT count(*) FROM model_calls")
     finally:
         store.close()
-    summary = {"results": {t: {"success": o.success, "trace": o.trace.model_dump() if o.trace else None} for t, o in sorted(out.items())},
+    summary = {"results": {t: {"success": o.success, "trace": o.trace.model_dump() if o.trace else None}
+                           for t, o in sorted(out.items())},
                "model_calls": rows[0][0]}
     print(f"{name:>10}: {wall:8.1f} s  successes {sum(o.success for o in out.values())}/{len(ids)}  "
           f"model calls {rows[0][0]}", flush=True)

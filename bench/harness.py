@@ -30,13 +30,15 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from testhelix.digest import tree_sha256  # noqa: E402
+from testhelix.execution.executor import ForkServerExecutor  # noqa: E402
 from testhelix.execution.outcome import Limits, pytest_args  # noqa: E402
+from testhelix.execution.protocols import Executor  # noqa: E402
 from testhelix.execution.seam import create_executor  # noqa: E402
 from testhelix.prism.evaluation import PANEL_TRACEBACK  # noqa: E402
-from testhelix.tasks.task import load_pack, panel_programs  # noqa: E402
+from testhelix.tasks.task import Task, load_pack, panel_programs  # noqa: E402
 
 
-def _suite_sources(task) -> list[dict[str, str]]:
+def _suite_sources(task: Task) -> list[dict[str, str]]:
     """Suites for a task: its trusted tests, plus fixture suites when the pack is the fixture pack."""
     out = []
     tests = {p.name: p.read_text() for p in sorted(task.trusted_tests_dir.glob("test_*.py"))}
@@ -55,7 +57,8 @@ def build_jobs(pack: Path, work: Path, minimum: int, fresh_programs: bool = Fals
     a pack too small for that is repeated with suite variants (distinct digests). With
     `fresh_programs`, a task is skipped when one of its programs was already taken (tasks of one
     kata share most of their panel), so that no program is ever run twice."""
-    tasks, chosen, count, seen = load_pack(pack), [], 0, set()
+    tasks, chosen, count = load_pack(pack), [], 0
+    seen: set[str] = set()
     for task in tasks:
         if count >= minimum:
             break
@@ -100,6 +103,10 @@ def naive(jobs: list[tuple[Path, Path]], limits: Limits) -> tuple[float, list[st
     return time.perf_counter() - started, statuses
 
 
+def sandbox_kind(executor: Executor) -> str:
+    return executor.sandbox.kind if isinstance(executor, ForkServerExecutor) else type(executor).__name__
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--pack", type=Path)
@@ -125,7 +132,7 @@ def main() -> None:
             started = time.perf_counter()
             cold = ex.run_many(jobs, limits)
             t_exec = time.perf_counter() - started
-            print(f"executor ({ex.workers} workers, {ex.inner.sandbox.kind} sandbox): {t_exec:8.2f} s "
+            print(f"executor ({ex.workers} workers, {sandbox_kind(ex.inner)} sandbox): {t_exec:8.2f} s "
                   f"({ex.executions - 1} executions)")
             if ex.executions - 1 != len(jobs):  # identical pairs would run once: not a fair comparison
                 raise SystemExit(f"bench error: only {ex.executions - 1} of {len(jobs)} pairs are distinct")

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import argparse
 import time
+from collections.abc import Callable
+from typing import Any
 
 from gtdd.domains.base import TraceResult, first_divergence
 from gtdd.domains.kvstore import DOMAIN, run_reference
@@ -52,7 +54,7 @@ def time_candidate(source: str, repeats: int) -> tuple[float, int]:
     return best(runs), failing
 
 
-def peer_client(kind: str):
+def peer_client(kind: str) -> tuple[Any, Callable[[], None]]:
     if kind == "redis":
         server = start_redis()
         return server.client(), server.stop
@@ -92,7 +94,7 @@ def main() -> None:
 
     population = DOMAIN.population()
     all_ops = [list(t.ops) for t in population]
-    shared = [p for p in (shared_prefix(t.ops) for t in population) if p]
+    shared = [p for p, _ in (shared_prefix(t.ops) for t in population) if p]
     n_ops = sum(len(o) for o in all_ops)
 
     ref_s = time_reference(all_ops, args.repeats)

@@ -21,16 +21,17 @@ import tempfile
 import threading
 import time
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from concurrency import minibatch  # noqa: E402
-
 from autosaddler.config import load_config  # noqa: E402
 from autosaddler.session import helix_evaluator, load_pack_splits, search_setup  # noqa: E402
+from bench.concurrency import minibatch  # noqa: E402
 from testhelix.bundle import bundled_pack  # noqa: E402
 from testhelix.runoptions import RunOptions  # noqa: E402
 from testhelix.store import RunStore  # noqa: E402
@@ -50,16 +51,16 @@ def _task() -> str:
 _local = threading.local()
 
 
-def emit(kind: str, start: float, end: float, **extra) -> None:
+def emit(kind: str, start: float, end: float, **extra: Any) -> None:
     with _lock:
         EVENTS.append({"kind": kind, "start": round(start - T0, 4), "end": round(end - T0, 4),
                        "thread": threading.current_thread().name, **extra})
 
 
-def wrap(cls, name: str, kind: str, extra=lambda *a, **k: {}):
+def wrap(cls: Any, name: str, kind: str, extra: Callable[..., dict] = lambda *a, **k: {}) -> None:
     original = getattr(cls, name)
 
-    def wrapper(*args, **kwargs):
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
         start = time.monotonic()
         try:
             return original(*args, **kwargs)
@@ -76,18 +77,18 @@ def instrument() -> None:
 
     original_eval = HelixRunner.evaluate_job
 
-    def evaluate_job(self, job, sink=None):
+    def evaluate_job(self: Any, job: Any, sink: Any = None) -> Any:
         _local.task = job.task_id
         start = time.monotonic()
         try:
             return original_eval(self, job, sink)
         finally:
             emit("task", start, time.monotonic(), task=job.task_id)
-    HelixRunner.evaluate_job = evaluate_job
+    setattr(HelixRunner, "evaluate_job", evaluate_job)  # noqa: B010 - a wrapper in place of the method
 
     original_sleep = LatencyModel.complete
 
-    def complete(self, request):
+    def complete(self: Any, request: Any) -> Any:
         start = time.monotonic()
         delay = self.delay_for(request)
         time.sleep(delay)
@@ -96,12 +97,12 @@ def instrument() -> None:
         emit("model_sleep", start, mid, task=threading.current_thread().name)
         emit("model_inner_cpu", mid, time.monotonic(), task=threading.current_thread().name)
         return out
-    LatencyModel.complete = complete
+    setattr(LatencyModel, "complete", complete)  # noqa: B010
     _ = original_sleep
 
     original_close = ex.ForkServerExecutor.close
 
-    def close(self):
+    def close(self: Any) -> None:
         # the fork servers' and their jobs' CPU time (utime, stime, cutime, cstime), read before they stop
         tick = os.sysconf("SC_CLK_TCK")
         for pool, handles in ((f"executor{len(SERVER_CPU)}", self._handles),):
@@ -115,7 +116,7 @@ def instrument() -> None:
                         pass
             SERVER_CPU[pool] = SERVER_CPU.get(pool, 0.0) + total
         return original_close(self)
-    ex.ForkServerExecutor.close = close
+    setattr(ex.ForkServerExecutor, "close", close)  # noqa: B010
     wrap(ex._ServerHandle, "call", "server_call")
     wrap(ex.ForkServerExecutor, "_execute", "execute")          # includes waiting for an idle server
     wrap(ex.ForkServerExecutor, "run_many", "run_many", lambda self, jobs, *a, **k: {"n": len(jobs)})
@@ -126,7 +127,7 @@ def instrument() -> None:
 
 
 def summarise(wall: float, cpu: tuple[float, float]) -> None:
-    by = defaultdict(list)
+    by: defaultdict[str, list[float]] = defaultdict(list)
     for e in EVENTS:
         by[e["kind"]].append(e["end"] - e["start"])
     print(f"wall {wall:.1f} s; driver process CPU user {cpu[0]:.1f} s sys {cpu[1]:.1f} s")
@@ -142,7 +143,8 @@ def summarise(wall: float, cpu: tuple[float, float]) -> None:
         print(f"    task {e['task']:<40} {e['start']:7.1f} -> {e['end']:7.1f}  ({e['end'] - e['start']:6.1f} s)")
     # busy servers over time: how much of the wall time were 0/1/2 servers busy?
     points = sorted([(e["start"], 1) for e in calls] + [(e["end"], -1) for e in calls])
-    busy, last, hist = 0, 0.0, defaultdict(float)
+    busy, last = 0, 0.0
+    hist: defaultdict[int, float] = defaultdict(float)
     for t, d in points:
         hist[busy] += t - last
         busy, last = busy + d, t

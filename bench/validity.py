@@ -49,10 +49,16 @@ sys.path.insert(0, str(ROOT))
 from scipy.stats import binom, binomtest  # noqa: E402
 
 from autosaddler.config import load_config  # noqa: E402
+from autosaddler.evaluator import HelixStrategyEvaluator  # noqa: E402
 from autosaddler.gate import ALPHA, PairedOutcome, decide  # noqa: E402
 from autosaddler.optimizer import ModelOptimizer  # noqa: E402
 from autosaddler.search import Search  # noqa: E402
-from autosaddler.session import helix_evaluator, load_pack_splits, search_setup  # noqa: E402
+from autosaddler.session import (  # noqa: E402
+    PackSplits,
+    helix_evaluator,
+    load_pack_splits,
+    search_setup,
+)
 from autosaddler.traces import TaskEval  # noqa: E402
 from testhelix.agent.budget import Budget  # noqa: E402
 from testhelix.bundle import bundled_pack  # noqa: E402
@@ -83,7 +89,8 @@ class StudyEvaluator:
     """Plays every strategy as the initial one under the strategy's own label (the null profile),
     plus, for the planted profile, the fixture's effect on the planted tasks."""
 
-    def __init__(self, inner, contexts: dict[str, str], planted: bool, played: dict | None = None):
+    def __init__(self, inner: HelixStrategyEvaluator, contexts: dict[str, str], planted: bool,
+                 played: dict | None = None) -> None:
         self.inner, self.contexts, self.planted = inner, contexts, planted
         self.runner = inner.runner
         # (label, task) -> what was played. One replicate's two profiles play every strategy as the
@@ -109,7 +116,8 @@ class StudyEvaluator:
             yield task_id, ev
 
 
-def run_replicate(profile: str, r: int, noise: float, jobs: int, work: Path, splits, played: dict) -> dict:
+def run_replicate(profile: str, r: int, noise: float, jobs: int, work: Path, splits: PackSplits,
+                  played: dict) -> dict:
     cfg = load_config("demo", overrides={**STUDY_PRESET, "seed": 1000 + r})
     model = f"sim:weak?noise={noise}&seed={r}"
     contexts = {t: task.context for t, task in splits.tasks.items()}
