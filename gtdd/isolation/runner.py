@@ -29,11 +29,13 @@ instances have `execute(cmd, args)` returning JSON values.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
 import os
 import select
+import shutil
 import signal
 import subprocess
 import sys
@@ -63,6 +65,7 @@ if TYPE_CHECKING:
 
 HERE = Path(__file__).parent
 ZYGOTE = HERE / "zygote.py"
+RUN_DIR_PREFIX = "gtdd-run-"  # a run's folder in the temporary directory: gtdd-run-<pid>-<random>
 LAUNCHER_LOG = "launcher.log"  # zygote.py's own diagnostics, in its server folder
 START_GRACE_S = 30.0  # building the sandbox and compiling the candidate
 NAMESPACED_UID = 4_900_000  # one fixed uid, so no batch differs from another in what it can see
@@ -175,7 +178,8 @@ def _run_once(module_source: str, traces: Sequence[Trace], limits: IsolationLimi
               "rlimit_cpu_s": limits.rlimit_cpu_s, "memory_mb": limits.memory_mb,
               "fsize_mb": limits.fsize_mb, "nofile": limits.nofile, "nproc": limits.nproc}
     results: list[TraceResult | None] = [None] * len(traces)
-    with tempfile.TemporaryDirectory(prefix="gtdd-run-") as tmp:
+    _remove_dead_run_dirs_once()
+    with tempfile.TemporaryDirectory(prefix=f"{RUN_DIR_PREFIX}{os.getpid()}-") as tmp:
         base = Path(tmp)
         workspace = base / "workspace"
         workspace.mkdir()
@@ -187,6 +191,30 @@ def _run_once(module_source: str, traces: Sequence[Trace], limits: IsolationLimi
         while start < len(traces):
             start = _Batch(sandbox, base, workspace, config, limits, traces, results).run(start)
     return [r if r is not None else TraceResult((), ERROR_CRASH) for r in results]
+
+
+def remove_dead_run_dirs(root: Path) -> list[Path]:
+    """Remove the run folders (`gtdd-run-<pid>-...` under `root`) of processes that no longer exist:
+    a run killed with SIGKILL cannot remove its own, and each holds a copy of a candidate. A folder
+    whose pid is alive (or reused by another process) stays; so do names of another form."""
+    removed = []
+    for path in root.glob(f"{RUN_DIR_PREFIX}*-*"):
+        pid = path.name[len(RUN_DIR_PREFIX):].split("-", 1)[0]
+        if not pid.isdigit() or int(pid) == os.getpid() or not path.is_dir():
+            continue
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            shutil.rmtree(path, ignore_errors=True)
+            removed.append(path)
+        except PermissionError:   # alive, another user's
+            pass
+    return removed
+
+
+@functools.cache
+def _remove_dead_run_dirs_once() -> None:
+    remove_dead_run_dirs(Path(tempfile.gettempdir()))
 
 
 class _Batch:

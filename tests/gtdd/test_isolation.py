@@ -289,3 +289,30 @@ def test_a_sandbox_that_carries_only_the_standard_streams_runs_traces(tmp_path, 
     got = run_traces(DOMAIN.reference_source(), batch, FAST, module_file="kvstore.py", sandbox_kind=spec)
     expected = DOMAIN.reference_results(batch)
     assert [DOMAIN.first_divergence(e, g) for e, g in zip(expected, got)] == [None, None]
+
+
+def test_a_killed_runs_folder_is_removed_by_a_later_run_and_nothing_else(tmp_path):
+    import subprocess
+    import sys
+
+    from gtdd.isolation.runner import RUN_DIR_PREFIX, remove_dead_run_dirs
+
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()                                         # a pid that no longer exists
+    alive = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        folders = {name: tmp_path / name for name in (
+            f"{RUN_DIR_PREFIX}{dead.pid}-abc",          # a run killed with SIGKILL
+            f"{RUN_DIR_PREFIX}{alive.pid}-def",         # a run still going
+            f"{RUN_DIR_PREFIX}{os.getpid()}-ghi",       # this process's own
+            f"{RUN_DIR_PREFIX}xyz123",                  # the earlier naming (no pid): not ours to judge
+            "other-999999-abc")}                        # not a run folder
+        for folder in folders.values():
+            (folder / "workspace").mkdir(parents=True)
+            (folder / "workspace" / "kvstore.py").write_text("class Store: ...\n")
+        removed = remove_dead_run_dirs(tmp_path)
+    finally:
+        alive.kill()
+        alive.wait()
+    assert removed == [folders[f"{RUN_DIR_PREFIX}{dead.pid}-abc"]]
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(set(folders) - {f"{RUN_DIR_PREFIX}{dead.pid}-abc"})
