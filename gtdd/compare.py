@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from gtdd.outcomes import COMPARED_RULES, PAIRED_OUTCOMES, apply_rule, trajectory_outcomes
+from gtdd.outcomes import COMPARED_RULES, PAIRED_OUTCOMES, RuleApplied, apply_rule, trajectory_outcomes
 from gtdd.report import SIMULATED_NOTE, contrast_lines, load, paired_contrast
 from testhelix.errors import UserError
 from testhelix.store import RunStore
@@ -82,7 +82,7 @@ class Run:
         accepted = [r for r in rs if r["accepted"]] if self.stop_at_first_acceptance else []
         return float((accepted[0] if accepted else rs[-1])["failure_rate"])
 
-    def acceptance(self, key: Trajectory, rule: str) -> dict:
+    def acceptance(self, key: Trajectory, rule: str) -> RuleApplied:
         rs = self.trajectories[key]
         return apply_rule(rule, rs, {r["round"]: self.audits[(key[0], key[1], r["round"])] for r in rs})
 

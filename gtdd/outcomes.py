@@ -24,8 +24,9 @@ from __future__ import annotations
 
 import itertools
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
+from typing import Any, TypedDict
 
 import numpy as np
 
@@ -39,12 +40,29 @@ OUTCOMES = ("discovery", "repair_rate", "unseen_risk", "regressions", "proposed"
 PAIRED_OUTCOMES = ("discovery", "repair_rate", "unseen_risk", "regressions")  # cost terms: means only
 COMPARED_RULES = tuple(r for r in RULE_NAMES if r != "none")
 
+# A gtdd_rounds row as the store returns it (columns: gtdd/schema.py; `detail` is its JSON text).
+RoundRow = Mapping[str, Any]
+# An audit record as stored in gtdd_audits (JSON): the acceptance rules (gtdd/rules.py) read it as such.
+AuditJson = dict[str, Any]
+# One trajectory's development outcomes, by name (OUTCOMES); None where a ratio has no denominator.
+TrajectoryOutcomes = dict[str, float | None]
+
+
+class RuleApplied(TypedDict):
+    """One acceptance rule applied to one recorded trajectory, stopping at its first acceptance."""
+
+    accepted: bool
+    round: int | None           # the round of the first acceptance
+    false: bool                 # accepted while some family's population failure rate exceeds its tolerance
+    delivered_rate: float       # the delivered candidate's population failure rate
+    audit_cases: int            # audit executions spent up to the stop
+
 
 def _ratio(num: float, den: float) -> float | None:
     return num / den if den else None
 
 
-def trajectory_outcomes(rounds: list[dict]) -> dict:
+def trajectory_outcomes(rounds: Sequence[RoundRow]) -> TrajectoryOutcomes:
     rs = sorted(rounds, key=lambda r: r["round"])
     repaired = sum(r["repaired_previous"] for r in rs[1:])
     reported = sum(r["counterexamples"] for r in rs[:-1])
@@ -58,7 +76,7 @@ def trajectory_outcomes(rounds: list[dict]) -> dict:
             "reduction_executions": float(sum(json.loads(r["detail"]).get("reduction_executions", 0) for r in rs))}
 
 
-def within_tolerance(row: dict, audit: dict) -> bool:
+def within_tolerance(row: RoundRow, audit: AuditJson) -> bool:
     """Q_t: every family's population failure rate is at most its tolerance."""
     by_family = json.loads(row["detail"]).get("population_by_family", {})
     sizes = {f: v["population"] for f, v in audit["families"].items()}
@@ -66,7 +84,7 @@ def within_tolerance(row: dict, audit: dict) -> bool:
                for f, failures in by_family.items() if f in sizes)
 
 
-def apply_rule(rule: str, rounds: list[dict], audits: dict) -> dict:
+def apply_rule(rule: str, rounds: Sequence[RoundRow], audits: Mapping[int, AuditJson]) -> RuleApplied:
     """Stop at the first acceptance under `rule` on one recorded trajectory."""
     cases = 0
     rs = sorted(rounds, key=lambda r: r["round"])
@@ -84,7 +102,7 @@ def apply_rule(rule: str, rounds: list[dict], audits: dict) -> dict:
             "audit_cases": cases}
 
 
-def _contrasts(values: dict[tuple[int, str], float | None], policies: list[str], contrast: Contrast) -> list[dict]:
+def _contrasts(values: Mapping[tuple[int, str], float | None], policies: list[str], contrast: Contrast) -> list[dict]:
     out = []
     for a, b in itertools.combinations(policies, 2):
         blocks = sorted(blk for (blk, p) in values if p == a and values[(blk, a)] is not None
