@@ -38,19 +38,15 @@ def is_dotted_path(spec: str) -> bool:
     return ":" in spec
 
 
-def _entry_points(group: str) -> list:
+def group_entry_points(group: str) -> list[Any]:
+    """Every installed entry point of `group` (also for a registry that loads all of them)."""
     # Imported here: fork servers and zygotes load built-in sandboxes without scanning metadata.
     from importlib.metadata import entry_points
     return list(entry_points(group=group))
 
 
-def group_entry_points(group: str) -> list[Any]:
-    """Every installed entry point of `group` (for a registry that loads all of them)."""
-    return _entry_points(group)
-
-
 def entry_point_names(group: str) -> list[str]:
-    return sorted({ep.name for ep in _entry_points(group)})
+    return sorted({ep.name for ep in group_entry_points(group)})
 
 
 def load_dotted(path: str, *, option: str, spec: str, default_attr: str | None = None) -> Any:
@@ -79,7 +75,7 @@ def load_plugin(spec: str, *, group: str, builtins: Mapping[str, str], option: s
         return load_dotted(builtins[spec], option=option, spec=spec)
     if is_dotted_path(spec):
         return load_dotted(spec, option=option, spec=spec, default_attr=default_attr)
-    found = [ep for ep in _entry_points(group) if ep.name == spec]
+    found = [ep for ep in group_entry_points(group) if ep.name == spec]
     if not found:
         known = sorted(builtins) + [n for n in entry_point_names(group) if n not in builtins]
         raise UserError(f"{option}: unknown {what} {spec!r}; known: {', '.join(known) or 'none'}, or give "
