@@ -59,6 +59,17 @@ def wait_until(pid: int, deadline: float) -> int | None:
         time.sleep(0.002)
 
 
+def process_alive(pid: int) -> bool:
+    """Whether a process with this pid exists (another user's counts: it cannot be signalled, but it is there)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 def kill_session(pid: int) -> None:
     """SIGKILL the process group led by `pid` (a child that called setsid); gone already is fine."""
     try:

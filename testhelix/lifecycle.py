@@ -20,6 +20,7 @@ import duckdb
 
 from testhelix import migrations
 from testhelix.errors import UserError, describe_store_error
+from testhelix.forkrun import process_alive
 
 OPEN_PATHS: set[str] = set()  # stores this process has open (an I/O error without a path names them)
 
@@ -84,7 +85,7 @@ def create_atomically(path: Path, build: Callable[[Path], None]) -> None:
     (never replacing a store another process created meanwhile)."""
     for stale in path.parent.glob(f".{path.name}.creating-*"):
         pid = stale.name.rsplit("-", 1)[-1].split(".")[0]
-        if pid.isdigit() and not _alive(int(pid)):
+        if pid.isdigit() and not process_alive(int(pid)):
             stale.unlink(missing_ok=True)
     tmp = path.with_name(f".{path.name}.creating-{os.getpid()}")
     tmp.unlink(missing_ok=True)
@@ -97,16 +98,6 @@ def create_atomically(path: Path, build: Callable[[Path], None]) -> None:
     finally:
         tmp.unlink(missing_ok=True)
         tmp.with_name(tmp.name + ".wal").unlink(missing_ok=True)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 # --- kinds ------------------------------------------------------------------------------------

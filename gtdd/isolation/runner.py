@@ -58,6 +58,7 @@ from gtdd.domains.base import (
 )
 from testhelix.execution import jobprocess
 from testhelix.execution.seam import select_sandbox
+from testhelix.forkrun import process_alive
 from testhelix.plugins import import_root
 
 if TYPE_CHECKING:
@@ -202,13 +203,9 @@ def remove_dead_run_dirs(root: Path) -> list[Path]:
         pid = path.name[len(RUN_DIR_PREFIX):].split("-", 1)[0]
         if not pid.isdigit() or int(pid) == os.getpid() or not path.is_dir():
             continue
-        try:
-            os.kill(int(pid), 0)
-        except ProcessLookupError:
+        if not process_alive(int(pid)):
             shutil.rmtree(path, ignore_errors=True)
             removed.append(path)
-        except PermissionError:   # alive, another user's
-            pass
     return removed
 
 
