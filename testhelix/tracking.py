@@ -157,6 +157,7 @@ def track_helix_run(run_dir: Path, uri: str | None) -> str | None:
     configuration (run label) with its settings and metrics. Returns the parent's MLflow run id."""
     if not uri:
         return None
+    from testhelix.prism.metric_table import COUNTS, METRICS
     from testhelix.view import render_run_report
     from testhelix.view.helix import collect_helix
     from testhelix.view.source import open_run
@@ -177,9 +178,8 @@ def track_helix_run(run_dir: Path, uri: str | None) -> str | None:
             with tracker.child(label, {"kind": "helix-configuration", "run_label": label,
                                        "simulated": str(label_simulated).lower()}) as sub:
                 sub.params(data["configs"].get(label, {}))
-                for name in ("n", "reference_acceptance", "valid_acceptance", "invalid_rejection", "h",
-                             "joint_success", "delta_c", "entry_coverage", "tokens", "calls"):
-                    sub.metric(name, r.get(name))
+                for metric in (COUNTS[0], *METRICS, *COUNTS[1:]):   # the metric table's keys
+                    sub.metric(metric.key, r.get(metric.key))
         tracker.json_artifact({"runs": data["runs"], "per_task": data["per_task"], "rules": data["rules"]},
                               "results.json")
         with tempfile.TemporaryDirectory(prefix="testhelix-mlflow-") as tmp:

@@ -23,6 +23,7 @@ from testhelix.inputs import InputDir, InputFile, NewRunDir, PackDir
 from testhelix.prism.coverage import CoverageMeter
 from testhelix.prism.evaluation import evaluate_task, no_submission, record_panel_order
 from testhelix.prism.judgement import Judgement, TaskMetrics
+from testhelix.prism.metric_table import METRICS, indicator_key
 from testhelix.prism.metrics import TaskOutcomes, split_metrics
 from testhelix.runoptions import RunOptions, setup_options
 from testhelix.tasks.task import Task, load_pack, load_task
@@ -50,6 +51,7 @@ def _print_task(result: dict[str, Any]) -> None:
     console.print(table)
     a, r = _number(result["A"], 2), _number(result["R"], 2)
     console.print(f"F={result['F']}  A={a}  R={r}  S={result['S']}")
+    console.print(indicator_key(), highlight=False)
 
 
 def _split_ids(pack: Path, split: str, split_file: Path | None, tasks: list[Task]) -> list[str]:
@@ -168,5 +170,6 @@ def command(task_dir: Path | None, suite_dir: Path | None, pack_dir: Path | None
     else:
         m = summary["metrics"]
         click.echo(f"evaluated {summary['tasks']} tasks ({summary['missing']} missing) into {run_dir}")
-        click.echo("  ".join(f"{k}={_number(m[k], 4)}" for k in ("reference_acceptance", "joint_success",
-                                                          "valid_acceptance", "invalid_rejection", "h")))
+        rates = [metric for metric in METRICS if metric.key in m]
+        click.echo("  ".join(f"{metric.abbreviation}={_number(m[metric.key], 4)}" for metric in rates))
+        click.echo("key: " + "; ".join(f"{metric.abbreviation} = {metric.name}" for metric in rates))

@@ -25,6 +25,7 @@ from testhelix.helix.promotion import describe, recorded_statuses
 from testhelix.inputs import OutputFile, PackDir, RunDir
 from testhelix.llm.registry import is_simulated
 from testhelix.prism import panel as P
+from testhelix.prism.metric_table import COUNTS, METRICS, Metric, by_indicator
 from testhelix.prism.report import collect
 from testhelix.store import RunStore
 
@@ -125,20 +126,38 @@ def render_incomplete(inc: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _metric_cell(metric: Metric, row: dict[str, Any]) -> str:
+    value = row.get(metric.key)
+    if metric.shown == "count":
+        return _n_cell(row) if metric.key == "n" else ("—" if value is None else str(value))
+    if metric.missing_key:
+        return _pct_missing(value, row.get(metric.missing_key) or 0)
+    return _pct(value)
+
+
+def _paired_name(indicator: str) -> str:
+    """A paired row's metric: the per-task indicator and the split metric it averages, e.g. `F (RAR)`."""
+    return f"{indicator} ({by_indicator(indicator).abbreviation})"
+
+
+def render_metric_table(runs: list[dict[str, Any]]) -> list[str]:
+    """One row per run label, the columns of the metric table (testhelix/prism/metric_table.py)."""
+    columns = [COUNTS[0], *METRICS, *COUNTS[1:]]
+    lines = ["| run | " + " | ".join(m.label for m in columns) + " |",
+             "|---|" + "---:|" * len(columns)]
+    lines += ["| " + " | ".join([r["run_label"], *(_metric_cell(m, r) for m in columns)]) + " |" for r in runs]
+    return lines
+
+
+def render_glossary() -> list[str]:
+    """The metric key below the table: the same words as the README's glossary."""
+    return [f"- {m.label}: {m.meaning}." for m in METRICS]
+
+
 def render_markdown(data: dict[str, Any]) -> str:
-    lines = ["# TestPrism report", "",
-             "| run | N | Reference Acceptance | Valid Acceptance | Invalid Rejection | H | Joint Success "
-             "| ΔC | Entry Coverage | tokens | calls |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
-    for r in data["runs"]:
-        lines.append(
-            f"| {r['run_label']} | {_n_cell(r)} | {_pct(r['reference_acceptance'])} | {_pct(r['valid_acceptance'])} "
-            f"| {_pct(r['invalid_rejection'])} | {_pct(r['h'])} | {_pct(r['joint_success'])} "
-            f"| {_pct_missing(r['delta_c'], r['delta_c_missing'])} "
-            f"| {_pct_missing(r['entry_coverage'], r['entry_coverage_missing'])} "
-            f"| {'—' if r['tokens'] is None else r['tokens']} | {'—' if r['calls'] is None else r['calls']} |")
-    lines += ["", "Rates are task means; VAR and IRR average the defined task rates; H uses both rounded to "
-              "two decimals of a percent. Missing coverage is shown as missing, never as 0.", ""]
+    lines = ["# TestPrism report", "", *render_metric_table(data["runs"])]
+    lines += ["", *render_glossary(), "", "Rates are task means over the split; missing coverage is shown as "
+              "missing, never as 0.", ""]
     served = data.get("served_by_simulation") or {}
     simulated_runs = [r["run_label"] for r in data["runs"]
                       if is_simulated(r["run_label"].split("/")[0]) or r["run_label"] in served]
@@ -174,8 +193,9 @@ def render_markdown(data: dict[str, Any]) -> str:
         for p in data["paired"]:
             delta = "—" if p["delta"] is None else f"{100 * p['delta']:+.2f}"
             pval = "—" if p["sign_test_p"] is None else f"{p['sign_test_p']:.3g}"
-            lines.append(f"| {p['prefix']} | {p['from']}→{p['to']} | {p['metric']} | {p['n']} | {_pct(p['mean_x'])} "
-                         f"| {_pct(p['mean_y'])} | {delta} | {p['improved']} | {p['worsened']} | {pval} |")
+            lines.append(f"| {p['prefix']} | {p['from']}→{p['to']} | {_paired_name(p['metric'])} | {p['n']} "
+                         f"| {_pct(p['mean_x'])} | {_pct(p['mean_y'])} | {delta} | {p['improved']} | {p['worsened']} "
+                         f"| {pval} |")
         lines.append("")
     lines += render_curves(data.get("curves") or {})
     if data["correlations"]:

@@ -19,10 +19,12 @@ from typing import Any
 from testhelix.errors import UserError
 from testhelix.prism import metrics as M
 from testhelix.prism import panel as P
+from testhelix.prism.metric_table import PAIRED, by_indicator
 from testhelix.store import RunStore
 
 CONFIG_LABEL = re.compile(r"^(?P<prefix>.+)/(?P<config>[A-E])$")
-PAIRED_METRICS = ("F", "S", "A", "R")
+# The per-task indicators compared between configurations: F, A, R, S (the metric table's paired entries).
+PAIRED_METRICS = tuple(m.indicator for m in PAIRED if m.indicator)
 CORRELATED = (("delta_c", "entry_coverage"), ("delta_c", "reference_acceptance"),
               ("entry_coverage", "reference_acceptance"), ("delta_c", "joint_success"),
               ("entry_coverage", "joint_success"), ("h", "joint_success"))
@@ -164,7 +166,7 @@ def _paired(per_task: dict[str, dict[str, dict]]) -> list[dict]:
             tasks = per_task[lx]["F"].keys() | per_task[ly]["F"].keys()
             for metric in PAIRED_METRICS:
                 # F and S count over all tasks (a task one side lacks scores 0); A and R pair defined rates
-                fill = 0 if metric in ("F", "S") else None
+                fill = 0 if by_indicator(metric).over_all_tasks else None
                 xs = {t: per_task[lx][metric].get(t, fill) for t in tasks}
                 ys = {t: per_task[ly][metric].get(t, fill) for t in tasks}
                 d = M.paired_difference(xs, ys)

@@ -8,14 +8,23 @@ from collections import Counter, defaultdict
 from typing import Any
 
 from testhelix.helix.detail import stored_rule
+from testhelix.prism.metric_table import COUNTS, METRICS, Metric, by_indicator
 from testhelix.store import RunStore
 from testhelix.view.html import Markup, cost, join, number, pct, section, table, tag
 from testhelix.view.trajectories import TrajectoryPages
 
-FIXED_N = ("Fixed-N convention: every rate divides by N, the fixed number of tasks of the run label; a task "
-           "without a submitted suite counts as a failure, never as missing. Valid Acceptance and Invalid "
-           "Rejection average the task rates that are defined; H uses both rounded to two decimals of a "
-           "percent. Missing coverage is shown as missing, never as 0.")
+FIXED_N = ("Fixed-N convention: every rate over all N divides by N, the fixed number of tasks of the run label; "
+           "a task without a submitted suite counts as a failure, never as missing. Missing coverage is shown "
+           "as missing, never as 0.")
+
+
+def _metric_cell(metric: Metric, r: dict) -> tuple[str, str]:
+    value = r.get(metric.key)
+    if metric.shown == "count":
+        return (number(value), "num")
+    text = pct(value, 2 if metric.key == "h" else 1)
+    missing = r.get(metric.missing_key) if metric.missing_key else 0
+    return (text + (f" ({missing} missing)" if missing else ""), "num")
 
 
 def run_configs(store: RunStore) -> dict[str, dict]:
@@ -66,20 +75,17 @@ def _metrics(data: dict) -> Markup:
     for r in data["runs"]:
         cfg = data["configs"].get(r["run_label"], {})
         rows.append([r["run_label"], cfg.get("model", r["run_label"].split("/")[0]), cfg.get("config", "—"),
-                     (r["n"], "num"), (pct(r["reference_acceptance"]), "num"), (pct(r["valid_acceptance"]), "num"),
-                     (pct(r["invalid_rejection"]), "num"), (pct(r["h"], 2), "num"), (pct(r["joint_success"]), "num"),
-                     (pct(r["delta_c"]) + (f" ({r['delta_c_missing']} missing)" if r["delta_c_missing"] else ""), "num"),
-                     (pct(r["entry_coverage"]) + (f" ({r['entry_coverage_missing']} missing)"
-                                                  if r["entry_coverage_missing"] else ""), "num"),
-                     (number(r["tokens"]), "num"), (number(r["calls"]), "num")])
+                     *(_metric_cell(m, r) for m in (COUNTS[0], *METRICS, *COUNTS[1:]))])
     paired = []
     for p in data["paired"]:
-        if p["metric"] in ("F", "S"):
+        if by_indicator(p["metric"]).over_all_tasks:
             delta = "—" if p["delta"] is None else f"{100 * p['delta']:+.1f}"
-            paired.append([p["prefix"], f"{p['from']}→{p['to']}", p["metric"], (p["n"], "num"), (pct(p["mean_x"]), "num"),
+            name = f"{p['metric']} ({by_indicator(p['metric']).abbreviation})"
+            paired.append([p["prefix"], f"{p['from']}→{p['to']}", name, (p["n"], "num"), (pct(p["mean_x"]), "num"),
                            (pct(p["mean_y"]), "num"), (delta, "num"), (p["improved"], "num"), (p["worsened"], "num")])
-    body = [table(["run label", "model", "config", "N", "Reference Acceptance (F)", "Valid Acceptance",
-                   "Invalid Rejection", "H", "Joint Success (S)", "ΔC", "Entry Coverage", "tokens", "calls"], rows, id="metrics"),
+    body = [table(["run label", "model", "config", *(m.label for m in (COUNTS[0], *METRICS, *COUNTS[1:]))], rows,
+                  id="metrics"),
+            tag("ul", join([tag("li", f"{m.label}: {m.meaning}.") for m in METRICS]), class_="muted"),
             tag("p", FIXED_N, class_="muted")]
     if paired:
         body += [tag("h3", "Paired differences between configurations (points)"),
