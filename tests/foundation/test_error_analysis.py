@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from testhelix.cli import main
-from testhelix.erroranalysis import SUBTYPES, agreement, cohen_kappa, read_labels, sample_failed
+from testhelix.commands.errors import SUBTYPES, agreement, cohen_kappa, read_labels, sample_failed
 from testhelix.store import RunStore
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "annotations"
