@@ -22,10 +22,11 @@ import io
 import json
 import random
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import asdict, dataclass
 from fractions import Fraction
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -74,7 +75,7 @@ class SheetRow:
 @dataclass(frozen=True)
 class Sample:
     rows: tuple[SheetRow, ...]
-    by_family: dict[str, dict[str, object]]  # family -> configuration, failed, sampled, timeouts excluded
+    by_family: dict[str, dict[str, Any]]  # family -> configuration, failed, sampled, timeouts excluded
 
 
 def _family(label: str) -> tuple[str, str]:
@@ -189,7 +190,7 @@ def read_labels(path: Path) -> dict[str, str]:
     return labels
 
 
-def cohen_kappa(first: Sequence[str], second: Sequence[str]) -> float | None:
+def cohen_kappa(first: Sequence[Hashable], second: Sequence[Hashable]) -> float | None:
     """Cohen's kappa of two equally long label sequences; None when chance agreement is 1 (both
     annotators used one and the same label throughout: kappa is undefined)."""
     n = len(first)
@@ -199,7 +200,7 @@ def cohen_kappa(first: Sequence[str], second: Sequence[str]) -> float | None:
     return None if expected == 1 else float((observed - expected) / (1 - expected))
 
 
-def agreement(first: dict[str, str], second: dict[str, str]) -> dict[str, object]:
+def agreement(first: dict[str, str], second: dict[str, str]) -> dict[str, Any]:
     """Kappa on subtypes, per subtype, on parents and per parent; parent counts per annotator."""
     if first.keys() != second.keys():
         only = sorted(first.keys() ^ second.keys())
