@@ -66,6 +66,9 @@ but a strong recent edit on a shallow node can be worth building on. Answer with
 
 REFLECTION_SYSTEM = """You write one reusable lesson for a test-generation agent from a diagnosis of
 failed attempts. The lesson must apply beyond these tasks: never name a task, never include code.
+Never copy a solution, a reference repair or a hidden patch into a lesson, nor restate what one
+changes: a lesson teaches how to find and test a bug, not what the fix of one task is.
+The components a lesson may name are planning, preparation, generation, repair and review.
 Give 1-8 literal triggers that occur in task text, and text of at most 1000 characters written as
 'Applicability: ... Action: ... Verification: ...'. Answer with the lesson as one JSON object:
 {"id", "triggers", "text", "components", "capabilities"}"""

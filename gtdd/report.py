@@ -12,6 +12,7 @@
 * development outcomes per policy (discovery, repair rate, unseen-case risk of equation 9,
   regressions, cost terms) with the same paired statistics, and every acceptance rule applied to the
   same recorded candidates with stopping at the first acceptance (gtdd.outcomes);
+* the development discrepancy Gamma_t = P_t - Q_t and the frequency of C^dev_t (gtdd.discrepancy);
 * failure_by_round.png.
 
 A trajectory that stopped at its first acceptance (`--stop-at-first-acceptance`) keeps its accepted
@@ -30,6 +31,7 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
+from gtdd.discrepancy import development_discrepancy, discrepancy_lines
 from gtdd.outcomes import OUTCOMES, development_and_acceptance
 from gtdd.stats.audit import audit_size
 from gtdd.stats.recorded import recorded_audit
@@ -148,6 +150,7 @@ def build_report(run_dir: Path) -> dict:
     return {"run_dir": str(run_dir), "config": config, "rounds": rounds, "failure_table": table,
             "contrasts": contrasts, "recorded_audit": recorded_candidates(config, rows),
             **development_and_acceptance(rows, audits, policies, paired_contrast),
+            "development_discrepancy": development_discrepancy(rows, audits, policies),
             "acceptance": {**config["acceptance"], "accepted": sum(bool(r["accepted"]) for r in rows),
                            "stop_at_first_acceptance": bool(config.get("stop_at_first_acceptance")),
                            "fixed_tests": config.get("fixed_tests", "hidden"),
@@ -207,6 +210,7 @@ def render_text(report: dict) -> str:
     lines += ["", f"Within-block differences after round {rounds} (first minus second)"]
     lines += contrast_lines(report["contrasts"])
     lines += _development_lines(report)
+    lines += discrepancy_lines(report)
     acc = report.get("acceptance")
     if acc:
         tolerances = acc.get("family_tolerances") or {}

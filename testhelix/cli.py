@@ -11,7 +11,7 @@ from testhelix.lazycli import LazyGroup
 # Each subcommand lives in its own module under testhelix/commands/, imported when it runs.
 COMMANDS = {name: f"testhelix.commands.{name}:command"
             for name in ("strategy", "splits", "sql", "pack", "report", "evaluate", "run", "serve", "view",
-                         "plugin")}
+                         "plugin", "errors", "external")}
 
 
 @click.group(cls=LazyGroup, lazy=COMMANDS, context_settings={"help_option_names": ["-h", "--help"]})

@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 from testhelix.agent.budget import Budget, BudgetExhausted, Deadline, DeadlineExceeded, execution_time_limit_s
-from testhelix.agent.prompts import PublicTask, session_messages
+from testhelix.agent.prompts import PublicTask, preparation_checkpoint, session_messages
 from testhelix.agent.tools import AgentWorkspace, Submitted, SuiteRunner, ToolBox, ToolError, loadable_skills
 from testhelix.agent.trajectory import Trajectory
 from testhelix.execution.outcome import Limits
@@ -190,7 +190,7 @@ class AgentSession:
                                     or self.workspace.root / f"trajectory-{config.phase}-r{config.round}.json")
         self.messages = session_messages(strategy, self.public, phase=config.phase, direction=config.direction,
                                          feedback=config.feedback, checkpoint=config.checkpoint,
-                                         library=config.library)
+                                         library=config.library, preparation=self.preparation())
         self.n_prefix = len(self.messages)          # the opening messages trimming always keeps
         # The trajectory shares the message list: it always holds the full history.
         self.trajectory = Trajectory(meta={"model": model.name, "simulated": is_simulated(model.name),
@@ -204,6 +204,15 @@ class AgentSession:
         self.limit_tokens = max(1000, context_tokens - config.max_output_tokens)
         self.overflows = 0           # context refusals so far (the session gives up after the third)
         self.format_errors = 0       # consecutive malformed replies
+
+    def preparation(self) -> str | None:
+        """The preparation checkpoint, for a pair's first generation session only (round 0: the
+        agent has not yet read the task or the workspace); None for every other session."""
+        if self.config.phase != "generation" or self.config.round != 0:
+            return None
+        ws = self.workspace
+        return preparation_checkpoint(sorted(p.relative_to(ws.program).as_posix() for p in ws.program.rglob("*.py")),
+                                      sorted(p.name for p in ws.suite.glob("test_*.py")))
 
     # --- the loop ---------------------------------------------------------------------------
     def run(self) -> SessionResult:

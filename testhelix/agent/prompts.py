@@ -11,7 +11,10 @@ A session's opening messages, in order:
    reviewer never receive it, so the fixed review protocol stays fixed.
 4. user, only when lessons are retrieved for the phase: `render_lessons(retrieve_lessons(...))`,
    retrieval seeing only the public task text, the phase and the host's checkpoint. A lesson
-   reaches the planner or the reviewer only through its component tags and retrieval.
+   reaches the planner or the reviewer only through its component tags and retrieval. A pair's
+   first generation session opens with the preparation checkpoint (the agent reads the task and
+   the workspace before it writes): lessons tagged `preparation` are retrieved there against the
+   task and the workspace listing (`preparation_checkpoint`) and come before the generation ones.
 5. user, in repair/feedback rounds: the corrective feedback.
 
 Nothing here reads hidden task material: the callers pass only the public instruction.
@@ -68,17 +71,31 @@ def skills_section(skills: list, index: str) -> str:
     return f"{INDEX_HEADER}\n{index}" if index else ""
 
 
-def strategy_messages(strategy: Strategy, task: PublicTask, phase: str, checkpoint: str = "") -> list[Message]:
-    """The guidance message (candidate phases only, and only when non-empty) and the lessons
-    message (only when retrieved for `phase`)."""
+def preparation_checkpoint(program_files: Sequence[str], suite_files: Sequence[str]) -> str:
+    """The host's status at the preparation checkpoint: what the agent finds in its workspace
+    (public file names only), before it has written anything."""
+    listed = ", ".join(program_files[:20]) + (f" and {len(program_files) - 20} more" if len(program_files) > 20 else "")
+    return (f"workspace prepared: program/ holds {listed or 'no files'}; "
+            f"suite/ holds {', '.join(suite_files) if suite_files else 'no tests yet'}")
+
+
+def lessons_message(strategy: Strategy, task: PublicTask, phase: str, checkpoint: str) -> list[Message]:
     from testhelix.strategy.lessons import render_lessons, retrieve_lessons
+    text = render_lessons(retrieve_lessons(strategy, task.instruction, phase, checkpoint), phase)
+    return [Message("user", text)] if text else []
+
+
+def strategy_messages(strategy: Strategy, task: PublicTask, phase: str, checkpoint: str = "",
+                      preparation: str | None = None) -> list[Message]:
+    """The guidance message (candidate phases only, and only when non-empty), then the preparation
+    lessons (only when `preparation`, the preparation checkpoint, is given and they are retrieved),
+    then the lessons message (only when retrieved for `phase`)."""
     out = []
     if phase in CANDIDATE_PHASES and strategy.guidance.strip():
         out.append(Message("user", f"{GUIDANCE_HEADER}\n{strategy.guidance.strip()}"))
-    lessons_text = render_lessons(retrieve_lessons(strategy, task.instruction, phase, checkpoint), phase)
-    if lessons_text:
-        out.append(Message("user", lessons_text))
-    return out
+    if preparation is not None:
+        out += lessons_message(strategy, task, "preparation", preparation)
+    return out + lessons_message(strategy, task, phase, checkpoint)
 
 
 def routed_skills_text(strategy: Strategy, task: PublicTask, role: str, library: dict[str, Skill] | None) -> str:
@@ -98,7 +115,8 @@ def task_message(task: PublicTask, direction: str = "") -> str:
 
 
 def session_messages(strategy: Strategy, task: PublicTask, *, phase: str, direction: str = "", feedback: str = "",
-                     checkpoint: str = "", library: dict[str, Skill] | None = None) -> list[Message]:
+                     checkpoint: str = "", library: dict[str, Skill] | None = None,
+                     preparation: str | None = None) -> list[Message]:
     role = "repair" if phase == "repair" else "generation"
     system = SESSION_SYSTEM + "\n" + PHASE_NOTES.get(phase, "")
     skills = routed_skills_text(strategy, task, role, library)
@@ -107,7 +125,7 @@ def session_messages(strategy: Strategy, task: PublicTask, *, phase: str, direct
         if skills.startswith(INDEX_HEADER):
             system += "\n" + LOAD_SKILL_NOTE
     msgs = [Message("system", system), Message("user", task_message(task, direction))]
-    msgs += strategy_messages(strategy, task, phase, checkpoint)
+    msgs += strategy_messages(strategy, task, phase, checkpoint, preparation)
     if feedback.strip():
         msgs.append(Message("user", f"{FEEDBACK_HEADER}\n{feedback.strip()}"))
     return msgs

@@ -72,9 +72,12 @@ def _split_ids(pack: Path, split: str, split_file: Path | None, tasks: list[Task
 
 
 def evaluate_split(executor: Executor, store: RunStore, pack: Path, ids: list[str], tasks: list[Task], suites: Path,
-                   progress: bool, coverage: bool = True, jobs: int = 1) -> dict[str, Any]:
+                   progress: bool, coverage: bool = True, jobs: int = 1, run_label: str = RUN_LABEL,
+                   run_config: dict[str, Any] | None = None,
+                   extra: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
     """Judge every task's suite, up to `jobs` tasks at once; the calling thread stores each task as it
-    finishes (a killed run keeps what it stored)."""
+    finishes (a killed run keeps what it stored). `extra`: task id -> task_results columns to store
+    with it (an external agent's tokens, calls and detail; testhelix/helix/external.py)."""
     from testhelix.parallel.local import LocalBackend
     from testhelix.parallel.progress import TaskProgress
 
@@ -82,7 +85,8 @@ def evaluate_split(executor: Executor, store: RunStore, pack: Path, ids: list[st
     meter = CoverageMeter(executor)
     for_metrics: dict[str, TaskOutcomes | None] = {}
     submitted = 0
-    store.record_run(RUN_LABEL, "evaluate", {"pack": str(pack), "suites": str(suites), "tasks": len(ids)})
+    store.record_run(run_label, "evaluate", {"pack": str(pack), "suites": str(suites), "tasks": len(ids),
+                                             **(run_config or {})})
 
     def judge(task_id: str) -> tuple[Judgement, TaskMetrics, bool, float]:
         """(judgement, metrics, submitted, wall seconds) of one task."""
@@ -103,15 +107,16 @@ def evaluate_split(executor: Executor, store: RunStore, pack: Path, ids: list[st
             submitted += was_submitted
             with store.transaction():
                 store.record_task(task.id, task.source, task.context, task.difficulty, task.reference.sha256)
-                store.record_task_outcomes(RUN_LABEL, task_id, [o.row() for o in judged.outcomes])
-                record_panel_order(store, RUN_LABEL, task_id, judged.panel_order)
-                store.record_task_result({"run_label": RUN_LABEL, "task_id": task_id, "submitted": was_submitted,
+                store.record_task_outcomes(run_label, task_id, [o.row() for o in judged.outcomes])
+                record_panel_order(store, run_label, task_id, judged.panel_order)
+                store.record_task_result({"run_label": run_label, "task_id": task_id, "submitted": was_submitted,
                                           "suite_digest": judged.suite_digest, **task_metrics.columns(),
-                                          "tokens": None, "calls": None, "wall_s": wall_s})
+                                          "tokens": None, "calls": None, "wall_s": wall_s,
+                                          **(extra or {}).get(task_id, {})})
             bar.finished()
     for_metrics = {t: for_metrics[t] for t in ids}           # metrics in split order, whatever finished first
     metrics = split_metrics(for_metrics).as_dict()
-    store.record_metrics(RUN_LABEL, {k: (float(v) if v is not None else None) for k, v in metrics.items()})
+    store.record_metrics(run_label, {k: (float(v) if v is not None else None) for k, v in metrics.items()})
     return {"tasks": len(ids), "missing": len(ids) - submitted, "metrics": metrics}
 
 

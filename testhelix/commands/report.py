@@ -21,6 +21,7 @@ from testhelix import atomic
 from testhelix.cliutil import json_option, print_json
 from testhelix.commands.report_selection import render_selection_rules, selection_rules
 from testhelix.errors import UserError
+from testhelix.helix.external import external_summaries, render_external
 from testhelix.helix.promotion import describe, recorded_statuses
 from testhelix.inputs import OutputFile, PackDir, RunDir
 from testhelix.llm.registry import is_simulated
@@ -226,6 +227,7 @@ def command(run_dir: Path, as_json: bool, curves_png: Path | None, pack: Path | 
         data = collect(store)
         data["selection_rules"] = selection_rules(store)
         data["configuration_e"] = recorded_statuses(store)
+        data["external_agents"] = external_summaries(store)
         sql = "SELECT task_id FROM task_results UNION SELECT task_id FROM task_outcomes"
         run_tasks = {row[0] for row in store.query(sql)[1]}
     finally:
@@ -234,7 +236,8 @@ def command(run_dir: Path, as_json: bool, curves_png: Path | None, pack: Path | 
         raise UserError(f"{run_dir}: the run store has no evaluated tasks (task_results / task_outcomes are empty)")
     if pack is not None:
         data["panel_diversity"] = panel_diversity(pack, run_tasks)
-    text = render_markdown(data) + "\n" + "\n".join(render_selection_rules(data["selection_rules"]))
+    text = render_markdown(data) + "\n" + "\n".join(render_selection_rules(data["selection_rules"])
+                                                   + render_external(data["external_agents"]))
     atomic.write_text(Path(run_dir) / "report.md", text + "\n")
     data["report"] = str(Path(run_dir) / "report.md")
     if any(data["curves"].values()):

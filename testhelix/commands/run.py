@@ -20,7 +20,7 @@ from testhelix.runoptions import RunOptions, setup_options
 from testhelix.splits import sample_across_groups
 from testhelix.store import RunStore, check_run_folder
 from testhelix.strategy.model import check_run_compatibility, initial_strategy, load_strategy
-from testhelix.tasks.task import load_pack
+from testhelix.tasks.task import Task, load_pack
 from testhelix.tracking import mlflow_option, requested_mlflow_uri, run_meta, track_helix_run
 
 
@@ -33,6 +33,21 @@ def split_task_ids(pack: Path, split: str, split_file: Path | None) -> list[str]
     split_data = load_checked_split_file(
         pack, split_file, "split file not found (make one with `testhelix splits make`, or use --split all)")
     return split_data.ids(split)
+
+
+def select_tasks(pack_dir: Path, split: str, split_file: Path | None, limit: int | None, first: bool,
+                 seed: int) -> list[Task]:
+    """The tasks a run evaluates: the split's, then with `limit` a seeded sample spread over the
+    katas (or the first `limit` in split order)."""
+    ids = split_task_ids(pack_dir, split, split_file)
+    tasks = load_pack(pack_dir)
+    if ids is not None:
+        by_id = {t.id: t for t in tasks}
+        tasks = [by_id[i] for i in ids]
+    if limit:
+        tasks = tasks[:limit] if first else sample_across_groups(
+            tasks, limit, seed, lambda t: (t.meta.metadata.kata if t.meta else None) or t.id)
+    return tasks
 
 
 @click.command("run")
@@ -88,14 +103,7 @@ def command(pack_dir: Path, split: str, split_file: Path | None, configs: tuple[
     if promoted_by is not None and not any(c.name == "E" for c in cfgs):
         raise UserError("--promoted-by applies to --config E only (the promoted strategy's configuration)")
     promotion = promotion_status(improved.content_hash(), promoted_by) if any(c.name == "E" for c in cfgs) else None
-    ids = split_task_ids(pack_dir, split, split_file)
-    tasks = load_pack(pack_dir)
-    if ids is not None:
-        by_id = {t.id: t for t in tasks}
-        tasks = [by_id[i] for i in ids]
-    if limit:
-        tasks = tasks[:limit] if first else sample_across_groups(
-            tasks, limit, seed, lambda t: (t.meta.metadata.kata if t.meta else None) or t.id)
+    tasks = select_tasks(pack_dir, split, split_file, limit, first, seed)
     store = RunStore(run_dir, command="testhelix run")
     store.refuse_other_kinds({"helix", "evaluate"}, "testhelix run")
     store.put_state("helix-run", run_meta(pack_dir, split, split_file, seed, limit, first))  # for tracking

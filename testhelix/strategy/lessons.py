@@ -3,15 +3,16 @@
 Retrieval sees only public information: the task text, the phase, and the host's execution
 checkpoint (a short status such as "initial program passes the suite"). A lesson applies when one
 of its literal triggers occurs in that text (case-insensitive) and its components, if any, include
-the phase. At most two lessons are chosen, within 1,600 characters for an agent turn and 1,200
-for planning; the order is deterministic (more matched triggers first, then strategy order).
+the phase; the `preparation` phase retrieves only lessons tagged with it (roles.EXPLICIT_ONLY_PHASES).
+At most two lessons are chosen, within 1,600 characters for an agent turn (preparation included)
+and 1,200 for planning; the order is deterministic (more matched triggers first, then strategy order).
 """
 
 from __future__ import annotations
 
 import re
 
-from testhelix.roles import COMPONENTS
+from testhelix.roles import COMPONENTS, EXPLICIT_ONLY_PHASES
 from testhelix.strategy.model import Lesson, Strategy
 
 PHASES = COMPONENTS  # one list: a lesson's component tags are exactly the phases that retrieve lessons
@@ -52,7 +53,7 @@ def retrieve_lessons(strategy: Strategy, task_text: str, phase: str, checkpoint:
     haystack = f"{task_text}\n{checkpoint}".lower()
     scored = []
     for order, lesson in enumerate(strategy.lessons):
-        if lesson.components and phase not in lesson.components:
+        if (lesson.components or phase in EXPLICIT_ONLY_PHASES) and phase not in lesson.components:
             continue
         hits = _matches(lesson, haystack)
         if hits:

@@ -40,8 +40,7 @@ MAX_LESSONS, MAX_ROUTE_SKILLS = 16, 4
 def _known_phase(value: object) -> object:
     if isinstance(value, str) and value not in COMPONENTS:
         raise ValueError(f"component {value!r} is not a pipeline phase (phases: {', '.join(COMPONENTS)}); a "
-                         "lesson tagged with it would never be retrieved"
-                         + ("; candidate preparation happens in the 'generation' session" if value == "preparation" else ""))
+                         "lesson tagged with it would never be retrieved")
     return value
 
 

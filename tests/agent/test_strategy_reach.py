@@ -58,6 +58,38 @@ def test_lessons_reach_the_reviewer_and_planner_only_through_their_component(sim
     assert "Lesson plan" in plan_text and "Lesson rev" not in plan_text
 
 
+def test_a_preparation_lesson_opens_the_first_generation_session_only(sim_task, executor, tmp_path):
+    """The preparation checkpoint: the first generation session's opening prompt carries the
+    preparation lesson (retrieved against the task and the workspace listing, before the
+    generation lessons); a repair session and a later round do not; an untagged lesson is not
+    shown twice."""
+    prep = {"id": "prep", "triggers": ["program/"], "components": ["preparation"],
+            "text": "Applicability: any task.\nAction: read the program module the report names first.\n"
+                    "Verification: the test imports that module."}
+    strategy = with_fields(lessons=[prep, lesson("both", [])])
+    model = scripted([("submit", {"summary": "done"})])
+    _session(sim_task, executor, tmp_path / "g", model, strategy=strategy)
+    opening = [m.content for m in model.requests[0].messages if m.role == "user"]
+    prep_msgs = [i for i, text in enumerate(opening) if "Lesson prep" in text]
+    gen_msgs = [i for i, text in enumerate(opening) if "Lesson both" in text]
+    assert len(prep_msgs) == 1 and len(gen_msgs) == 1 and prep_msgs[0] < gen_msgs[0]
+    assert opening[prep_msgs[0]].startswith("Lessons learned for the preparation phase")
+    assert "Lesson both" not in opening[prep_msgs[0]]
+    # the trigger matched the host's workspace listing, not the task text
+    assert "program/" not in sim_task.instruction
+    later = scripted([("submit", {})])
+    run_agent_session(later, Budget(10**6, sink=MemoryLedger()), SessionConfig(
+        task=sim_task, strategy=strategy, workspace_root=tmp_path / "g2", executor=executor, round=1))
+    repair = scripted([("submit", {})])
+    _session(sim_task, executor, tmp_path / "r", repair, phase="repair", strategy=strategy)
+    for other in (later, repair):
+        assert "Lesson prep" not in "\n".join(m.content for m in other.requests[0].messages)
+    # without a preparation lesson the opening is exactly what it was
+    plain = prompts.session_messages(initial_strategy(), PublicTask.of(sim_task), phase="generation",
+                                     preparation=prompts.preparation_checkpoint(["a.py"], []))
+    assert plain == prompts.session_messages(initial_strategy(), PublicTask.of(sim_task), phase="generation")
+
+
 def scripted(calls) -> ScriptedModel:
     """Replays (tool, arguments) calls, one per reply; keeps every request it receives."""
     return ScriptedModel([tool_call(name, args) for name, args in calls], usage=Usage(10, 5))

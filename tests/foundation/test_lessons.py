@@ -87,22 +87,37 @@ def test_component_tags_are_the_phases_that_retrieve_lessons_and_others_are_refu
     from testhelix.roles import COMPONENTS
 
     # every phase that asks for lessons (testhelix/agent/prompts.py) is a tag, and nothing else is
-    assert set(COMPONENTS) == {"planning", "generation", "repair", "review"}
+    assert set(COMPONENTS) == {"planning", "preparation", "generation", "repair", "review"}
     for phase in COMPONENTS:
         s = strat(mk("a", ["cache"], components=[phase]))
         assert [lesson.id for lesson in retrieve_lessons(s, "cache", phase)] == ["a"]
-    with pytest.raises(ValidationError, match="'preparation' is not a pipeline phase"):
-        mk("a", ["cache"], components=["preparation"])
     with pytest.raises(ValidationError, match="'setup' is not a pipeline phase"):
         mk("a", ["cache"], components=["setup"])
     with pytest.raises(ValueError, match="phase must be one of"):
-        retrieve_lessons(strat(), "x", "preparation")
+        retrieve_lessons(strat(), "x", "setup")
     # a strategy file with such a tag: a clear error, exit 2
     from testhelix.strategy.model import Strategy as S
     doc = json.loads(S().model_dump_json())
     doc["lessons"] = [{"id": "a", "triggers": ["cache"], "text": "Check the cache bound.",
-                       "components": ["preparation"]}]
+                       "components": ["setup"]}]
     path = tmp_path / "s.json"
     path.write_text(json.dumps(doc))
     result = CliRunner().invoke(cli, ["strategy", "validate", str(path)])
-    assert result.exit_code == 2 and "preparation" in result.output and "Traceback" not in result.output
+    assert result.exit_code == 2 and "setup" in result.output and "Traceback" not in result.output
+    # a preparation lesson validates
+    doc["lessons"][0]["components"] = ["preparation"]
+    path.write_text(json.dumps(doc))
+    result = CliRunner().invoke(cli, ["strategy", "validate", str(path)])
+    assert result.exit_code == 0, result.output
+
+
+def test_preparation_retrieves_only_lessons_tagged_with_it_within_the_agent_turn_limits():
+    """An untagged lesson keeps its former phases (no strategy without a preparation tag reads
+    differently); a preparation lesson obeys the turn's two-lesson, 1,600-character limits."""
+    assert retrieve_lessons(strat(mk("a", ["cache"])), "cache", "preparation") == []
+    long_text = "Read the program files the task names before writing a test. " * 15
+    s = strat(mk("a", ["cache"], long_text[:990], ["preparation"]), mk("b", ["cache"], long_text[:990], ["preparation"]),
+              mk("c", ["cache"], "short", ["preparation"]), mk("d", ["cache"], "short", ["preparation"]))
+    chosen = retrieve_lessons(s, "cache", "preparation")
+    assert [lesson.id for lesson in chosen] == ["a", "c"]
+    assert sum(len(render_lesson(lesson)) for lesson in chosen) <= 1600
