@@ -68,10 +68,11 @@ class _SessionLedger:
 def ledger_usage(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """Calls, tokens and cost summed from ledger rows (cost None when some call's price is unknown)."""
     costs = [r.get("cost_usd") for r in rows]
+    known = [float(c) for c in costs if c is not None]
     return {"calls": len(rows), "input_tokens": sum(int(r.get("input_tokens") or 0) for r in rows),
             "output_tokens": sum(int(r.get("output_tokens") or 0) for r in rows),
             "tokens": sum(int(r.get("charged_tokens") or 0) for r in rows),
-            "cost_usd": None if any(c is None for c in costs) else round(sum(costs), 6)}
+            "cost_usd": round(sum(known), 6) if len(known) == len(costs) else None}
 
 
 class ModelOptimizer:

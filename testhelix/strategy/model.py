@@ -195,7 +195,7 @@ class Strategy(BaseModel):
 
 def _dumped_default(info: FieldInfo) -> Any:
     """A field's default as JSON values (what `model_dump(mode="json")` writes for it)."""
-    return TypeAdapter(info.annotation).dump_python(info.get_default(call_default_factory=True), mode="json")
+    return TypeAdapter(info.annotation or Any).dump_python(info.get_default(call_default_factory=True), mode="json")
 
 
 def migrate_strategy_data(data: dict[str, Any]) -> dict[str, Any]:
