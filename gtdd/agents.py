@@ -28,6 +28,9 @@ TESTER_MAX_OUTPUT_TOKENS = 8000  # the generator's output limit
 # `--round-token-cap` option. Above a coder's 16000 output tokens plus a prompt of spec, module and
 # every counterexample so far; a request that does not fit is refused (or its output allowance cut).
 ROUND_TOKEN_CAP = 250_000
+# A failed request is retried up to three times (seed Section 6), by the SDK: its retries are the
+# only retry layer (gtdd/roles.py builds the models with them).
+SDK_RETRIES = 3
 VISIBLE_FAILURES_SHOWN = 20  # failing visible tests quoted in a coding prompt (the count is always given)
 
 

@@ -6,7 +6,7 @@ use the agents' request and result types without an import circle.
 
 from __future__ import annotations
 
-from gtdd.agents import ROUND_TOKEN_CAP, Coder, LLMCoder, LLMTester, Tester
+from gtdd.agents import ROUND_TOKEN_CAP, SDK_RETRIES, Coder, LLMCoder, LLMTester, Tester
 from gtdd.domains.base import Domain
 from gtdd.execution import TraceExecutor
 from gtdd.sim import SimCoder, SimTester
@@ -37,4 +37,4 @@ def make_tester(name: str, domain: Domain, models: ModelSettings | None = None,
 def _model(name: str, models: ModelSettings | None) -> ChatModel:
     """The model with the command's settings (keyed by the name as given; create_model expands aliases)."""
     models = models or ModelSettings()
-    return models.create_model(name, timeout_s=models.call_timeout_s)
+    return models.create_model(name, timeout_s=models.call_timeout_s, max_retries=SDK_RETRIES)
