@@ -168,3 +168,19 @@ def test_the_commands_sandbox_choice_reaches_the_domain_explicitly():
     assert domain.sandboxes == {"plain"}
     default.candidate(REFERENCE + "\n", domain.population()[:2])
     assert domain.sandboxes == {"plain", None}
+
+
+def test_the_seeds_three_retries_are_the_sdks_own(monkeypatch):
+    """A model-driven coder's model is built with max_retries=3 (seed Section 6), the one retry layer."""
+    import testhelix.llm.registry as registry
+    from gtdd.roles import make_coder
+
+    built = {}
+
+    def create_model(name, **kw):
+        built.update(kw)
+        return scripted([])
+
+    monkeypatch.setattr(registry, "create_model", create_model)
+    coder = make_coder("anthropic:claude-haiku-4-5", FakeDomain(), TraceExecutor(FakeDomain()))
+    assert isinstance(coder, LLMCoder) and built["max_retries"] == 3
