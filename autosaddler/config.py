@@ -6,10 +6,9 @@ every rule (one edit per proposal, strict screen with zero regressions, developm
 sizes the work for the bundled pack and simulated models on two cores.
 
 Every setting here does something. The seed also names settings whose value in its configuration
-switches a feature off or leaves the default behaviour; this search implements exactly that
-behaviour and has no switch for the rest, so those names are not settings (`REMOVED_SETTINGS`):
-given with the seed's value they are accepted as a no-op (older run directories store them),
-with any other value they are refused with the note below.
+switches a feature off or leaves the default behaviour (train_eval_attempts, capability phases,
+skip_session0, the monotonic gates, use_merge); this search implements exactly that behaviour and
+has no switch for it, so those names are not settings and are refused like any unknown name.
 
 `train_epochs` > 1 walks the proposal tasks again, reshuffled per epoch with the search's seeded
 RNG; a minibatch never straddles two epochs (each epoch's tail shorter than a minibatch is left
@@ -70,24 +69,6 @@ class SearchConfig(BaseModel):
                 "reflection": self.reflection_timeout_s}
 
 
-_NO_MERGE = "the search never merges two strategies: every child comes from one parent and one edit"
-_NO_CAPABILITY = "the search has no capability phase: every round is a proposal round on the minibatch"
-# name -> (the seed's value, which is this search's only behaviour; why there is no switch)
-REMOVED_SETTINGS: dict[str, tuple[object, str]] = {
-    "train_eval_attempts": (1, "each minibatch task is evaluated once per strategy; repeated attempts would "
-                               "need a seed per attempt in the stored evaluations"),
-    "capability_phase_iterations": (0, _NO_CAPABILITY),
-    "capability_phase_epochs": (0, _NO_CAPABILITY),
-    "skip_session0": (False, "the initial strategy is always evaluated on the development split once (the root)"),
-    "monotonic_full_train_gate": (False, "children are screened on their minibatch only, never on the full "
-                                         "training split"),
-    "monotonic_train_gate": (False, "the screen is the strict-improvement, zero-regression rule on the minibatch"),
-    "use_merge": (False, _NO_MERGE),
-}
-# Older run directories store one shared optimizer timeout; it becomes each session's own limit.
-_RENAMED_TIMEOUT = "optimizer_session_timeout_s"
-
-
 PRESETS: dict[str, dict] = {
     "paper": {},
     # The demo evaluates the first 16 development tasks: a search orders them round robin over the
@@ -112,28 +93,12 @@ def load_config(preset: str = "paper", file: Path | None = None, overrides: dict
 
 
 def config_from_data(data: dict) -> SearchConfig:
-    """Validate settings (also a run directory's stored ones), dropping removed settings that
-    hold the seed's value and refusing any other value with the reason it is not a setting."""
-    data, problems = dict(data), []
-    for name, (seed_value, note) in REMOVED_SETTINGS.items():
-        if name not in data:
-            continue
-        value = data.pop(name)
-        if value != seed_value or type(value) is not type(seed_value):
-            problems.append((name, f"not a setting of this search (only {seed_value!r}, the seed's value, is "
-                                   f"accepted): {note}"))
-    if _RENAMED_TIMEOUT in data:
-        shared = data.pop(_RENAMED_TIMEOUT)
-        for name in ("selection_timeout_s", "diagnosis_timeout_s", "reflection_timeout_s"):
-            data.setdefault(name, shared)
-    config: SearchConfig | None = None
+    """Validate settings (also a run directory's stored ones); every problem is named by its key."""
     try:
-        config = SearchConfig.model_validate(data)
+        return SearchConfig.model_validate(data)
     except ValidationError as err:
-        problems += [(".".join(str(p) for p in e["loc"]) or "$", e["msg"]) for e in err.errors()]
-    if problems or config is None:  # a failed validation always adds a problem
-        raise UserError("invalid search configuration", problems)
-    return config
+        problems = [(".".join(str(p) for p in e["loc"]) or "$", e["msg"]) for e in err.errors()]
+        raise UserError("invalid search configuration", problems) from None
 
 
 def _read_config_file(path: Path) -> dict:

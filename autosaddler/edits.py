@@ -9,8 +9,8 @@ max_candidate_proposals.
 `Edit` is a discriminated union on `kind`: `FieldEdit`, `LessonEdit`, and `UnparsedEdit` for an
 answer that is not an edit at all (kept as given, so the DAG shows what the optimizer said). The
 optimizer's answer, a stored DAG row and a test's dict all go through `parse_edit`, which never
-raises; `apply_edit` is where a proposal is accepted or rejected. Stored rows written before this
-type existed (every key present with nulls, `{"unparsed": TEXT}`, `{"raw": REPR}`) still parse.
+raises; `apply_edit` is where a proposal is accepted or rejected. Keys given as null are ignored
+(an answer may spell out every key).
 """
 
 from __future__ import annotations
@@ -86,9 +86,6 @@ def parse_edit(raw: Any) -> Edit:
         raw = data
     if not isinstance(raw, dict):
         return UnparsedEdit(raw=repr(raw)[:RATIONALE_CHARS], problem="a proposal is a JSON object")
-    legacy = _legacy_unparsed(raw)
-    if legacy is not None:
-        return legacy
     kind = raw.get("kind")
     if kind not in _KEYS:
         return UnparsedEdit(raw=raw, problem=f"malformed proposal: kind {kind!r} is not field or lesson")
@@ -106,18 +103,6 @@ def parse_edit(raw: Any) -> Edit:
     except ValidationError as err:
         problems = "; ".join(f"{'.'.join(map(str, e['loc'][1:])) or 'kind'}: {e['msg']}" for e in err.errors())
         return UnparsedEdit(raw=raw, problem=f"malformed proposal: {problems}")
-
-
-def _legacy_unparsed(raw: dict) -> UnparsedEdit | None:
-    """The shapes rejected proposals were stored in before `UnparsedEdit`: {"unparsed": TEXT} (no
-    JSON in the answer), {"raw": REPR} (not an object) and {} (nothing usable)."""
-    if set(raw) == {"unparsed"}:
-        return UnparsedEdit(raw=raw["unparsed"], problem="unparsed proposal: the answer holds no JSON object")
-    if set(raw) == {"raw"}:
-        return UnparsedEdit(raw=raw["raw"], problem="a proposal is a JSON object")
-    if not raw:
-        return UnparsedEdit(raw={}, problem="malformed proposal: an empty object")
-    return None
 
 
 def describe(edit: Edit | None, width: int = 40) -> str:

@@ -3,60 +3,76 @@ and reflection that writes a reusable lesson. Each is an agent session with read
 own step limit (autosaddler/optimizer_session.py).
 
 Each session has its own prompt, its own deadline and its own usage line; all of them draw on the
-optimizer's budget, which is separate from the generator's per-task cap. A session's deadline is
-enforced here (the call runs in a worker thread and the session gives up when its limit passes,
-recording a timeout) and also handed to the provider as its request timeout when the search builds
-one model per session. `usage()` returns, per session, the calls, tokens, cost, failures, timeouts
-and elapsed seconds since the previous `usage()`, so every DAG node records the sessions of its own
-round. Sessions are stateless: they see only what the search passes in (aggregate scores, anonymised
+optimizer's budget, which is separate from the generator's per-task cap. Every call goes through
+that budget's metered door (`Budget.complete`), which writes it to the ledger (model_calls) under
+the session's role (`SESSION_ROLES`). A session's deadline is enforced here (the call runs in a
+worker thread and the session gives up when its limit passes, recording a timeout) and also handed
+to the provider as its request timeout when the search builds one model per session. `usage()`
+returns, per session since the previous `usage()`: the calls, tokens and cost summed from the
+ledger rows the door wrote (so a node's usage is the sum of its calls, as charged), and the
+session outcomes only the loop knows (failures, timeouts, tool calls, step limits, elapsed
+seconds), so every DAG node records the sessions of its own round. A call abandoned at its
+deadline is charged when it ends, in the usage of the step that is current then.
+
+Sessions are stateless: they see only what the search passes in (aggregate scores, anonymised
 minibatch traces, the history of earlier proposals). The prompts and the edit protocol are in
 autosaddler/prompts.py; answers become `Edit`s through autosaddler/edits.py.
 """
 
 from __future__ import annotations
 
-import time
+import threading
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from concurrent.futures import TimeoutError as FutureTimeout
-from typing import Any, TypedDict
+from typing import Any
 
 from autosaddler.edits import Edit, LessonEdit, UnparsedEdit, parse_edit
-from autosaddler.optimizer_session import SESSION_STEPS, CandidateRow, SessionMaterial, observe, tools_for
+from autosaddler.optimizer_session import CandidateRow, OptimizerSession, SessionMaterial, SessionRun, fresh_line
 from autosaddler.prompts import history_message, optimizer_messages, reflection_messages, selection_messages
 from autosaddler.protocols import Diagnosis, Exchange, OptimizerUsage, ParentView
 from autosaddler.traces import OptimizerTrace
-from testhelix.agent.budget import Budget, BudgetExhausted
+from testhelix.agent.budget import Budget, LedgerSink
 from testhelix.agent.calls import parse_json_object
-from testhelix.llm.base import CallTags, ChatModel, Completion, Message, ModelError, ModelRequest
+from testhelix.llm.base import ChatModel, Message
 from testhelix.skills import library_index, load_library
 from testhelix.strategy.model import Strategy
 
 SESSIONS = ("selection", "diagnosis", "reflection")
+# The role each session's calls carry in the ledger (`optimizer` is the diagnosis call's role, the
+# name the simulated optimizer roles answer to).
+SESSION_ROLES = {"selection": "selection", "diagnosis": "optimizer", "reflection": "reflection"}
 DEFAULT_TIMEOUT_S = 300.0
 
 
-class _Line(TypedDict):
-    """A session's running usage line: `SessionUsage` while it runs, with the cost summed so far and
-    whether every call's cost was known."""
+class _SessionLedger:
+    """The budget's ledger sink, passed through, keeping the rows since the last `take()`: the one
+    record a session's usage is summed from."""
 
-    calls: int
-    input_tokens: int
-    output_tokens: int
-    tokens: int
-    cost_usd: float
-    cost_known: bool
-    failures: int
-    timeouts: int
-    tool_calls: int
-    step_limits: int
-    elapsed_s: float
-    timeout_s: float
+    def __init__(self, inner: LedgerSink | None) -> None:
+        self.inner = inner
+        self._rows: list[dict] = []
+        self._lock = threading.Lock()
+
+    def record_model_call(self, row: dict) -> None:
+        if self.inner is not None:
+            self.inner.record_model_call(row)
+        with self._lock:
+            self._rows.append(dict(row))
+
+    def take(self) -> list[dict]:
+        with self._lock:
+            rows, self._rows = self._rows, []
+        return rows
 
 
-def _fresh_line(timeout_s: float) -> _Line:
-    return {"calls": 0, "input_tokens": 0, "output_tokens": 0, "tokens": 0, "cost_usd": 0.0, "cost_known": True,
-            "failures": 0, "timeouts": 0, "tool_calls": 0, "step_limits": 0, "elapsed_s": 0.0, "timeout_s": timeout_s}
+def ledger_usage(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Calls, tokens and cost summed from ledger rows (cost None when some call's price is unknown)."""
+    costs = [r.get("cost_usd") for r in rows]
+    known = [float(c) for c in costs if c is not None]
+    return {"calls": len(rows), "input_tokens": sum(int(r.get("input_tokens") or 0) for r in rows),
+            "output_tokens": sum(int(r.get("output_tokens") or 0) for r in rows),
+            "tokens": sum(int(r.get("charged_tokens") or 0) for r in rows),
+            "cost_usd": round(sum(known), 6) if len(known) == len(costs) else None}
 
 
 class ModelOptimizer:
@@ -68,9 +84,11 @@ class ModelOptimizer:
         self.models = dict(model) if isinstance(model, Mapping) else {s: model for s in SESSIONS}
         self.model = self.models["diagnosis"]
         self.budget = budget
+        self.ledger = _SessionLedger(budget.sink)
+        budget.sink = self.ledger        # every call's row passes here on its way to the run's ledger
         self.history_limit = history_limit
         self.timeouts = {s: float((timeouts or {}).get(s, DEFAULT_TIMEOUT_S)) for s in SESSIONS}
-        self._usage = {s: _fresh_line(self.timeouts[s]) for s in SESSIONS}
+        self._usage = {s: fresh_line(self.timeouts[s]) for s in SESSIONS}
         self._exchanges: list[Exchange] = []
         self._pool = ThreadPoolExecutor(max_workers=len(SESSIONS), thread_name_prefix="optimizer-session")
         self.skills_index = library_index(load_library())
@@ -92,7 +110,7 @@ class ModelOptimizer:
             messages.append(history_message(list(history[-self.history_limit:])))
         material = SessionMaterial(traces=list(traces), strategy_json=parent.canonical_json(),
                                    history=list(history[-self.history_limit:]))
-        text = self._call("diagnosis", messages, 2048, role="optimizer", material=material) or ""
+        text = self._call("diagnosis", messages, 2048, material=material) or ""
         edit = parse_edit(text)
         said = text if isinstance(edit, UnparsedEdit) else edit.rationale
         return Diagnosis(text=said[:500], edit=edit, wants_lesson=isinstance(edit, LessonEdit))
@@ -114,15 +132,15 @@ class ModelOptimizer:
 
     def usage(self) -> OptimizerUsage:
         """Per session: what it used since the previous call of `usage()` (cost None when unknown)."""
+        rows = self.ledger.take()
         out: OptimizerUsage = {}
         for session, line in self._usage.items():
-            out[session] = {"calls": line["calls"], "input_tokens": line["input_tokens"],
-                            "output_tokens": line["output_tokens"], "tokens": line["tokens"],
-                            "cost_usd": round(line["cost_usd"], 6) if line["cost_known"] else None,
+            own = [r for r in rows if r.get("role") == SESSION_ROLES[session]]
+            out[session] = {**ledger_usage(own),  # type: ignore[typeddict-item]
                             "failures": line["failures"], "timeouts": line["timeouts"],
                             "tool_calls": line["tool_calls"], "step_limits": line["step_limits"],
                             "elapsed_s": round(line["elapsed_s"], 3), "timeout_s": line["timeout_s"]}
-        self._usage = {s: _fresh_line(self.timeouts[s]) for s in SESSIONS}
+        self._usage = {s: fresh_line(self.timeouts[s]) for s in SESSIONS}
         return out
 
     def exchanges(self) -> list[Exchange]:
@@ -139,73 +157,10 @@ class ModelOptimizer:
         self.budget.used = sum(int(line.get("tokens") or 0) for usage in recorded
                                for line in (usage or {}).values() if isinstance(line, dict))
 
-    def _call(self, session: str, messages: list[Message], max_tokens: int, role: str | None = None,
+    def _call(self, session: str, messages: list[Message], max_tokens: int,
               material: SessionMaterial | None = None) -> str | None:
-        """One agent session: up to SESSION_STEPS[session] model calls, each may call the session's
-        read-only tools; the first reply without tool calls is the answer. The session's deadline
-        covers all its steps. None when it fails, runs out of time or reaches its step limit."""
-        material = material or SessionMaterial()
-        tools = tools_for(material)
-        line = self._usage[session]
-        started = time.monotonic()
-        history = list(messages)
-        try:
-            for step in range(1, SESSION_STEPS[session] + 1):
-                remaining = self.timeouts[session] - (time.monotonic() - started)
-                request = ModelRequest(tuple(history), tools, max_tokens,
-                                       tags=CallTags(role=role or session, step=step))
-                answer = self._step(session, request, max(0.0, remaining))
-                if answer is None:
-                    return None
-                if not answer.tool_calls:
-                    return answer.text
-                history.append(answer.as_message())
-                for call in answer.tool_calls:
-                    line["tool_calls"] += 1
-                    history.append(Message("tool", observe(call, material), tool_call_id=call.id))
-            line["step_limits"] += 1
-            line["failures"] += 1
-            return None
-        finally:
-            line["elapsed_s"] += time.monotonic() - started
-
-    def _step(self, session: str, request: ModelRequest, timeout_s: float) -> Completion | None:
-        """One model call of `session`, charged to its own usage line and recorded as one exchange
-        (the prompt as sent at this step, and the reply or the failure)."""
-        line = self._usage[session]
-        exchange: Exchange = {"session": session, "step": request.tags.step,
-                              "prompt": [{"role": m.role, "content": m.content} for m in request.messages],
-                              "reply": None, "failure": None}
-        self._exchanges.append(exchange)
-        future = self._pool.submit(self.budget.complete, self.models[session], request)
-        try:
-            answer = future.result(timeout=timeout_s)
-        except FutureTimeout:
-            line["timeouts"] += 1
-            line["failures"] += 1
-            exchange["failure"] = f"no answer within {self.timeouts[session]:g} s"
-            return None
-        except BudgetExhausted:
-            line["failures"] += 1
-            exchange["failure"] = "the optimizer's token budget is spent"
-            return None
-        except ModelError as err:
-            line["failures"] += 1
-            exchange["failure"] = str(err)[:500]
-            # A revoked key or unknown model stops the search (exit 2). Otherwise parent selection
-            # degrades to the best development score; diagnosis and reflection cannot, and an
-            # outage must never become a rejected proposal in the DAG, so the search stops the round.
-            if err.fatal or session != "selection":
-                raise
-            return None
-        usage = answer.usage
-        exchange["reply"] = answer.text
-        line["calls"] += 1
-        line["input_tokens"] += usage.input_tokens
-        line["output_tokens"] += usage.output_tokens
-        line["tokens"] += usage.input_tokens + usage.output_tokens
-        if usage.cost_usd is None or not usage.reported:
-            line["cost_known"] = False
-        else:
-            line["cost_usd"] += usage.cost_usd
-        return answer
+        """One optimizer session (autosaddler/optimizer_session.py): its answer, or None."""
+        run = SessionRun(session, SESSION_ROLES[session], self.timeouts[session], self._pool, self._usage[session],
+                         self._exchanges)
+        return OptimizerSession(self.models[session], self.budget, messages, max_tokens,
+                                material or SessionMaterial(), run).run()

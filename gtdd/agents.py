@@ -14,17 +14,23 @@ from __future__ import annotations
 
 import json
 import re
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from testhelix.agent.budget import Budget, BudgetExhausted, MemoryLedger
 from testhelix.errors import UserError
 from testhelix.llm.base import CallTags, ChatModel, Completion, Message, ModelAuthError, ModelError, ModelRequest
 
 CODER_MAX_OUTPUT_TOKENS = 16000
 TESTER_MAX_OUTPUT_TOKENS = 8000  # the generator's output limit
-RETRIES = 3  # a failed request is retried up to three times
+# Tokens one model-driven role may spend in one round (its one request: prompt bound + output), the
+# `--round-token-cap` option. Above a coder's 16000 output tokens plus a prompt of spec, module and
+# every counterexample so far; a request that does not fit is refused (or its output allowance cut).
+ROUND_TOKEN_CAP = 250_000
+# A failed request is retried up to three times (seed Section 6), by the SDK: its retries are the
+# only retry layer (gtdd/roles.py builds the models with them).
+SDK_RETRIES = 3
 VISIBLE_FAILURES_SHOWN = 20  # failing visible tests quoted in a coding prompt (the count is always given)
 
 
@@ -155,29 +161,25 @@ def extract_code(text: str) -> str | None:
     return max(blocks, key=len) if blocks else None
 
 
-def complete(model: ChatModel, system: str, user: str, max_output_tokens: int, tags: CallTags
-             ) -> tuple[Completion | None, list[dict]]:
-    """One request, retried up to RETRIES times on a retryable failure; returns usage rows too."""
+def complete(model: ChatModel, system: str, user: str, max_output_tokens: int, tags: CallTags,
+             cap_tokens: int = ROUND_TOKEN_CAP) -> tuple[Completion | None, list[dict], str]:
+    """One request through the metered door (`Budget.complete`: a reservation within `cap_tokens`, the
+    answer checked, what was charged written as one ledger row). Returns the answer (None when there
+    is none), the ledger rows for the driver thread to store, and why there is no answer. No retry
+    here: the provider SDKs already retry what a retry can fix (408/409/429/5xx)."""
     request = ModelRequest(messages=(Message("system", system), Message("user", user)),
                            max_output_tokens=max_output_tokens, tags=tags)
-    calls = []
-    for attempt in range(RETRIES + 1):
-        start = time.monotonic()
-        try:
-            completion = model.complete(request)
-        except ModelAuthError as err:  # no retry can help, and a run of empty modules is worthless
-            raise UserError(f"{model.name}: {err}") from None
-        except ModelError as err:
-            calls.append({"model": model.name, "role": tags.role, "round": tags.round, "status": "error",
-                          "error": str(err)[:300], "latency_s": time.monotonic() - start})
-            if not err.retryable or attempt == RETRIES:
-                return None, calls
-            continue
-        calls.append({"model": model.name, "role": tags.role, "round": tags.round, "status": "ok",
-                      "latency_s": time.monotonic() - start, "simulated": completion.simulated,
-                      **completion.usage.to_dict()})
-        return completion, calls
-    return None, calls
+    ledger = MemoryLedger()
+    budget = Budget(cap_tokens, label=f"gtdd {tags.role} round {tags.round}", run_label="gtdd",
+                    task_id=f"block{tags.pair}", sink=ledger)
+    try:
+        return budget.complete(model, request), ledger.rows, ""
+    except ModelAuthError as err:  # no retry can help, and a run of empty modules is worthless
+        raise UserError(f"{model.name}: {err}") from None
+    except BudgetExhausted as err:
+        return None, ledger.rows, f"token cap: {err}"[:300]
+    except ModelError as err:
+        return None, ledger.rows, f"request failed: {err}"[:300]
 
 
 class _ModelAgent:
@@ -185,9 +187,10 @@ class _ModelAgent:
 
     simulated = False
 
-    def __init__(self, model: ChatModel):
+    def __init__(self, model: ChatModel, round_token_cap: int = ROUND_TOKEN_CAP):
         self.model = model
         self.name = model.name
+        self.round_token_cap = round_token_cap
 
 
 class LLMCoder(_ModelAgent):
@@ -195,10 +198,10 @@ class LLMCoder(_ModelAgent):
         system, user = coder_prompt(request)
         tags = CallTags(role="generation" if request.current_module is None else "repair",
                         pair=request.block, round=request.round)
-        completion, calls = complete(self.model, system, user, CODER_MAX_OUTPUT_TOKENS, tags)
+        completion, calls, failure = complete(self.model, system, user, CODER_MAX_OUTPUT_TOKENS, tags,
+                                              self.round_token_cap)
         if completion is None:  # no answer: the session ends with the module unchanged
-            return CodingResult(request.current_module or "", False, self.name, note="request failed",
-                                calls=tuple(calls))
+            return CodingResult(request.current_module or "", False, self.name, note=failure, calls=tuple(calls))
         code = extract_code(completion.text)
         return CodingResult(code if code is not None else completion.text, completion.simulated,
                             self.name, note="" if code is not None else "no code block",
@@ -208,10 +211,11 @@ class LLMCoder(_ModelAgent):
 class LLMTester(_ModelAgent):
     def write_generator(self, request: TestingRequest) -> GeneratorProgram:
         system, user = tester_prompt(request)
-        completion, calls = complete(self.model, system, user, TESTER_MAX_OUTPUT_TOKENS,
-                                     CallTags(role="challenge", pair=request.block, round=request.round))
+        completion, calls, failure = complete(self.model, system, user, TESTER_MAX_OUTPUT_TOKENS,
+                                              CallTags(role="challenge", pair=request.block, round=request.round),
+                                              self.round_token_cap)
         if completion is None:
-            return GeneratorProgram(None, False, self.name, "request failed", tuple(calls))
+            return GeneratorProgram(None, False, self.name, failure, tuple(calls))
         if completion.stop_reason == "max_tokens":  # a cut-off reply yields no runnable generator
             return GeneratorProgram(None, completion.simulated, self.name, "cut off", tuple(calls))
         return GeneratorProgram(extract_code(completion.text), completion.simulated, self.name, "",

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any, TypedDict
 
 from gtdd import acceptance, records
-from gtdd.agents import Coder, CodingRequest, Tester, TestingRequest
+from gtdd.agents import ROUND_TOKEN_CAP, Coder, CodingRequest, Tester, TestingRequest
 from gtdd.commit import Workspace
 from gtdd.domains.base import Domain
 from gtdd.execution import EvaluatorError, TraceExecutor
@@ -88,9 +88,10 @@ class ExperimentConfig:
     fixed_tests: str = "hidden"  # visible: the coder sees every saved test's outcome (seed Section 3.2)
     audit_seeded: bool = False  # derive audit randomness from the seed (tests); default: the OS
     jobs: int = 1  # blocks run concurrently; not a setting of the results
+    round_token_cap: int = ROUND_TOKEN_CAP  # tokens a model-driven coder or tester may spend per round
 
     def __post_init__(self) -> None:
-        for name in ("blocks", "rounds", "k", "jobs"):
+        for name in ("blocks", "rounds", "k", "jobs", "round_token_cap"):
             if getattr(self, name) < 1:
                 raise UserError(f"--{name} must be at least 1, got {getattr(self, name)}")
         if self.fixed_tests not in FIXED_TESTS:
@@ -137,8 +138,9 @@ class Experiment:
         self.progress = progress or (lambda line: None)
         self.executor = TraceExecutor(self.domain, config.per_trace_timeout_s, sandbox)
         models = models or ModelSettings()
-        self.coder = coder or make_coder(config.coder, self.domain, self.executor, models)  # bad names fail
-        self.tester = tester or make_tester(config.tester, self.domain, models)  # before anything is stored
+        # bad names fail before anything is stored
+        self.coder = coder or make_coder(config.coder, self.domain, self.executor, models, config.round_token_cap)
+        self.tester = tester or make_tester(config.tester, self.domain, models, config.round_token_cap)
         self.public = public_examples(self.domain, config.public_examples)
         self.execution_config = {"domain": self.domain.name, "module": self.domain.module_name,
                                  "entry": self.domain.entry_class,

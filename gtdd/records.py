@@ -30,13 +30,11 @@ from testhelix.store import RunStore
 
 
 def record_calls(store: RunStore, block: int, role: str, round_index: int, calls: Iterable[Mapping[str, Any]]) -> None:
+    """The ledger rows a role's calls wrote (`Budget.complete`, gtdd/agents.py), stored under the
+    experiment's names: the block as task and pair, the role with its policy."""
     for c in calls:
-        store.record_model_call({
-            "run_label": "gtdd", "task_id": f"block{block}", "role": role, "pair": block,
-            "round": round_index, "model": c.get("model"), "input_tokens": c.get("input_tokens"),
-            "output_tokens": c.get("output_tokens"), "cost_usd": c.get("cost_usd"),
-            "latency_s": c.get("latency_s"), "status": c.get("status"), "error": c.get("error"),
-            "simulated": bool(c.get("simulated"))})
+        store.record_model_call({**c, "run_label": "gtdd", "task_id": f"block{block}", "role": role, "pair": block,
+                                 "round": round_index})
 
 
 def save_round(store: RunStore, r: RoundRecord, state_json: str, wall_s: float, agents_simulated: bool) -> None:

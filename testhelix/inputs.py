@@ -13,7 +13,7 @@ option and the value ("Invalid value for '--strategy': x.json: not UTF-8 text ..
 - `RunDir`: an existing run folder with a `run.duckdb` store (for commands that read a run).
 - `NewRunDir`: a run folder to create or continue (not a file, parent writable).
 - `OutputFile`: a file to write (not a folder; the nearest existing parent is a writable folder).
-- `FiniteFloat` / `BoundedInt`: numbers within documented bounds; NaN and infinity are refused.
+- `FiniteFloat`: a number within documented bounds; NaN and infinity are refused.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import math
 import os
 import sys
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 import click
 
@@ -200,15 +200,3 @@ class FiniteFloat(click.ParamType):
         if self.high is not None and number > self.high:
             self.fail(f"{value} must be <= {self.high}", param, ctx)
         return number
-
-
-def BoundedInt(low: int | None = None, high: int | None = None) -> click.IntRange:
-    return click.IntRange(low, high)
-
-
-def open_text(path: Path, what: str = "file") -> TextIO:
-    """Open a text file the user named, accepting a UTF-8 byte-order mark (spreadsheet exports)."""
-    problem = check_input_file(Path(path))
-    if problem:
-        raise UserError(f"{what}: {problem}")
-    return Path(path).open(encoding="utf-8-sig", newline="")

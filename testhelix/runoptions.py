@@ -10,8 +10,6 @@ default rule on `testhelix run`, `testhelix evaluate`, `autosaddler search|resum
 - execution: `--executor`, `--sandbox` (defaults: $TESTHELIX_EXECUTOR, $TESTHELIX_SANDBOX);
 - concurrency: `--jobs` (tasks in flight), `--workers` (execution slots), `--backend`, `--ray-address`.
 
-A renamed option keeps its old spelling as a hidden alias (`deprecated_alias`) that still works and
-prints one line naming the new one.
 """
 
 from __future__ import annotations
@@ -149,14 +147,3 @@ def _option_names(options: list[Callable[[Any], Any]]) -> list[str]:
     for option in options:
         option(probe)
     return [p.name for p in getattr(probe, "__click_params__", []) if p.name]
-
-
-def deprecated_alias(old: str, new: str, dest: str, **kwargs: Any) -> Callable[[F], F]:
-    """A hidden option `old` that sets `dest` as `new` does and prints one line saying so."""
-
-    def note(ctx: click.Context, param: click.Parameter, value: Any) -> Any:  # noqa: ARG001 - click's signature
-        if value is not None:
-            click.echo(f"note: {old} is deprecated here; use {new} (same meaning)", err=True)
-        return value
-
-    return click.option(old, f"_deprecated_{dest}", hidden=True, default=None, callback=note, **kwargs)

@@ -70,13 +70,14 @@ class ModelSettings:
                                                for m, rpm, tpm in self.rate_limits))
 
     def create_model(self, name: str, *, task: Any = None, seed: int = 0,
-                     timeout_s: float | None = None) -> ChatModel:
-        """The model `name` with this setup's context window and rate limits."""
+                     timeout_s: float | None = None, max_retries: int = 2) -> ChatModel:
+        """The model `name` with this setup's context window and rate limits (`max_retries`: the
+        SDK's own retries, the only retry layer)."""
         from testhelix.llm.registry import create_model
 
         rpm, tpm = self.rate_limit(name)
         return create_model(name, task=task, seed=seed, timeout_s=timeout_s, context_window=self.context_window(name),
-                            requests_per_minute=rpm, tokens_per_minute=tpm)
+                            requests_per_minute=rpm, tokens_per_minute=tpm, max_retries=max_retries)
 
     def create_optimizer_model(self, name: str, *, seed: int = 0, timeout_s: float | None = None) -> ChatModel:
         from testhelix.llm.registry import create_optimizer_model

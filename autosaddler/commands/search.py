@@ -24,7 +24,7 @@ from testhelix.inputs import InputFile, NewRunDir, PackDir, RunDir
 from testhelix.llm.registry import is_simulated, resolve
 from testhelix.parallel.progress import TaskProgress
 from testhelix.plaintext import output_width, wrap
-from testhelix.runoptions import RunOptions, deprecated_alias, setup_options
+from testhelix.runoptions import RunOptions, setup_options
 from testhelix.splits import spread_by_context
 from testhelix.store import RunStore
 from testhelix.strategy.model import initial_strategy
@@ -124,7 +124,6 @@ def _parent_strategy(store: RunStore, node_id: str) -> dict | None:
 @click.option("--preset", type=click.Choice(sorted(PRESETS)), default="paper", show_default=True)
 @click.option("--settings", "settings_file", type=InputFile(),
               help="Search settings file (JSON or TOML) over the preset; the flags below override it.")
-@deprecated_alias("--config", "--settings", "settings_file", type=InputFile())
 @click.option("--split-file", type=InputFile(bundled="split file"),
               help="Split file or a bundled one's name (default: splits/<pack>.json).")
 @click.option("--seed", type=int, default=None, help="The search's seed (settings key `seed`; default 42).")
@@ -138,14 +137,12 @@ def _parent_strategy(store: RunStore, node_id: str) -> dict | None:
 @setup_options()
 @json_option
 def search(pack: Path, model: str, optimizer_model: str, run_dir: Path, preset: str, settings_file: Path | None,
-           _deprecated_settings_file: Path | None, split_file: Path | None, seed: int | None, token_cap: int | None,
+           split_file: Path | None, seed: int | None, token_cap: int | None,
            limit: int | None, options: RunOptions, as_json: bool) -> None:
     """Evolve a TestHelix strategy on the proposal split, ranking children on the development split."""
     resolve(model), resolve(optimizer_model)
-    if settings_file is not None and _deprecated_settings_file is not None:
-        raise UserError("give --settings once (--config is its old name)")
     flags = {"seed": seed, "per_task_token_cap": token_cap, "development_limit": limit, "workers": options.workers}
-    cfg = load_config(preset, settings_file or _deprecated_settings_file,
+    cfg = load_config(preset, settings_file,
                       {key: value for key, value in flags.items() if value is not None})
     meta = {"pack": str(pack), "model": model, "optimizer_model": optimizer_model, "preset": preset,
             "config": cfg.model_dump(), "split_file": str(split_file) if split_file else None,

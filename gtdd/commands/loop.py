@@ -9,6 +9,7 @@ from typing import Any, TypeVar
 import click
 
 from gtdd.acceptance import ALLOCATIONS
+from gtdd.agents import ROUND_TOKEN_CAP
 from gtdd.experiment import FIXED_TESTS, PRESETS, ExperimentSummary
 from gtdd.feedback import RULES
 from gtdd.policies import POLICIES, parse_policies
@@ -64,6 +65,9 @@ def _common(f: CommandFunction) -> CommandFunction:
         click.option("--per-trace-timeout", type=FiniteFloat(0.01, 3600), default=1.0, show_default=True,
                      help="CPU seconds per trace execution, 0.01 to 3600 (a limit hit is confirmed under "
                           "4x the limits; a wall-clock backstop only yields harness errors)."),
+        click.option("--round-token-cap", type=click.IntRange(1000, 10_000_000), default=ROUND_TOKEN_CAP,
+                     show_default=True, help="Tokens a model-driven coder or tester may spend in one round "
+                                             "(its request's prompt bound plus output)."),
         click.option("--quiet", is_flag=True, help="No progress lines."),
         run_dir_opt,
     ]
@@ -104,7 +108,8 @@ def _experiment(run_dir: Path, policies: str, blocks: int, rounds: int, coder: s
                 no_regression_gate: bool, per_trace_timeout: float, quiet: bool, jobs: int = 1,
                 acceptance_rule: str = "audit", stop_at_first_acceptance: bool = False,
                 fixed_tests: str = "hidden", family_tolerances: Iterable[str] = (),
-                public_examples: int = 2, options: RunOptions | None = None) -> ExperimentSummary:
+                public_examples: int = 2, round_token_cap: int = ROUND_TOKEN_CAP,
+                options: RunOptions | None = None) -> ExperimentSummary:
     from gtdd.experiment import Experiment, ExperimentConfig
 
     if per_trace_timeout <= 0:
@@ -116,7 +121,8 @@ def _experiment(run_dir: Path, policies: str, blocks: int, rounds: int, coder: s
                               rounds=rounds, coder=coder, tester=tester, domain=domain, k=k, rule=rule,
                               seed=seed, per_trace_timeout_s=per_trace_timeout, acceptance=acceptance,
                               jobs=jobs, stop_at_first_acceptance=stop_at_first_acceptance,
-                              fixed_tests=fixed_tests, public_examples=public_examples)
+                              fixed_tests=fixed_tests, public_examples=public_examples,
+                              round_token_cap=round_token_cap)
     echo = (lambda line: None) if quiet else (lambda line: click.echo(line, err=True))
     options = options or RunOptions()
     experiment = Experiment(run_dir, config, progress=echo, sandbox=options.sandbox_choice(),

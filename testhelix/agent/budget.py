@@ -2,7 +2,9 @@
 
 One `Budget` per task is shared by every role (planning, generation, repair, review, feedback,
 challenge), every pair and every retry; pairs may run in threads. `Budget.complete(model, request)`
-is the only way the pipeline calls a model:
+is the one metered door to a model for every package: the pipeline's roles and agent sessions,
+AutoSaddler's optimizer sessions (their own budget, below) and GTDD's coder and tester (a budget per
+role and round, gtdd/agents.py). It:
 
 1. reserve a conservative upper bound: `input_token_bound(request)` (the UTF-8 size of the request,
    see below) plus `max_output_tokens`. If the bound does not fit the remaining budget the output
@@ -36,7 +38,8 @@ returns only when all n are done: a pair's spending then depends on nothing but 
 results are the same in any completion order and for sequential and concurrent runs alike.
 
 Optimizer calls (AutoSaddler) use their own `Budget(label="optimizer", ...)`: accounting is per
-instance, so the generator's cap never pays for them.
+instance, so the generator's cap never pays for them. What a session used is read from the rows
+its calls wrote (the ledger), never counted a second time.
 
 Time: `working_cap_s(T)` = T - (min(120, T/4) + 20) (T=600 -> 460 s) and
 `execution_time_limit_s(t)` = min(180, t). `Deadline` is the object the agent loop checks.

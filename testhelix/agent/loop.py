@@ -4,7 +4,8 @@
                            executor=executor, phase="generation", pair=0, round=0, direction="...")
     result = run_agent_session(model, budget, config)      # = AgentSession(model, budget, config).run()
 
-`AgentSession` is the loop as a small class whose named steps a subclass may override:
+`AgentSession` is the loop as a small class whose named steps a subclass may override (the loop
+itself, shared with every tool-using session, is testhelix/agent/toolsession.py):
 
     trim()            the history as sent to the model, fitted into the context budget
     query(view, n)    one metered call (`Budget.complete`) with the session's tools
@@ -40,7 +41,8 @@ from typing import TYPE_CHECKING, cast
 
 from testhelix.agent.budget import Budget, BudgetExhausted, Deadline, DeadlineExceeded, execution_time_limit_s
 from testhelix.agent.prompts import PublicTask, preparation_checkpoint, session_messages
-from testhelix.agent.tools import AgentWorkspace, Submitted, SuiteRunner, ToolBox, ToolError, loadable_skills
+from testhelix.agent.tools import AgentWorkspace, Submitted, SuiteRunner, ToolBox, loadable_skills
+from testhelix.agent.toolsession import FormatError, ToolSession
 from testhelix.agent.trajectory import Trajectory
 from testhelix.execution.outcome import Limits
 from testhelix.llm.base import (
@@ -50,8 +52,8 @@ from testhelix.llm.base import (
     ContextOverflowError,
     Message,
     ModelError,
-    ModelRequest,
     ToolCall,
+    ToolSpec,
 )
 from testhelix.llm.registry import is_simulated
 
@@ -64,7 +66,6 @@ if TYPE_CHECKING:
 CHARS_PER_TOKEN = 4
 ELIDED = "[elided to fit the context window]"
 NO_TOOL_CALLED = "error: your reply called no tool. Call exactly one of the tools."
-SKIPPED_AFTER_SUBMIT = "skipped: the session was already submitted"
 
 
 def estimate_tokens(msg: Message) -> int:
@@ -158,24 +159,21 @@ class SessionConfig:
         return "repair" if self.phase == "repair" else "generation"
 
 
-class _FormatError(Exception):
-    """The reply called no tool or a call was malformed: counts towards `max_consecutive_errors`."""
-
-
 class _SessionEnded(Exception):
     def __init__(self, reason: str):
         super().__init__(reason)
         self.reason = reason
 
 
-class AgentSession:
-    """One generation or repair session (see the module docstring for the steps).
+class AgentSession(ToolSession):
+    """One generation or repair session (see the module docstring for the steps), on the loop every
+    tool-using session runs (testhelix/agent/toolsession.py).
 
     Constructing a session prepares it: the workspace (a copy of the public initial program), the
     tools, the opening messages and the trajectory. `run()` then drives it to its end."""
 
     def __init__(self, model: ChatModel, budget: Budget, config: SessionConfig) -> None:
-        self.model, self.budget, self.config = model, budget, config
+        self.config = config
         task, strategy = config.task, config.strategy
         self.public = PublicTask.of(task)
         self.workspace = AgentWorkspace.create(config.workspace_root, task.initial_dir)
@@ -188,16 +186,19 @@ class AgentSession:
         self.deadline = config.deadline or Deadline.for_agent_limit(task.agent_timeout_s)
         self.trajectory_path = Path(config.trajectory_path
                                     or self.workspace.root / f"trajectory-{config.phase}-r{config.round}.json")
-        self.messages = session_messages(strategy, self.public, phase=config.phase, direction=config.direction,
-                                         feedback=config.feedback, checkpoint=config.checkpoint,
-                                         library=config.library, preparation=self.preparation())
+        messages = session_messages(strategy, self.public, phase=config.phase, direction=config.direction,
+                                    feedback=config.feedback, checkpoint=config.checkpoint, library=config.library,
+                                    preparation=self.preparation())
+        super().__init__(model, budget, messages, self.tools.tool_specs(),
+                         tags=CallTags(role=config.role, pair=config.pair, round=config.round),
+                         max_output_tokens=config.max_output_tokens,
+                         step_cap=strategy.repairSteps if config.phase == "repair" else strategy.agentSteps)
         self.n_prefix = len(self.messages)          # the opening messages trimming always keeps
         # The trajectory shares the message list: it always holds the full history.
         self.trajectory = Trajectory(meta={"model": model.name, "simulated": is_simulated(model.name),
                                            "task_id": self.public.id, "phase": config.phase, "pair": config.pair,
                                            "round": config.round, "writable": list(config.writable),
                                            "strategy_hash": strategy.content_hash()}, messages=self.messages)
-        self.step_cap = strategy.repairSteps if config.phase == "repair" else strategy.agentSteps
         context_tokens, note = context_limit(strategy.contextTokens, model.context_window)
         if note:
             self.trajectory.meta["context_note"] = note
@@ -216,10 +217,9 @@ class AgentSession:
 
     # --- the loop ---------------------------------------------------------------------------
     def run(self) -> SessionResult:
-        exit_reason, summary, number = "step_limit", "", 0
+        exit_reason, summary = "step_limit", ""
         try:
-            for number in range(1, self.step_cap + 1):
-                self.step(number)
+            self.run_steps()
         except _SessionEnded as ended:
             exit_reason = ended.reason
         except Submitted as done:
@@ -230,85 +230,60 @@ class AgentSession:
             exit_reason = "deadline"
         except ModelError as err:
             exit_reason = f"model_error:{err.cause}"
-            self.trajectory.steps.append({"step": number, "error": str(err)[:500], "cause": err.cause})
+            self.trajectory.steps.append({"step": self.number, "error": str(err)[:500], "cause": err.cause})
             raise
         finally:
             self.trajectory.exit = exit_reason
             self.trajectory.save(self.trajectory_path)
-        return SessionResult(exit=exit_reason, steps=number, workspace=self.workspace,
+        return SessionResult(exit=exit_reason, steps=self.number, workspace=self.workspace,
                              trajectory_path=self.trajectory_path, refusals=tuple(self.tools.refusals),
                              runs=tuple(self.tools.runs), summary=summary)
 
     def step(self, number: int) -> None:
-        """One step: deadline, trim, query (trimming harder after a context refusal), act, save."""
+        """One step of the shared loop, after the deadline check, counting malformed replies, saved."""
         self.deadline.check()
-        view, elided = self.trim()
         try:
-            answer = self.query(view, number)
-        except ContextOverflowError as err:
-            self.trajectory.steps.append({"step": number, "error": str(err)[:500]})
-            self.overflows += 1
-            if self.overflows > 2:
-                raise
-            self.limit_tokens = max(1000, self.limit_tokens // 2)   # the estimate was too generous
-            view, elided = self.trim()
-            answer = self.query(view, number)
-        self.messages.append(answer.as_message())
-        self.trajectory.steps.append({"step": number, "stop_reason": answer.stop_reason,
-                                      "usage": answer.usage.to_dict(), "cache_hit": answer.cache_hit,
-                                      "simulated": answer.simulated, "elided": elided})
-        try:
-            self.respond(answer)
+            super().step(number)
             self.format_errors = 0
-        except _FormatError:
+        except FormatError:
             self.format_errors += 1
             if self.format_errors >= self.config.max_consecutive_errors:
                 raise _SessionEnded("format_errors") from None
         finally:
             self.trajectory.save(self.trajectory_path)
 
-    def respond(self, answer: Completion) -> None:
-        """Act on every call of one reply; every call gets exactly one observation message."""
-        if not answer.tool_calls:
-            self.observe(Message("user", NO_TOOL_CALLED))
-            raise _FormatError()
-        failed, submitted = False, None
-        for call in answer.tool_calls:
-            if submitted is not None:
-                self.observe(Message("tool", SKIPPED_AFTER_SUBMIT, tool_call_id=call.id))
-                continue
-            try:
-                self.deadline.check()
-                observation = self.act(call)
-            except ToolError as err:
-                observation, failed = f"error: {err}", True
-            except Submitted as done:
-                observation, submitted = "submitted", done
-            self.observe(Message("tool", observation, tool_call_id=call.id))
-        if submitted is not None:
-            raise submitted
-        if failed:
-            raise _FormatError()
-
     # --- named steps ------------------------------------------------------------------------
     def trim(self) -> tuple[list[Message], int]:
         """The view sent to the model and how many history messages were elided or dropped."""
         return fit_context(self.messages, self.n_prefix, self.limit_tokens)
 
-    def query(self, view: list[Message], number: int) -> Completion:
-        """One metered model call with the session's tools."""
-        request = ModelRequest(tuple(view), self.tools.tool_specs(), self.config.max_output_tokens,
-                               tags=CallTags(role=self.config.role, pair=self.config.pair, round=self.config.round,
-                                             step=number))
-        return self.budget.complete(self.model, request)
+    def offered_tools(self) -> tuple[ToolSpec, ...]:
+        return self.tools.tool_specs()       # load_skill only while there is something to load
+
+    def refused_context(self, number: int, err: ContextOverflowError) -> None:
+        """Trim harder after a context refusal (the estimate was too generous); the third one ends it."""
+        self.trajectory.steps.append({"step": number, "error": str(err)[:500]})
+        self.overflows += 1
+        if self.overflows > 2:
+            raise err
+        self.limit_tokens = max(1000, self.limit_tokens // 2)
+
+    def record(self, number: int, answer: Completion, elided: int) -> None:
+        self.trajectory.steps.append({"step": number, "stop_reason": answer.stop_reason,
+                                      "usage": answer.usage.to_dict(), "cache_hit": answer.cache_hit,
+                                      "simulated": answer.simulated, "elided": elided})
+
+    def answered(self, answer: Completion) -> None:  # noqa: ARG002 (the reply is in the history)
+        """A reply that called no tool is a format error, said to the agent."""
+        self.observe(Message("user", NO_TOOL_CALLED))
+        raise FormatError()
+
+    def check_time(self) -> None:
+        self.deadline.check()
 
     def act(self, call: ToolCall) -> str:
         """Execute one tool call. Raises ToolError (a malformed or impossible call) or Submitted."""
         return self.tools.execute(call)
-
-    def observe(self, message: Message) -> None:
-        """Add what the agent sees next to the history (sent on the next query, saved in full)."""
-        self.messages.append(message)
 
 
 def run_agent_session(model: ChatModel, budget: Budget, config: SessionConfig) -> SessionResult:

@@ -163,9 +163,3 @@ def create_pack(sources: Sequence[TaskSource], out: Path, generator: CandidateGe
              "outputs": {o.task: o.outputs for o in outcomes}}
     (out / PACK_INDEX).write_text(json.dumps(index, indent=2, sort_keys=True) + "\n")
     return index
-
-
-def funnel_markdown(index: dict) -> str:
-    """The funnel of a pack index as a Markdown table."""
-    rows = ["| stage | tasks |", "|---|---:|"] + [f"| {r['stage']} | {r['tasks']} |" for r in index["funnel"]]
-    return "\n".join(rows) + "\n"

@@ -1,15 +1,26 @@
-"""The TestHelix strategy (docs/design.md §2): 11 fields, their bounds, mutability and content hash.
+"""The TestHelix strategy (docs/design.md §2): 11 fields, their bounds, mutability, schema version and
+content hash.
 
 The model is the single source of truth: strategies/schema.json is generated from it, the
 validator (`validate_strategy_data`) reports every problem with its JSON path, and the optimizer
 reads `MUTABLE_FIELDS` to know what a search may edit.
+
+Identity (`content_hash`) is versioned so that a schema change does not orphan what was recorded
+(frozen files, stored DAG nodes, release-ledger entries all quote a strategy by its hash). The hash
+is the SHA-256 of `canonical_json()`, the canonical JSON of `identity()`: every field of schema
+version 1 (`IDENTITY_V1_FIELDS`, always, as hashes were computed before the version existed), plus
+any field added later only where it differs from its default, plus `schemaVersion` once it is past
+1. So a field added at its default changes no hash, while a strategy that uses the new field (or a
+later schema version, whose fields may mean something else) never shares a hash with one that
+cannot. Data written under an older version is upgraded by `migrate_strategy_data` (a chain of
+`MIGRATIONS`, empty at version 1) before it is validated; data from a newer version is refused.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -18,11 +29,13 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
+    TypeAdapter,
     ValidationError,
     ValidationInfo,
     field_validator,
     model_validator,
 )
+from pydantic.fields import FieldInfo
 from pydantic.json_schema import JsonDict
 
 from testhelix.bundle import bundled_packs
@@ -36,6 +49,12 @@ from testhelix.strategy.prose import prose_problems
 from testhelix.tasks.model import Context
 
 MAX_LESSONS, MAX_ROUTE_SKILLS = 16, 4
+SCHEMA_VERSION = 1
+# The fields of schema version 1: every identity commits to them, defaults included.
+IDENTITY_V1_FIELDS = ("initialCandidates", "maxCandidates", "rounds", "agentSteps", "repairSteps", "contextTokens",
+                      "toolOutputChars", "reviewOutputTokens", "guidance", "lessons", "skillRoutes")
+# version v -> the function that turns data of version v into data of version v + 1 (and sets it)
+MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {}
 
 def _known_phase(value: object) -> object:
     if isinstance(value, str) and value not in COMPONENTS:
@@ -93,7 +112,8 @@ class Lesson(BaseModel):
 
 
 class Strategy(BaseModel):
-    """The 11 strategy fields. Candidate counts are fixed at K during search (not mutable)."""
+    """The 11 strategy fields and the schema version. Candidate counts are fixed at K during search
+    (not mutable)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -108,6 +128,9 @@ class Strategy(BaseModel):
     guidance: str = Field("", max_length=2000, json_schema_extra=_mutable(True))
     lessons: tuple[Lesson, ...] = Field((), max_length=MAX_LESSONS, json_schema_extra=_mutable(True))
     skillRoutes: dict[Context, tuple[str, ...]] = Field(default_factory=dict, json_schema_extra=_mutable(True))
+    # the version of this schema the data was written for (older data is migrated on validation)
+    schemaVersion: int = Field(SCHEMA_VERSION, strict=True, ge=SCHEMA_VERSION, le=SCHEMA_VERSION,
+                               json_schema_extra=_mutable(False))
 
     @field_validator("guidance")
     @classmethod
@@ -148,11 +171,45 @@ class Strategy(BaseModel):
             raise ValueError("must be >= initialCandidates")
         return self
 
+    def identity(self) -> dict[str, Any]:
+        """What the content hash commits to (see the module docstring): the version-1 fields, later
+        fields that differ from their defaults, and the schema version once it is past 1."""
+        dump = self.model_dump(mode="json")
+        out = {}
+        for name, info in type(self).model_fields.items():
+            if name == "schemaVersion":
+                keep = dump[name] != 1
+            else:
+                keep = name in IDENTITY_V1_FIELDS or dump[name] != _dumped_default(info)
+            if keep:
+                out[name] = dump[name]
+        return out
+
     def canonical_json(self) -> str:
-        return canonical_json(self.model_dump(mode="json"))
+        return canonical_json(self.identity())
 
     def content_hash(self) -> str:
         return hashlib.sha256(self.canonical_json().encode()).hexdigest()
+
+
+def _dumped_default(info: FieldInfo) -> Any:
+    """A field's default as JSON values (what `model_dump(mode="json")` writes for it)."""
+    return TypeAdapter(info.annotation or Any).dump_python(info.get_default(call_default_factory=True), mode="json")
+
+
+def migrate_strategy_data(data: dict[str, Any]) -> dict[str, Any]:
+    """Strategy data of any known schema version upgraded to SCHEMA_VERSION (a copy; data without a
+    `schemaVersion` is version 1). A version newer than this program knows is a UserError."""
+    version = data.get("schemaVersion", 1)
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        raise UserError(f"schemaVersion: must be an integer >= 1, got {version!r}")
+    if version > SCHEMA_VERSION:
+        raise UserError(f"schemaVersion: {version} is newer than this program's strategy schema "
+                        f"(version {SCHEMA_VERSION}); upgrade TestHelix to read it")
+    data = dict(data)
+    for v in range(version, SCHEMA_VERSION):
+        data = MIGRATIONS[v](data)
+    return data
 
 
 def upper_bound(name: str) -> int:
@@ -232,6 +289,10 @@ def validate_strategy_data(data: Any, known_task_ids: Iterable[str] | None = Non
     }
     if not isinstance(data, dict):
         return None, [("$", "a strategy is a JSON object")]
+    try:
+        data = migrate_strategy_data(data)
+    except UserError as err:
+        return None, [("schemaVersion", str(err).removeprefix("schemaVersion: "))]
     try:
         return Strategy.model_validate(data, context=context), []
     except ValidationError as err:

@@ -41,7 +41,7 @@ def test_initial_strategy_matches_the_seed():
 
 def test_nine_mutable_fields_and_candidate_counts_fixed():
     assert len(MUTABLE_FIELDS) == 9
-    assert set(FIXED_FIELDS) == {"initialCandidates", "maxCandidates"}
+    assert set(FIXED_FIELDS) == {"initialCandidates", "maxCandidates", "schemaVersion"}
 
 
 @pytest.mark.parametrize("field", sorted(BOUNDS))

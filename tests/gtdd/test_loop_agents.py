@@ -78,18 +78,30 @@ def scripted(replies) -> ScriptedModel:
                          usage=Usage(10, 20))
 
 
-def test_llm_coder_sends_spec_module_and_feedback_and_retries():
+def test_llm_coder_sends_spec_module_and_feedback_through_the_metered_door():
+    """No second retry layer (the SDKs retry): a failed request leaves the module unchanged, and
+    every call, the failed one too, is a ledger row with what was charged."""
     model = scripted([ModelUnavailable("busy"), ("Here:\n```python\nclass Store: pass\n```\n", "end_turn")])
     coder = LLMCoder(model)
     cex = {"family": "map", "ops": [{"cmd": "DEL", "args": ["a"]}], "expected": [0], "observed": [1],
            "status": "ok"}
-    result = coder.write_module(CodingRequest(0, 2, 1, "SPEC TEXT", "store.py", "OLD MODULE", (cex,),
-                                              ({"ops": [], "passed": True},), accepted=False))
+    request = CodingRequest(0, 2, 1, "SPEC TEXT", "store.py", "OLD MODULE", (cex,),
+                            ({"ops": [], "passed": True},), accepted=False)
+    failed = coder.write_module(request)
+    assert failed.module == "OLD MODULE" and "busy" in failed.note
+    assert [(c["status"], c["charged_tokens"]) for c in failed.calls] == [("error", 0)]   # refused: not billed
+    result = coder.write_module(request)
     assert result.module == "class Store: pass\n" and result.simulated     # a test double says so
-    assert [c["status"] for c in result.calls] == ["error", "ok"]
+    assert [(c["status"], c["input_tokens"], c["output_tokens"]) for c in result.calls] == [("ok", 10, 20)]
     prompt = model.requests[-1].messages[1].content
     assert "SPEC TEXT" in prompt and "OLD MODULE" in prompt and '"DEL"' in prompt
     assert "not accepted" in prompt
+
+
+def test_a_request_beyond_the_round_token_cap_is_not_sent():
+    model = scripted([("```python\nclass Store: pass\n```", "end_turn")])
+    result = LLMCoder(model, round_token_cap=300).write_module(CodingRequest(0, 1, 1, "SPEC " * 200, "store.py", None))
+    assert model.requests == [] and result.calls == () and result.note.startswith("token cap")
 
 
 def test_llm_tester_sees_the_module_only_when_informed_and_cut_off_replies_yield_nothing():
@@ -156,3 +168,19 @@ def test_the_commands_sandbox_choice_reaches_the_domain_explicitly():
     assert domain.sandboxes == {"plain"}
     default.candidate(REFERENCE + "\n", domain.population()[:2])
     assert domain.sandboxes == {"plain", None}
+
+
+def test_the_seeds_three_retries_are_the_sdks_own(monkeypatch):
+    """A model-driven coder's model is built with max_retries=3 (seed Section 6), the one retry layer."""
+    import testhelix.llm.registry as registry
+    from gtdd.roles import make_coder
+
+    built = {}
+
+    def create_model(name, **kw):
+        built.update(kw)
+        return scripted([])
+
+    monkeypatch.setattr(registry, "create_model", create_model)
+    coder = make_coder("anthropic:claude-haiku-4-5", FakeDomain(), TraceExecutor(FakeDomain()))
+    assert isinstance(coder, LLMCoder) and built["max_retries"] == 3

@@ -122,7 +122,7 @@ def test_search_killed_with_jobs_8_resumes_to_the_jobs_1_dag(tmp_path, search_se
     autosaddler = str(Path(sys.executable).parent / "autosaddler")
     proc = subprocess.Popen([autosaddler, "search", "--pack", str(PACK), "--split-file", str(split), "--model",
                              "sim:strong?latency=0.01", "--optimizer-model", "sim:strong", "--run", str(run),
-                             "--preset", "demo", "--config", str(config), "--jobs", "8"],
+                             "--preset", "demo", "--settings", str(config), "--jobs", "8"],
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     assert proc.stdout is not None  # stdout=PIPE
     seen: list[str] = []
