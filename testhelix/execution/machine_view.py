@@ -39,13 +39,25 @@ _MEMORY_KB = 1024 * 1024  # meminfo's MemTotal/MemFree/MemAvailable: a constant,
 def view_readonly(host: str, target: str, empty: Path) -> None:
     """`host` at `target`, read-only, with inodes of this mount's own (an overlay with no upper
     layer); a plain read-only bind where overlayfs refuses (or a path it cannot name)."""
-    if not any(c in host + str(empty) for c in ",:\\"):
+    if not any(c in host for c in ",:\\"):
+        fd = os.open(empty, os.O_PATH | os.O_DIRECTORY)  # named by descriptor: mountinfo shows no host folder
         try:
-            mount("overlay", target, "overlay", MS_RDONLY | MS_NOSUID | MS_NODEV, f"lowerdir={host}:{empty}")
+            mount("overlay", target, "overlay", MS_RDONLY | MS_NOSUID | MS_NODEV, f"lowerdir={host}:/proc/self/fd/{fd}")
             return
         except OSError:
             pass
+        finally:
+            os.close(fd)
     bind_readonly(host, target)
+
+
+def private_scratch(folder: Path) -> Path:
+    """A small tmpfs of the server's own for the empty layer and the constant copies: bind mounts
+    of its files show in a job's mountinfo as `/meminfo` on `tmpfs`, naming no host folder."""
+    folder.mkdir(parents=True, exist_ok=True)
+    mount("tmpfs", str(folder), "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=4m")
+    (folder / "empty").mkdir()
+    return folder
 
 
 def constant_text(name: str, text: str) -> str:

@@ -39,7 +39,12 @@ from pathlib import Path
 from typing import Protocol
 
 from testhelix.execution.jobprocess import become_user, fork_as_pid1, mount_fresh_temp, mount_own_proc
-from testhelix.execution.machine_view import hide_machine_counters, view_readonly, write_constant_proc
+from testhelix.execution.machine_view import (
+    hide_machine_counters,
+    private_scratch,
+    view_readonly,
+    write_constant_proc,
+)
 from testhelix.execution.masking import mask, paths_from_env
 from testhelix.execution.outcome import Limits
 from testhelix.execution.overlay import Layers, mount_layers, overlay_supported
@@ -180,8 +185,8 @@ class NamespaceSandbox:
         root.mkdir(parents=True, exist_ok=True)
         mount("tmpfs", str(root), "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=16m")
         mounted = []
-        empty = self._empty = server_dir / "empty-layer"  # the overlays' second (empty) lower layer
-        empty.mkdir(exist_ok=True)
+        view = private_scratch(server_dir / "machine-view")
+        empty = self._empty = view / "empty"  # the overlays' second (empty) lower layer
         for name in ("usr", "bin", "sbin", "lib", "lib32", "lib64", "etc"):
             host = Path("/") / name
             if host.is_symlink():
@@ -213,7 +218,7 @@ class NamespaceSandbox:
         self.root = str(root)
         self._own_pid_ns = os.open("/proc/self/ns/pid", os.O_RDONLY)
         self._scratch = server_dir / "scratch"  # each job mounts its own tmpfs here
-        self._constant_proc = write_constant_proc(server_dir / "constant-proc")
+        self._constant_proc = write_constant_proc(view / "proc")
         self._scratch.mkdir(exist_ok=True)
         # TESTHELIX_OVERLAY=0 (passed on by the executor) keeps hard-linked workspaces.
         wants_overlay = os.environ.get(OVERLAY_ENV) != "0"
