@@ -36,19 +36,20 @@ _FIXED = {"loadavg": "0.00 0.00 0.00 1/1 1\n", "uptime": "1.00 0.00\n"}
 _MEMORY_KB = 1024 * 1024  # meminfo's MemTotal/MemFree/MemAvailable: a constant, not the host's
 
 
-def view_readonly(host: str, target: str, empty: Path) -> None:
+def view_readonly(host: str, target: str, empty: Path) -> bool:
     """`host` at `target`, read-only, with inodes of this mount's own (an overlay with no upper
-    layer); a plain read-only bind where overlayfs refuses (or a path it cannot name)."""
+    layer; True); a plain read-only bind where overlayfs refuses or cannot name the path (False)."""
     if not any(c in host for c in ",:\\"):
         fd = os.open(empty, os.O_PATH | os.O_DIRECTORY)  # named by descriptor: mountinfo shows no host folder
         try:
             mount("overlay", target, "overlay", MS_RDONLY | MS_NOSUID | MS_NODEV, f"lowerdir={host}:/proc/self/fd/{fd}")
-            return
+            return True
         except OSError:
             pass
         finally:
             os.close(fd)
     bind_readonly(host, target)
+    return False
 
 
 def private_scratch(folder: Path) -> Path:

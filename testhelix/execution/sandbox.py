@@ -175,6 +175,7 @@ class NamespaceSandbox:
         self._hide: list[str] = []
         self._constant_proc: list[tuple[str, str]] = []
         self._empty = Path("/nonexistent")
+        self.shared_views: list[str] = []  # the read-only overlays of host folders (pagecache.py watches them)
 
     def launch_prefix(self) -> list[str]:
         return ["unshare", "--net", "--mount", "--ipc", "--uts", "--propagation", "private", "--"]
@@ -193,11 +194,13 @@ class NamespaceSandbox:
                 os.symlink(os.readlink(host), root / name)
             elif host.is_dir():
                 (root / name).mkdir()
-                view_readonly(str(host), str(root / name), empty)
+                if view_readonly(str(host), str(root / name), empty):
+                    self.shared_views.append(str(root / name))
                 mounted.append(str(host))
         for prefix in _python_prefixes():
             (root / prefix.lstrip("/")).mkdir(parents=True, exist_ok=True)
-            view_readonly(prefix, str(root / prefix.lstrip("/")), empty)
+            if view_readonly(prefix, str(root / prefix.lstrip("/")), empty):
+                self.shared_views.append(str(root / prefix.lstrip("/")))
             mounted.append(prefix)
         self._hide = paths_from_env()  # the project's own files and data (masking.py)
         mask(str(root), self._hide, mounted)

@@ -34,6 +34,7 @@ from testhelix.execution.keepers import (
 )
 from testhelix.execution.outcome import Limits
 from testhelix.execution.overlay import Layers
+from testhelix.execution.pagecache import ReadFiles
 from testhelix.execution.precompile import asks_for_pass_hook, is_rewritten_pyc
 from testhelix.execution.sandbox import Sandbox
 from testhelix.execution.syscalls import MS_NODEV, MS_NOSUID, mount, umount
@@ -64,6 +65,8 @@ class Server:
         # Jobs that reported: (keeper pidfd, cgroup), cleaned up once the keeper has exited.
         self._finished: list[tuple[int, JobCgroup | None]] = []
         self._facts: dict[str, tuple] = {}
+        # Made after the zygote's fork: no job or keeper ever holds this descriptor.
+        self.read_files = ReadFiles.watch(getattr(sandbox, "shared_views", []))
 
     def _tree_facts(self, digest: str, suite_digest: str) -> tuple:
         """(cached path, listing, module names, asks for the pass hook, bytes) of a cached tree, read once.
@@ -234,6 +237,8 @@ class Server:
         # could otherwise hold a lock or a watch that this one sees. after_reply removes its cgroup.
         for earlier, _ in self._finished:
             select.select([earlier], [], [], 5.0)
+        if self.read_files is not None:
+            self.read_files.drop()  # what the previous job read of the host's files is cold again
         started = time.monotonic()
         self._finished.append((pidfd, cg))
         try:

@@ -10,6 +10,7 @@ plain host processes, where every channel this machine offers carries the bit.
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -245,3 +246,36 @@ def test_socket_buffers_count_against_the_memory_limit(tmp_path):
     assert out.duration_s < 30  # ended for the limit, not by the wall clock or the suite's own end
     drop_mb = (before - min(lowest)) / 1024
     assert drop_mb < limits.memory_mb, drop_mb  # (other processes on the machine add noise, not the job)
+
+
+def _resident(path: str) -> bool:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.preadv(fd, [bytearray(64)], 0, os.RWF_NOWAIT)
+        return True
+    except BlockingIOError:
+        return False
+    finally:
+        os.close(fd)
+
+
+def test_what_a_job_read_of_the_host_is_cold_for_the_next_job(tmp_path):
+    """The page-cache board between jobs one after another: the server drops what a job opened of
+    the host's files before its next job starts (pagecache.py). The positive control is the same
+    check between the two jobs: the sender's reads did make the files resident."""
+    board = sorted(str(p) for p in (Path(os.path.dirname(os.__file__)) / "test").rglob("*.py"))[-8:]
+    for path in board:
+        fd = os.open(path, os.O_RDONLY)
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+        os.close(fd)
+    assert not any(_resident(p) for p in board)
+    sender = tmp_path / "sender"
+    sender.mkdir()
+    (sender / "test_post.py").write_text(f"def test_post():\n    for p in {board!r}:\n        open(p, 'rb').read()\n")
+    with ForkServerExecutor(workers=1, sandbox="namespaced") as ex:
+        assert ex.run(sender, PROGRAM, LIMITS).status == "pass"
+        posted = [_resident(p) for p in board]
+        ex.run(_warm_suite(tmp_path, 0), PROGRAM, LIMITS)
+        left = [_resident(p) for p in board]
+    assert all(posted), posted
+    assert not any(left), left
