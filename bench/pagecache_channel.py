@@ -8,7 +8,8 @@ RECEIVER job that times a one-byte read of each candidate file and calls it "pos
 was fast: exactly the earlier-job-of-the-kata board the label oracle used. Before each trial the
 harness (not a job) evicts the candidates with posix_fadvise(DONTNEED), so each trial starts from
 an empty board. Reports the bit accuracy and the capacity in bits per job (bits x (1 - H(p))),
-with the load average; 50 % accuracy means the receiver learns nothing.
+with the load average; 50 % accuracy means the receiver learns nothing. With --concurrent the two
+jobs overlap on two servers (the receiver reads while the sender still runs).
 
     python bench/pagecache_channel.py [--trials 5] [--bits 32]
 """
@@ -34,17 +35,22 @@ PROGRAM = ROOT / "tests" / "fixtures" / "tasks" / "pack" / "fx-clamp-m01" / "sol
 LIB_TEST = Path(os.path.dirname(os.__file__)) / "test"  # rarely read by anything: an empty board
 
 SENDER = '''
+import time
+
+
 def test_send():
     for path, bit in zip({files!r}, {bits!r}):
         if bit:
             with open(path, "rb") as f:
                 f.read(4096)
+    time.sleep({hold})
 '''
 RECEIVER = '''
 import time
 
 
 def test_receive():
+    time.sleep({wait})
     took = []
     for path in {files!r}:
         with open(path, "rb", buffering=0) as f:
@@ -81,21 +87,27 @@ def main() -> None:
     ap.add_argument("--fresh-from", type=int, default=None, metavar="N",
                     help="new candidate files for every trial, from the N-th on: files no one has read since boot "
                          "show what a cache below this kernel's (a hypervisor's) still tells")
+    ap.add_argument("--concurrent", action="store_true", help="sender and receiver at the same time, on two servers")
     args = ap.parse_args()
     limits = Limits(wall_s=60, cpu_s=60)
     right = total = 0
-    with tempfile.TemporaryDirectory() as tmp, ForkServerExecutor(workers=1) as ex:
+    with tempfile.TemporaryDirectory() as tmp, ForkServerExecutor(workers=2 if args.concurrent else 1) as ex:
         for trial in range(args.trials):
             skip = 0 if args.fresh_from is None else args.fresh_from + trial * args.bits
             files = candidates(args.bits, skip)
             bits = [random.randint(0, 1) for _ in files]
             evict(files)
             sender, receiver = Path(tmp) / f"send{trial}", Path(tmp) / f"receive{trial}"
-            for d, text in ((sender, SENDER.format(files=files, bits=bits)), (receiver, RECEIVER.format(files=files))):
+            hold, wait = (3.0, 1.5) if args.concurrent else (0, 0)
+            for d, text in ((sender, SENDER.format(files=files, bits=bits, hold=hold)),
+                            (receiver, RECEIVER.format(files=files, wait=wait))):
                 d.mkdir()
                 (d / f"test_{d.name}.py").write_text(text + f"\n# trial {trial}\n")
-            ex.run(sender, PROGRAM, limits)
-            found = re.search(r"TOOK \[([\d, ]+)\]", ex.run(receiver, PROGRAM, limits).output)
+            if args.concurrent:  # two servers, the jobs overlapping: the receiver reads while the sender holds
+                outcomes = ex.run_many([(sender, PROGRAM), (receiver, PROGRAM)], limits)
+            else:
+                outcomes = [ex.run(sender, PROGRAM, limits), ex.run(receiver, PROGRAM, limits)]
+            found = re.search(r"TOOK \[([\d, ]+)\]", outcomes[1].output)
             if found is None:
                 raise SystemExit("bench error: the receiver printed no timings")
             took = [int(t) for t in found.group(1).split(",")]
