@@ -20,9 +20,9 @@ from pathlib import Path
 
 import pytest
 
-from testhelix.execution.cgroup import Cgroups
+from testhelix.execution.cgroup import CGROUPS_ENV, Cgroups
 from testhelix.execution.executor import ForkServerExecutor
-from testhelix.execution.outcome import Limits
+from testhelix.execution.outcome import Limits, Outcome
 from testhelix.execution.sandbox import namespaces_available
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
@@ -198,7 +198,7 @@ def test_fill():
     server.bind(("127.0.0.1", 0))
     server.listen(512)
     held = []
-    for _ in range(200):
+    for _ in range({pairs}):
         c = socket.create_connection(server.getsockname())
         s, _ = server.accept()
         c.setblocking(False)
@@ -209,7 +209,7 @@ def test_fill():
         except BlockingIOError:
             pass
         held += [c, s]
-    time.sleep(30)
+    time.sleep({hold})
 '''
 
 
@@ -220,12 +220,15 @@ def _available_kb() -> int:
     return 0
 
 
-@pytest.mark.skipif(Cgroups.detect().version is None, reason="needs job cgroups (root, a writable cgroup tree)")
-def test_socket_buffers_count_against_the_memory_limit(tmp_path):
+FILL_LIMITS = Limits(wall_s=60, cpu_s=60, memory_mb=128, nofile=512, nproc=32)
+
+
+def _fill(tmp_path: Path, pairs: int, hold: float) -> tuple[object, float]:
+    """(the fill job's outcome, how far the host's MemAvailable fell meanwhile, in MB)."""
     suite = tmp_path / "fill"
     suite.mkdir()
-    (suite / "test_fill.py").write_text(FILL)
-    limits = Limits(wall_s=60, cpu_s=60, memory_mb=128, nofile=512, nproc=32)
+    (suite / "test_fill.py").write_text(FILL.format(pairs=pairs, hold=hold))
+    limits = FILL_LIMITS
     lowest: list[int] = []
     done = threading.Event()
 
@@ -242,10 +245,26 @@ def test_socket_buffers_count_against_the_memory_limit(tmp_path):
         out = ex.run(suite, PROGRAM, limits)
         done.set()
         watcher.join()
+    return out, (before - min(lowest)) / 1024
+
+
+@pytest.mark.skipif(Cgroups.detect().version is None, reason="needs job cgroups (root, a writable cgroup tree)")
+def test_socket_buffers_count_against_the_memory_limit(tmp_path):
+    out, drop_mb = _fill(tmp_path, pairs=200, hold=30)
+    assert isinstance(out, Outcome)
     assert out.reason == "resource limit: memory", (out.reason, out.output[-2000:])
     assert out.duration_s < 30  # ended for the limit, not by the wall clock or the suite's own end
-    drop_mb = (before - min(lowest)) / 1024
-    assert drop_mb < limits.memory_mb, drop_mb  # (other processes on the machine add noise, not the job)
+    assert drop_mb < FILL_LIMITS.memory_mb, drop_mb  # (other processes on the machine add noise, not the job)
+
+
+def test_without_job_cgroups_the_same_fill_holds_more_than_the_limit(tmp_path, monkeypatch):
+    """The positive control: with no job cgroup (TESTHELIX_CGROUPS=0) nothing charges the
+    buffers, and a smaller fill (40 connections, held 3 s) passes holding more than 128 MB."""
+    monkeypatch.setenv(CGROUPS_ENV, "0")
+    out, drop_mb = _fill(tmp_path, pairs=40, hold=3)
+    assert isinstance(out, Outcome)
+    assert out.status == "pass", (out.reason, out.output[-2000:])
+    assert drop_mb > FILL_LIMITS.memory_mb, drop_mb
 
 
 def _resident(path: str) -> bool:
