@@ -10,7 +10,9 @@ cache every file the job opened there (posix_fadvise DONTNEED, on the host file 
 overlay). What the warm interpreter needs was imported by the zygote before any job and is not
 opened again by a job; a file a job opened is cold again for the next one whoever read it first.
 
-What this cannot do: a job running at the same time on another server sees the page cache live
+The queue is unlimited (a job that opens every file under /usr queues an event per file, in the
+server's memory, and makes the next job's start wait while they are dropped: a cost to the judge,
+not a channel). What this cannot do: a job running at the same time on another server sees the page cache live
 (documented with its measured capacity in docs/design.md section 6); pages mapped by a running
 process, or dirty, are not dropped (the host files are read-only to jobs: none are dirty).
 """
@@ -25,6 +27,7 @@ _FAN_CLOEXEC, _FAN_NONBLOCK, _FAN_CLASS_NOTIF, _FAN_UNLIMITED_QUEUE = 0x1, 0x2, 
 _FAN_MARK_ADD, _FAN_MARK_FILESYSTEM, _FAN_OPEN, _FAN_Q_OVERFLOW = 0x1, 0x100, 0x20, 0x4000
 _AT_FDCWD = -100
 _EVENT = struct.Struct("IBBHQii")  # struct fanotify_event_metadata
+_EVENTS_PER_READ = 32
 
 
 class ReadFiles:
@@ -55,9 +58,11 @@ class ReadFiles:
         """Drop from the page cache every file opened since the last call; returns how many."""
         dropped = 0
         while True:
-            try:
-                data = os.read(self.fd, 64 * 1024)
+            try:  # each event read opens a descriptor in this process: a few at a time
+                data = os.read(self.fd, _EVENT.size * _EVENTS_PER_READ)
             except BlockingIOError:
+                return dropped
+            except OSError:  # out of descriptors, say: the rest waits for the next job's start
                 return dropped
             at = 0
             while at + _EVENT.size <= len(data):
