@@ -10,7 +10,12 @@ until there are --min-executions of them; a small pack is repeated in variants w
 digests, so nothing is served from the cache in pass 2. Uses the bundled katas pack (unpacked on
 first use) unless --pack names another. Both the naive baseline and the executor run pytest with the
 same arguments (pytest_args), with the panel evaluation's traceback style. Prints the three
-times, the two ratios, and ends with `executor_speedup=X cache_speedup=Y`.
+times, the two ratios, and ends with `executor_speedup=X cache_speedup=Y naive_start_s=Z`.
+
+The naive ratio measures this machine's start-up of `python -m pytest` as much as the executor
+(it was 28x on a machine where that start took 1.15 s, 10-12x where it took 0.3-0.4 s), so the
+start-up time (`python -m pytest --version`, the mean of five) is printed beside it. The
+executor's cost against the floor no sandbox can beat is bench/job_cpu.py's.
 
     python bench/harness.py [--pack DIR] [--min-executions 200] [--workers N] [--fresh-programs]
 """
@@ -103,6 +108,14 @@ def naive(jobs: list[tuple[Path, Path]], limits: Limits) -> tuple[float, list[st
     return time.perf_counter() - started, statuses
 
 
+def naive_start_s(runs: int = 5) -> float:
+    """Mean wall time of a `python -m pytest` that runs nothing: what every naive execution pays."""
+    started = time.perf_counter()
+    for _ in range(runs):
+        subprocess.run([sys.executable, "-m", "pytest", "--version"], capture_output=True, check=True)
+    return (time.perf_counter() - started) / runs
+
+
 def sandbox_kind(executor: Executor) -> str:
     return executor.sandbox.kind if isinstance(executor, ForkServerExecutor) else type(executor).__name__
 
@@ -143,7 +156,10 @@ def main() -> None:
         agree = sum(a == b.status for a, b in zip(naive_status, cold))
         print(f"naive and executor agree on {agree}/{len(jobs)} outcomes; warm cache hits "
               f"{sum(o.cached for o in warm)}/{len(jobs)}")
-        print(f"executor_speedup={t_naive / t_exec:.1f} cache_speedup={t_naive / t_warm:.1f}")
+        start_s = naive_start_s()
+        print(f"naive start-up (python -m pytest --version): {start_s:.3f} s per execution; "
+              f"load average {os.getloadavg()[0]:.2f}")
+        print(f"executor_speedup={t_naive / t_exec:.1f} cache_speedup={t_naive / t_warm:.1f} naive_start_s={start_s:.3f}")
 
 
 if __name__ == "__main__":

@@ -8,14 +8,23 @@ time is what the work costs; unlike wall time it changes little when the machine
 the load average with the figures anyway). Not counted: kernel work done in kernel threads (the
 asynchronous teardown of a job's network namespace runs in a workqueue).
 
+The FLOOR is the same suite run the same number of times through `pytest.main` in one warm
+process, with no isolation at all (the program's modules forgotten between runs, so each run
+imports them again, as a job does): no sandbox can cost less. The last line,
+`job_cpu_ms=X floor_ms=Y ratio=Z`, compares the two in one run, on the same machine and load.
+
     python bench/job_cpu.py [--jobs 200] [--task FOLDER]
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import os
+import shutil
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -23,7 +32,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from testhelix.execution.executor import ForkServerExecutor  # noqa: E402
-from testhelix.execution.outcome import Limits  # noqa: E402
+from testhelix.execution.outcome import Limits, pytest_args  # noqa: E402
+from testhelix.execution.workspace import SUITE_SUBDIR  # noqa: E402
 
 TASK = ROOT / "tests" / "fixtures" / "tasks" / "pack" / "fx-clamp-m01"
 SUITE = ROOT / "tests" / "fixtures" / "tasks" / "suites" / "good" / "fx-clamp-m01"
@@ -62,6 +72,38 @@ def measure(jobs: int, program: Path, suite: Path) -> dict[str, float]:
             "passed": statuses.count("pass") / jobs}
 
 
+def floor(jobs: int, program: Path, suite: Path) -> float:
+    """CPU ms per run of the suite through pytest.main in this process, warm, without isolation."""
+    import pytest
+
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        shutil.copytree(program, work, dirs_exist_ok=True)
+        shutil.copytree(suite, work / SUITE_SUBDIR)
+        program_modules = {p.name.split(".")[0] for p in program.iterdir()}
+        args = [*pytest_args(Limits()), "-p", "no:cacheprovider", str(work / SUITE_SUBDIR)]
+        sys.path.insert(0, str(work))
+        cwd = os.getcwd()
+        os.chdir(work)
+        try:
+            def once() -> int:
+                for name in [m for m in sys.modules if m.split(".")[0] in program_modules or m.startswith("test_")]:
+                    del sys.modules[name]
+                with contextlib.redirect_stdout(io.StringIO()):
+                    return int(pytest.main(args))
+
+            for _ in range(5):  # warm, like the executor's server
+                once()
+            start = time.process_time()
+            codes = [once() for _ in range(jobs)]
+            spent = time.process_time() - start
+        finally:
+            os.chdir(cwd)
+            sys.path.remove(str(work))
+    assert codes.count(0) == jobs, f"the floor's runs did not all pass: {set(codes)}"
+    return spent * 1000.0 / jobs
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--jobs", type=int, default=200)
@@ -72,7 +114,8 @@ def main() -> None:
     print(f"load average {os.getloadavg()[0]:.2f}; per job, CPU ms: executor {r['host_ms']:.2f}, "
           f"server {r['server_ms']:.2f}, zygote+keeper+test {r['zygote_and_jobs_ms']:.2f}; wall {r['wall_ms']:.1f} ms "
           f"({r['passed']:.0%} passed)")
-    print(f"job_cpu_ms={total:.2f}")
+    floor_ms = floor(args.jobs, args.task / "solution" / "program", SUITE)
+    print(f"job_cpu_ms={total:.2f} floor_ms={floor_ms:.2f} ratio={total / floor_ms:.2f}")
 
 
 if __name__ == "__main__":

@@ -5,7 +5,9 @@ each take the whole memory limit, and pages a job writes into its tmpfs count ag
 them. A cgroup covers the job as a whole, tmpfs pages included (they are charged to the memory
 cgroup of the process that wrote them), and tells the harness afterwards what was exceeded:
 
-    memory   limit = Limits.memory_mb; an exceeded limit is an OOM kill, counted by the kernel
+    memory   limit = Limits.memory_mb; an exceeded limit is an OOM kill, counted by the kernel;
+             socket buffers count too (v2: in memory.max; v1: a share of the limit in
+             memory.kmem.tcp, whose refusals the supervisor turns into the same verdict)
     pids     limit = Limits.nproc tasks (threads count); refused forks are counted
     cpu      bandwidth of one core (quota = period); CPU *time* stays an rlimit (SIGXCPU)
 
@@ -48,6 +50,13 @@ def _write(path: Path, value: str) -> None:
         f.write(value)
 
 
+def _read_int(path: Path) -> int:
+    try:
+        return int(path.read_text())
+    except (OSError, ValueError):
+        return 0
+
+
 def _counter(path: Path, key: str) -> int:
     try:
         for line in path.read_text().splitlines():
@@ -71,7 +80,7 @@ class JobCgroup:
     def exceeded(self) -> str | None:
         """The limit this job ran into, as the kernel counted it (None: none)."""
         if self.version == 1:
-            memory = _counter(self.dirs["memory"] / "memory.oom_control", "oom_kill")
+            memory = _counter(self.dirs["memory"] / "memory.oom_control", "oom_kill") or self.over_limit()
             pids = _counter(self.dirs["pids"] / "pids.events", "max")
         else:
             memory = _counter(self.dirs["unified"] / "memory.events", "oom_kill")
@@ -81,6 +90,17 @@ class JobCgroup:
         if pids:
             return "processes"
         return None
+
+    def over_limit(self) -> bool:
+        """cgroup v1 charges socket buffers to a counter of their own (memory.kmem.tcp), which
+        refuses more but kills nothing: a job that reached it is over its memory limit, and the
+        supervisor ends it (v2 charges them to memory.max, whose OOM kill is counted above). The
+        kernel counts few refusals (it shrinks buffers under pressure instead), so the peak counts."""
+        if self.version != 1:
+            return False
+        d = self.dirs["memory"]
+        limit = _read_int(d / "memory.kmem.tcp.limit_in_bytes")
+        return _read_int(d / "memory.kmem.tcp.failcnt") > 0 or 0 < limit <= _read_int(d / "memory.kmem.tcp.max_usage_in_bytes")
 
     def kill_all(self) -> None:
         """SIGKILL every process still in the job (also those that left its session)."""
@@ -173,6 +193,11 @@ class Cgroups:
 def _configure(cg: JobCgroup, limits: Limits) -> None:
     memory = str(limits.memory_mb * 1024 * 1024)
     if cg.version == 1:
+        tcp = cg.dirs["memory"] / "memory.kmem.tcp.limit_in_bytes"
+        if tcp.exists():  # socket buffers: a share of the job's memory, so both together stay within it
+            share = tcp_share(limits.memory_mb)
+            _write(tcp, str(share))
+            memory = str(limits.memory_mb * 1024 * 1024 - share)
         _write(cg.dirs["memory"] / "memory.limit_in_bytes", memory)
         swap = cg.dirs["memory"] / "memory.memsw.limit_in_bytes"
         if swap.exists():  # swap accounting on: memory + swap capped together
@@ -189,6 +214,12 @@ def _configure(cg: JobCgroup, limits: Limits) -> None:
         _write(d / "pids.max", str(limits.nproc))
         if (d / "cpu.max").exists():
             _write(d / "cpu.max", f"{CPU_PERIOD_US} {CPU_PERIOD_US}")
+
+
+def tcp_share(memory_mb: int) -> int:
+    """Bytes of a job's memory limit set aside for its socket buffers on cgroup v1: an eighth,
+    at least 16 MB (a loopback server and its client need a few)."""
+    return max(16, memory_mb // 8) * 1024 * 1024
 
 
 def own_v1_group(controller: str, proc_cgroup: Path = Path("/proc/self/cgroup")) -> str:

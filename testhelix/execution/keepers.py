@@ -11,25 +11,30 @@ import os
 import select
 import signal
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from testhelix.execution.cgroup import JobCgroup
 from testhelix.execution.outcome import Limits
 
 DRAIN_GRACE_S = 2.0
+OVER_LIMIT_POLL_S = 0.1
 STATUS_BYTES = 16  # what a keeper reports: the test's pid (4), then exit status, set-up done, full tmpfs (3 x 4)
 
 
-def watch_job(out_r: int, st_r: int, pidfd: int, deadline: float,
-              cap: int) -> tuple[bytearray, int, bool, bool, bytes]:
+def watch_job(out_r: int, st_r: int, pidfd: int, deadline: float, cap: int,
+              over_limit: Callable[[], bool] | None = None) -> tuple[bytearray, int, bool, bool, bytes]:
     """Read output (keeping the last `cap` bytes) and the keeper's status until the job is over:
     its output closed, and either the keeper exited or it reported the test's exit (all of
-    STATUS_BYTES) -- its exit, which tears down the job's namespaces, need not be waited for."""
+    STATUS_BYTES) -- its exit, which tears down the job's namespaces, need not be waited for.
+    `over_limit` (asked every OVER_LIMIT_POLL_S) ends a job that holds more than the kernel kills
+    it for (cgroup.JobCgroup.over_limit)."""
     out, total, status = bytearray(), 0, b""
     os.set_blocking(out_r, False)
     os.set_blocking(st_r, False)
     timed_out, exited, out_open, st_open = False, False, True, True
     grace_end = None
+    next_check = time.monotonic() + OVER_LIMIT_POLL_S
     while out_open or not (exited or len(status) >= STATUS_BYTES):
         now = time.monotonic()
         end = grace_end if grace_end is not None else deadline
@@ -40,8 +45,14 @@ def watch_job(out_r: int, st_r: int, pidfd: int, deadline: float,
             kill_pidfd(pidfd)
             grace_end = now + DRAIN_GRACE_S
             continue
+        if over_limit is not None and grace_end is None and now >= next_check:
+            next_check = now + OVER_LIMIT_POLL_S
+            if over_limit():
+                kill_pidfd(pidfd)
+                grace_end = now + DRAIN_GRACE_S
+        wait = min(end, next_check) - now if over_limit is not None and grace_end is None else end - now
         watch = ([out_r] if out_open else []) + ([st_r] if st_open else []) + ([] if exited else [pidfd])
-        for fd in select.select(watch, [], [], end - now)[0]:
+        for fd in select.select(watch, [], [], max(0.0, wait))[0]:
             if fd == pidfd:
                 exited = True
                 if grace_end is None:

@@ -9,7 +9,8 @@ Two implementations of the small `Sandbox` protocol:
   namespace of its own, mounts the workspace (overlays of
   the cached program and suite trees over a private tmpfs, see overlay.py; or a hard-linked folder
   the server built, where overlayfs is missing) into a minimal root (read-only /usr, /etc, the
-  Python installation, a few /dev nodes, a private /proc and /tmp) and chroots there, so task
+  Python installation as overlays of the server's own, a few /dev nodes of its own, a private /proc
+  with constant machine-wide counters, see machine_view.py, and a private /tmp) and chroots there, so task
   folders, other workspaces and the cached trees are not reachable by any path. The test process
   then drops to an unprivileged per-server uid (so RLIMIT_NPROC applies and it cannot mount, chroot
   back out, or signal the harness), sets no_new_privs and its rlimits. When PID 1 exits the kernel
@@ -30,6 +31,7 @@ import os
 import resource
 import shutil
 import socket
+import stat
 import struct
 import subprocess
 import sys
@@ -38,6 +40,12 @@ from pathlib import Path
 from typing import Protocol
 
 from testhelix.execution.jobprocess import become_user, fork_as_pid1, mount_fresh_temp, mount_own_proc
+from testhelix.execution.machine_view import (
+    hide_machine_counters,
+    private_scratch,
+    view_readonly,
+    write_constant_proc,
+)
 from testhelix.execution.masking import mask, paths_from_env
 from testhelix.execution.outcome import Limits
 from testhelix.execution.overlay import Layers, mount_layers, overlay_supported
@@ -51,7 +59,6 @@ from testhelix.execution.syscalls import (
     MS_NOSUID,
     MS_REMOUNT,
     PR_SET_NO_NEW_PRIVS,
-    bind_readonly,
     deny_unix_sockets,
     mount,
     prctl,
@@ -167,6 +174,9 @@ class NamespaceSandbox:
         self.builds_workspace = True
         self._scratch: Path | None = None
         self._hide: list[str] = []
+        self._constant_proc: list[tuple[str, str]] = []
+        self._empty = Path("/nonexistent")
+        self.shared_views: list[str] = []  # the read-only overlays of host folders (pagecache.py watches them)
 
     def launch_prefix(self) -> list[str]:
         return ["unshare", "--net", "--mount", "--ipc", "--uts", "--propagation", "private", "--"]
@@ -177,17 +187,21 @@ class NamespaceSandbox:
         root.mkdir(parents=True, exist_ok=True)
         mount("tmpfs", str(root), "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=16m")
         mounted = []
+        view = private_scratch(server_dir / "machine-view")
+        empty = self._empty = view / "empty"  # the overlays' second (empty) lower layer
         for name in ("usr", "bin", "sbin", "lib", "lib32", "lib64", "etc"):
             host = Path("/") / name
             if host.is_symlink():
                 os.symlink(os.readlink(host), root / name)
             elif host.is_dir():
                 (root / name).mkdir()
-                bind_readonly(str(host), str(root / name))
+                if view_readonly(str(host), str(root / name), empty):
+                    self.shared_views.append(str(root / name))
                 mounted.append(str(host))
         for prefix in _python_prefixes():
             (root / prefix.lstrip("/")).mkdir(parents=True, exist_ok=True)
-            bind_readonly(prefix, str(root / prefix.lstrip("/")))
+            if view_readonly(prefix, str(root / prefix.lstrip("/")), empty):
+                self.shared_views.append(str(root / prefix.lstrip("/")))
             mounted.append(prefix)
         self._hide = paths_from_env()  # the project's own files and data (masking.py)
         mask(str(root), self._hide, mounted)
@@ -195,8 +209,10 @@ class NamespaceSandbox:
         dev.mkdir()
         mount("tmpfs", str(dev), "tmpfs", MS_NOSUID, "mode=0755,size=64k")
         for node in ("null", "zero", "full", "random", "urandom"):
-            (dev / node).touch()
-            mount(f"/dev/{node}", str(dev / node), None, MS_BIND)
+            # Nodes of this server's own (not binds of the host's): a lock on /dev/null is then
+            # seen by no other server's job.
+            os.mknod(dev / node, 0o666 | stat.S_IFCHR, os.stat(f"/dev/{node}").st_rdev)
+            os.chmod(dev / node, 0o666)
         for link, to in (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0"),
                          ("stdout", "/proc/self/fd/1"), ("stderr", "/proc/self/fd/2")):
             os.symlink(to, dev / link)
@@ -206,6 +222,7 @@ class NamespaceSandbox:
         self.root = str(root)
         self._own_pid_ns = os.open("/proc/self/ns/pid", os.O_RDONLY)
         self._scratch = server_dir / "scratch"  # each job mounts its own tmpfs here
+        self._constant_proc = write_constant_proc(view / "proc")
         self._scratch.mkdir(exist_ok=True)
         # TESTHELIX_OVERLAY=0 (passed on by the executor) keeps hard-linked workspaces.
         wants_overlay = os.environ.get(OVERLAY_ENV) != "0"
@@ -243,9 +260,10 @@ class NamespaceSandbox:
             # job's private /tmp: bind it again, read-only, so imports keep working.
             if prefix.startswith("/tmp/"):
                 os.makedirs(root + prefix, exist_ok=True)
-                bind_readonly(prefix, root + prefix)
+                view_readonly(prefix, root + prefix, self._empty)
                 mask(root, self._hide, [prefix])
         mount_own_proc(root)
+        hide_machine_counters(root, self._constant_proc)
         os.chroot(root)
         return INSIDE_WORKSPACE
 

@@ -34,6 +34,7 @@ from testhelix.execution.keepers import (
 )
 from testhelix.execution.outcome import Limits
 from testhelix.execution.overlay import Layers
+from testhelix.execution.pagecache import ReadFiles
 from testhelix.execution.precompile import asks_for_pass_hook, is_rewritten_pyc
 from testhelix.execution.sandbox import Sandbox
 from testhelix.execution.syscalls import MS_NODEV, MS_NOSUID, mount, umount
@@ -64,6 +65,8 @@ class Server:
         # Jobs that reported: (keeper pidfd, cgroup), cleaned up once the keeper has exited.
         self._finished: list[tuple[int, JobCgroup | None]] = []
         self._facts: dict[str, tuple] = {}
+        # Made after the zygote's fork: no job or keeper ever holds this descriptor.
+        self.read_files = ReadFiles.watch(getattr(sandbox, "shared_views", []))
 
     def _tree_facts(self, digest: str, suite_digest: str) -> tuple:
         """(cached path, listing, module names, asks for the pass hook, bytes) of a cached tree, read once.
@@ -229,9 +232,14 @@ class Server:
         """Start the job on its keeper, enforce its wall clock, collect its output and exit status."""
         limits, cg = job.limits, keeper.cg
         out_r, st_r, pidfd = keeper.out_r, keeper.st_r, keeper.pidfd
+        # The previous keeper's exit (its namespaces torn down, every process it left killed)
+        # overlapped the reply; it must be complete before this job starts: a leftover of that job
+        # could otherwise hold a lock or a watch that this one sees. after_reply removes its cgroup.
+        for earlier, _ in self._finished:
+            select.select([earlier], [], [], 5.0)
+        if self.read_files is not None:
+            self.read_files.drop()  # what the previous job read of the host's files is cold again
         started = time.monotonic()
-        # The keeper's own exit (its namespaces torn down) overlaps the reply and the next job;
-        # after_reply waits for it before it removes the job's cgroup.
         self._finished.append((pidfd, cg))
         try:
             with os.fdopen(keeper.spec_w, "wb") as f:
@@ -243,7 +251,7 @@ class Server:
             return {"fault": f"could not start the job: {exc}"}
         self.prepare(limits)  # the next job's keeper, while this one runs
         out, total, timed_out, exited, status_bytes = watch_job(out_r, st_r, pidfd, started + limits.wall_s,
-                                                             limits.output_bytes)
+                                                             limits.output_bytes, cg.over_limit if cg else None)
         if not exited:
             kill_pidfd(pidfd)  # a keeper that reported already is on its way out: this only makes sure
         status_bytes += _read_exact(st_r, STATUS_BYTES - len(status_bytes))

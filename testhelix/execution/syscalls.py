@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+from dataclasses import dataclass
 
 CLONE_NEWNS, CLONE_NEWIPC, CLONE_NEWPID = 0x00020000, 0x08000000, 0x20000000
 CLONE_NEWNET, CLONE_NEWCGROUP = 0x40000000, 0x02000000
@@ -54,18 +55,57 @@ def umount(target: str) -> None:
 # seccomp, in the test process: refuse
 # - socket(AF_UNIX, ...): a listening unix socket anywhere under a folder the sandbox mounts
 #   read-only would otherwise be reachable (connect() ignores read-only mounts);
+# - every other address family but AF_INET, AF_INET6 and NETLINK_ROUTE (all three private to the
+#   job's network namespace); AF_VSOCK's port space, for one, is the machine's;
 # - socketpair(AF_UNIX, SOCK_DGRAM): an unbound datagram socket can still sendto() any path;
 #   stream and seqpacket pairs stay allowed (multiprocessing, asyncio), and refuse addresses;
 # - the kernel keyrings (add_key, request_key, keyctl): keys outlive the job and are shared;
-# - io_uring (setup, enter, register): it creates sockets and files past the checks above.
+# - io_uring and Linux AIO: they create sockets and files past these checks, and AIO reads take
+#   RWF_NOWAIT (a page-cache residency probe);
+# - what reads or steers the shared page cache: mincore, readahead, fadvise64, cachestat,
+#   process_madvise, madvise(MADV_COLD / MADV_PAGEOUT), preadv2/pwritev2 with RWF_NOWAIT;
+# - change notification, which tells one job what another opens: inotify, fanotify, fcntl(F_NOTIFY);
+# - flock(2): a lock on a shared read-only file is seen by every job. POSIX and OFD locks
+#   (fcntl F_SETLK & co., which sqlite needs) stay: every file a job can lock is private to its
+#   fork server (read-only overlays and device nodes of its own, see sandbox.py).
 # Abstract sockets are already private to the job's own network namespace.
 PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 22, 2
-# audit arch, __NR_socket, __NR_socketpair, refused outright (keyrings, io_uring)
-_SECCOMP_ARCH = {"x86_64": (0xC000003E, 41, 53, (248, 249, 250, 425, 426, 427)),
-                 "aarch64": (0xC00000B7, 198, 199, (217, 218, 219, 425, 426, 427))}
+_AF_UNIX, _AF_INET, _AF_INET6, _AF_NETLINK, _NETLINK_ROUTE = 1, 2, 10, 16, 0
+_F_NOTIFY, _MADV_COLD, _MADV_PAGEOUT, _RWF_NOWAIT = 1026, 20, 21, 0x8
+
+
+@dataclass(frozen=True)
+class _Arch:
+    """Syscall numbers of one architecture; `refused` are refused whatever their arguments."""
+
+    audit_arch: int
+    socket: int
+    socketpair: int
+    fcntl: int
+    madvise: int
+    preadv2: int
+    pwritev2: int
+    refused: tuple[int, ...]
+
+
+_SECCOMP_ARCH = {
+    # keyrings 248-250, io_uring 425-427, io_setup 206, io_submit 209, mincore 27, readahead 187,
+    # fadvise64 221, cachestat 451, process_madvise 440, inotify 253/254/294, fanotify 300/301, flock 73
+    "x86_64": _Arch(0xC000003E, 41, 53, 72, 28, 327, 328,
+                    (248, 249, 250, 425, 426, 427, 206, 209, 27, 187, 221, 451, 440, 253, 254, 294, 300, 301, 73)),
+    # keyrings 217-219, io_uring 425-427, io_setup 0, io_submit 2, mincore 232, readahead 213,
+    # fadvise64 223, cachestat 451, process_madvise 440, inotify 26/27, fanotify 262/263, flock 32
+    "aarch64": _Arch(0xC00000B7, 198, 199, 25, 233, 286, 287,
+                     (217, 218, 219, 425, 426, 427, 0, 2, 232, 213, 223, 451, 440, 26, 27, 262, 263, 32)),
+}
 _RET_ALLOW, _RET_EPERM = 0x7FFF0000, 0x00050000 | 1
 _LD_ABS, _JEQ, _JGE, _JSET, _ALU_AND, _RET = 0x20, 0x15, 0x35, 0x45, 0x54, 0x06
-_AF_UNIX, _SOCK_DGRAM, _SOCK_TYPE_MASK, _X32_BIT = 1, 2, 0xF, 0x40000000
+_SOCK_DGRAM, _SOCK_TYPE_MASK, _X32_BIT = 2, 0xF, 0x40000000
+_NR, _ARG = 0, 16  # offsets in seccomp_data: the call's number; args[i] (low 32 bits) at 16 + 8 * i
+
+
+def _arg(i: int) -> tuple:
+    return (_LD_ABS, 0, 0, _ARG + 8 * i)
 
 
 class _SockFilter(ctypes.Structure):
@@ -76,25 +116,44 @@ class _SockFprog(ctypes.Structure):
     _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(_SockFilter))]
 
 
-def _filter_program(audit_arch: int, nr_socket: int, nr_socketpair: int, refused: tuple[int, ...]) -> list[tuple]:
-    """The classic-BPF program. Jump targets are written as labels ("allow", "deny", "pair") and
+def _filter_program(a: _Arch) -> list[tuple]:
+    """The classic-BPF program. Jump targets are written as labels ("allow", "deny", ...) and
     turned into the relative offsets BPF wants at the end."""
     prog: list[tuple] = [
         (_LD_ABS, 0, 0, 4),  # seccomp_data.arch
-        (_JEQ, 0, "deny", audit_arch),  # another ABI (e.g. 32-bit socketcall): refuse
-        (_LD_ABS, 0, 0, 0),  # seccomp_data.nr
+        (_JEQ, 0, "deny", a.audit_arch),  # another ABI (e.g. 32-bit socketcall): refuse
+        (_LD_ABS, 0, 0, _NR),
         (_JGE, "deny", 0, _X32_BIT),  # x32 calls: refuse
-        *[(_JEQ, "deny", 0, nr) for nr in refused],
-        (_JEQ, 0, "pair", nr_socket),
-        (_LD_ABS, 0, 0, 16),  # args[0], low 32 bits: the address family
-        (_JEQ, "deny", "allow", _AF_UNIX),
+        *[(_JEQ, "deny", 0, nr) for nr in a.refused],
+        (_JEQ, "socket", 0, a.socket),
+        (_JEQ, "pair", 0, a.socketpair),
+        (_JEQ, "fcntl", 0, a.fcntl),
+        (_JEQ, "madvise", 0, a.madvise),
+        (_JEQ, "rwf", 0, a.preadv2),
+        (_JEQ, "rwf", "allow", a.pwritev2),
+        ("socket",),
+        _arg(0),  # the address family
+        (_JEQ, "allow", 0, _AF_INET),
+        (_JEQ, "allow", 0, _AF_INET6),
+        (_JEQ, 0, "deny", _AF_NETLINK),
+        _arg(2),  # the netlink protocol: only the namespace's own routing tables
+        (_JEQ, "allow", "deny", _NETLINK_ROUTE),
         ("pair",),
-        (_JEQ, 0, "allow", nr_socketpair),
-        (_LD_ABS, 0, 0, 16),
+        _arg(0),
         (_JEQ, 0, "allow", _AF_UNIX),
-        (_LD_ABS, 0, 0, 24),  # args[1]: the socket type (flags in its high bits)
+        _arg(1),  # the socket type (flags in its high bits)
         (_ALU_AND, 0, 0, _SOCK_TYPE_MASK),
         (_JEQ, "deny", "allow", _SOCK_DGRAM),
+        ("fcntl",),
+        _arg(1),  # the command
+        (_JEQ, "deny", "allow", _F_NOTIFY),
+        ("madvise",),
+        _arg(2),  # the advice
+        (_JEQ, "deny", 0, _MADV_COLD),
+        (_JEQ, "deny", "allow", _MADV_PAGEOUT),
+        ("rwf",),
+        _arg(5),  # the RWF_* flags
+        (_JSET, "deny", "allow", _RWF_NOWAIT),
         ("allow",),
         (_RET, 0, 0, _RET_ALLOW),
         ("deny",),
@@ -120,7 +179,7 @@ def _compiled_filter() -> tuple[_SockFprog, ctypes.Array] | None:
     arch = _SECCOMP_ARCH.get(os.uname().machine)
     if arch is None:
         return None
-    program = _filter_program(*arch)
+    program = _filter_program(arch)
     filters = (_SockFilter * len(program))(*[_SockFilter(*ins) for ins in program])
     return _SockFprog(len(program), filters), filters
 
