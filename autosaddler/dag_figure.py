@@ -10,11 +10,19 @@ far. The y axis spans the points with a margin (at least 10 points), within 0-10
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
-if TYPE_CHECKING:
-    from autosaddler.dag import EvolutionDAG
+
+class EvolutionDAG(Protocol):
+    """What the figure reads of autosaddler.dag.EvolutionDAG (which calls this module: no import back)."""
+
+    graph: Any
+
+    def nodes(self) -> Sequence[Any]: ...
+
+    def depth(self, node_id: str) -> int: ...
 
 COLOURS = {"root": "#4c72b0", "developed": "#55a868", "screened_out": "#999999", "rejected": "#c44e52"}
 LABELS = {"root": "initial strategy", "developed": "developed", "screened_out": "screened out",

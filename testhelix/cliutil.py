@@ -17,6 +17,7 @@ from typing import Any
 import click
 
 from testhelix.errors import UserError, describe_os_error, describe_store_error
+from testhelix.heartbeat import command_begins
 from testhelix.llm.base import ModelError
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
@@ -32,6 +33,7 @@ def _one_line(err: Exception) -> str:
 
 def entry_point(group: click.Group) -> Callable[[list[str] | None], None]:
     def main(argv: list[str] | None = None) -> None:
+        command_begins()      # the durations a command reports count from here (or the process start)
         try:
             rv = group.main(args=argv, standalone_mode=False)
         except UserError as err:
