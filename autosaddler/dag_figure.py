@@ -32,6 +32,9 @@ LABELS = {"root": "initial strategy", "developed": "developed", "screened_out": 
 def draw(dag: EvolutionDAG, path: Path) -> None:
     import matplotlib
 
+    from testhelix.prism.plots import say_if_building_font_cache
+
+    say_if_building_font_cache()
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     from matplotlib.lines import Line2D
