@@ -136,5 +136,7 @@ def test_labels_are_the_same_in_long_and_short_forms_and_a_local_model_costs_loc
     p.call({"model": "local:smollm2-135m", "input_tokens": 5, "output_tokens": 1, "cost_usd": 0.0})
     names = {name: (long, short) for name, long, short in p.fields()}
     assert names["cost"] == ("cost local", "cost local") and "$0.00" not in p.stats()
+    from testhelix.view.html import cost  # the HTML usage table says the same
+    assert cost(0.0, local=True) == "local (nothing billed)" and cost(None) == "unknown (no price)"
     for field in ("elapsed", "running", "eta"):
         assert names[field][1].split()[0] == names[field][0].split()[0]     # the same label word
