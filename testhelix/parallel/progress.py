@@ -17,6 +17,8 @@ ETA, cost, tasks running and incomplete, model calls, tokens, elapsed time.
   (imports, unpacking a pack) as every duration a command reports does; the rate and the ETA use the
   phase's own time. Where the total grows while work is done (a search learns its work batch by
   batch) the ETA field says `total grows` instead of an ETA that would only hold for the batch.
+  For the same total the ETA never moves later until it has run out: a wobbling rate does not
+  push the finish back and forth.
 
 Off entirely with `enabled=False` (--json). Every update comes from the driver thread or, for model
 calls, through `call(row)`, which is safe from any thread.
@@ -57,6 +59,7 @@ class TaskProgress:
         self.cost = 0.0
         self.unpriced = self.local_calls = 0
         self.total_grows = False
+        self._finish_by: tuple[int | None, float] | None = None   # (total, predicted end) behind the ETA shown
         self.started_at = time.monotonic()
         self.command_started_at = command_started()
         self._beat: contextlib.AbstractContextManager | None = None
@@ -141,7 +144,7 @@ class TaskProgress:
             count = self.done + self.skips
             per_min = 60 * self.done / elapsed if self.done and elapsed > 0 else None
             left = None if self.total is None else max(0, self.total - count)
-            eta = (None if left is None or not self.done else clock(left * elapsed / self.done))
+            eta = None if left is None or not self.done else clock(self._steady_eta(now, left * elapsed / self.done))
             eta_text = "total grows" if self.total_grows and left else f"ETA {eta or '?'}"
             total = "?" if self.total is None else str(self.total)
             out = [("count", f"{count}/{total} tasks", f"{count}/{total}"),
@@ -157,6 +160,14 @@ class TaskProgress:
                     ("tokens", f"tokens {self.tokens:,}", f"{self.tokens:,} tok"),
                     ("description", self.description, self.description[:12])]
             return out
+
+    def _steady_eta(self, now: float, estimate: float) -> float:
+        """The ETA shown: never later than the one shown before for the same total, until that one
+        has run out (a rate that wobbles does not move the finish back and forth; more work does)."""
+        previous = self._finish_by
+        if previous is None or previous[0] != self.total or now + estimate < previous[1] or now >= previous[1]:
+            self._finish_by = (self.total, now + estimate)
+        return self._finish_by[1] - now
 
     @staticmethod
     def _fit(fields: list[tuple[str, str, str]], width: int) -> dict[str, str]:

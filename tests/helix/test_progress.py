@@ -140,3 +140,15 @@ def test_labels_are_the_same_in_long_and_short_forms_and_a_local_model_costs_loc
     assert cost(0.0, local=True) == "local (nothing billed)" and cost(None) == "unknown (no price)"
     for field in ("elapsed", "running", "eta"):
         assert names[field][1].split()[0] == names[field][0].split()[0]     # the same label word
+
+
+def test_the_eta_never_moves_later_for_the_same_work():
+    """A rate that drops for a while (the same total) does not push the ETA back; more work does."""
+    p = TaskProgress("x", total=10, console=Console(file=io.StringIO(), force_terminal=False))
+    start = p.started_at
+    for _ in range(5):
+        p.finished()
+    etas = [p._steady_eta(start + t, 5 * t / 5) for t in (50, 60)]   # 5 of 10 done after 50 s, then 60 s
+    assert etas[0] == 50 and etas[1] == 40                            # not 60: the finish stays where it was
+    p.total = 20                                                       # more work: a new estimate
+    assert p._steady_eta(start + 60, 15 * 60 / 5) == 180
