@@ -166,8 +166,8 @@ class TaskProgress:
         has run out (a rate that wobbles does not move the finish back and forth; more work does)."""
         previous = self._finish_by
         if previous is None or previous[0] != self.total or now + estimate < previous[1] or now >= previous[1]:
-            self._finish_by = (self.total, now + estimate)
-        return self._finish_by[1] - now
+            previous = self._finish_by = (self.total, now + estimate)
+        return previous[1] - now
 
     @staticmethod
     def _fit(fields: list[tuple[str, str, str]], width: int) -> dict[str, str]:
