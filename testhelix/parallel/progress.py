@@ -10,7 +10,15 @@ ETA, cost, tasks running and incomplete, model calls, tokens, elapsed time.
   phase's name and fits the console's width (80 columns in a log unless $COLUMNS says otherwise),
   choosing fields by the same order of importance, so a log reads line by line.
 - Cost: the sum of priced calls; as soon as one call is unpriced the cost is shown as unknown,
-  never as `$0.00` (with no call yet it is `—`).
+  never as `$0.00` (with no call yet it is `—`); calls of a local model (nothing billed) show as
+  `cost local`.
+- One set of labels: a short form drops detail, never its label (`elapsed 1:00`, `running 1`).
+- Time: `elapsed` counts from the start of the process (`command_started`), so it covers start-up
+  (imports, unpacking a pack) as every duration a command reports does; the rate and the ETA use the
+  phase's own time. Where the total grows while work is done (a search learns its work batch by
+  batch) the ETA field says `total grows` instead of an ETA that would only hold for the batch.
+  For the same total the ETA never moves later until it has run out: a wobbling rate does not
+  push the finish back and forth.
 
 Off entirely with `enabled=False` (--json). Every update comes from the driver thread or, for model
 calls, through `call(row)`, which is safe from any thread.
@@ -26,12 +34,10 @@ from rich.console import Console, ConsoleOptions, RenderResult
 from rich.live import Live
 from rich.text import Text
 
-from testhelix.heartbeat import heartbeat
+from testhelix.heartbeat import command_started, heartbeat
 from testhelix.helix.results import Incomplete, TaskResult
 
 SEP = " · "
-
-
 def clock(seconds: float) -> str:
     seconds = int(max(0, seconds))
     h, rest = divmod(seconds, 3600)
@@ -51,8 +57,11 @@ class TaskProgress:
         self.done = self.running = self.incomplete = self.calls = self.tokens = self.queued = self.skips = 0
         self.total = total
         self.cost = 0.0
-        self.unpriced = 0
+        self.unpriced = self.local_calls = 0
+        self.total_grows = False
+        self._finish_by: tuple[int | None, float] | None = None   # (total, predicted end) behind the ETA shown
         self.started_at = time.monotonic()
+        self.command_started_at = command_started()
         self._beat: contextlib.AbstractContextManager | None = None
         self._live = Live(_Line(self), console=self.console, refresh_per_second=4, transient=False) if self.live else None
 
@@ -83,6 +92,8 @@ class TaskProgress:
             self.queued += n
             completed = self.done + self.skips
             if self.total is None or self.queued + completed > self.total:
+                # a total that grows after work was done makes any ETA hold for this batch only
+                self.total_grows = self.total_grows or (self.total is not None and completed > 0)
                 self.total = self.queued + completed
 
     def skipped(self, n: int = 1) -> None:
@@ -106,7 +117,9 @@ class TaskProgress:
         with self._lock:
             self.calls += 1
             self.tokens += (row.get("input_tokens") or 0) + (row.get("output_tokens") or 0)
-            if row.get("cost_usd") is None:
+            if str(row.get("model") or "").startswith("local:") and not row.get("cost_usd"):
+                self.local_calls += 1         # nothing billed: shown as local, never as $0.00
+            elif row.get("cost_usd") is None:
                 self.unpriced += 1
             else:
                 self.cost += float(row["cost_usd"])
@@ -115,33 +128,46 @@ class TaskProgress:
     def cost_text(self, short: bool = False) -> str:
         if self.unpriced:
             if short:
-                return "cost ?"
-            priced = f"; ${self.cost:.2f} priced" if self.calls > self.unpriced else ""
+                return "cost unknown"
+            priced = f"; ${self.cost:.2f} priced" if self.calls > self.unpriced + self.local_calls else ""
             return f"cost unknown ({self.unpriced} calls unpriced{priced})"
-        return "cost —" if not self.calls else f"${self.cost:.2f}" if short else f"cost ${self.cost:.2f}"
+        if self.local_calls and self.calls == self.local_calls:
+            return "cost local"
+        return "cost —" if not self.calls else f"cost ${self.cost:.2f}"
 
     def fields(self, now: float | None = None) -> list[tuple[str, str, str]]:
         """(name, long form, short form) of every field, most important first."""
         with self._lock:
-            elapsed = (now if now is not None else time.monotonic()) - self.started_at
+            now = now if now is not None else time.monotonic()
+            elapsed = now - self.started_at                  # this phase: the rate and the ETA
+            command = now - self.command_started_at          # the whole command: what `elapsed` shows
             count = self.done + self.skips
             per_min = 60 * self.done / elapsed if self.done and elapsed > 0 else None
             left = None if self.total is None else max(0, self.total - count)
-            eta = (None if left is None or not self.done else clock(left * elapsed / self.done))
+            eta = None if left is None or not self.done else clock(self._steady_eta(now, left * elapsed / self.done))
+            eta_text = "total grows" if self.total_grows and left else f"ETA {eta or '?'}"
             total = "?" if self.total is None else str(self.total)
             out = [("count", f"{count}/{total} tasks", f"{count}/{total}"),
-                   ("eta", f"ETA {eta or '?'}", f"ETA {eta or '?'}"),
+                   ("eta", eta_text, eta_text),
                    ("rate", f"{per_min:.1f} tasks/min" if per_min is not None else "rate ?",
                     f"{per_min:.1f}/min" if per_min is not None else ""),
                    ("cost", self.cost_text(), self.cost_text(short=True))]
             if self.incomplete:
                 out.append(("incomplete", f"incomplete {self.incomplete}", f"inc {self.incomplete}"))
-            out += [("elapsed", f"elapsed {clock(elapsed)}", clock(elapsed)),
-                    ("running", f"running {self.running}", f"run {self.running}"),
+            out += [("elapsed", f"elapsed {clock(command)}", f"elapsed {clock(command)}"),
+                    ("running", f"running {self.running}", f"running {self.running}"),
                     ("calls", f"calls {self.calls:,}", f"{self.calls:,} calls"),
                     ("tokens", f"tokens {self.tokens:,}", f"{self.tokens:,} tok"),
                     ("description", self.description, self.description[:12])]
             return out
+
+    def _steady_eta(self, now: float, estimate: float) -> float:
+        """The ETA shown: never later than the one shown before for the same total, until that one
+        has run out (a rate that wobbles does not move the finish back and forth; more work does)."""
+        previous = self._finish_by
+        if previous is None or previous[0] != self.total or now + estimate < previous[1] or now >= previous[1]:
+            previous = self._finish_by = (self.total, now + estimate)
+        return previous[1] - now
 
     @staticmethod
     def _fit(fields: list[tuple[str, str, str]], width: int) -> dict[str, str]:

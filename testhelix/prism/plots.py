@@ -6,15 +6,27 @@ display or the global backend of whoever imports this module.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
-from matplotlib.ticker import MaxNLocator
+import matplotlib
 
-from testhelix.atomic import atomic_path
-from testhelix.prism.panel import SCHEDULES, CurvePoint
+
+def say_if_building_font_cache() -> None:
+    """Matplotlib builds its font cache on first use, silently, for up to a minute: say so first."""
+    if not any(Path(matplotlib.get_cachedir()).glob("fontlist-v*.json")):
+        print("building Matplotlib's font cache (first use only; this can take a minute)...", file=sys.stderr)
+
+
+say_if_building_font_cache()   # before the imports below, which build it
+
+from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402 - after the note above
+from matplotlib.figure import Figure  # noqa: E402
+from matplotlib.ticker import MaxNLocator  # noqa: E402
+
+from testhelix.atomic import atomic_path  # noqa: E402
+from testhelix.prism.panel import SCHEDULES, CurvePoint  # noqa: E402
 
 POOLED = "all configurations"
 

@@ -138,7 +138,7 @@ def _usage(data: dict, labels: list[str]) -> Markup:
             total.update({"in": u["input_tokens"], "out": u["output_tokens"], "calls": u["calls"]})
             unknown_total |= u["cost_unknown"]
             rows.append([task, label, (number(u["input_tokens"]), "num"), (number(u["output_tokens"]), "num"),
-                         (u["calls"], "num"), (cost(u["cost_usd"], u["cost_unknown"]), "num")])
+                         (u["calls"], "num"), (cost(u["cost_usd"], u["cost_unknown"], local=label.startswith("local:")), "num")])
     rows.append([tag("strong", "total"), "", (number(total["in"]), "num"), (number(total["out"]), "num"),
                  (total["calls"], "num"), ("unknown (no price)" if unknown_total else "see rows", "num")])
     return section("helix-usage", "Tokens and cost per task",

@@ -81,10 +81,12 @@ def number(value: Any) -> str:
     return f"{value:,}" if isinstance(value, int) else str(value)
 
 
-def cost(value: float | None, unknown: bool = False) -> str:
-    """Unknown cost (no price for the model) is never shown as 0."""
+def cost(value: float | None, unknown: bool = False, local: bool = False) -> str:
+    """Unknown cost (no price for the model) is never shown as 0, nor a local model's (nothing billed)."""
     if unknown or value is None:
         return "unknown (no price)"
+    if local and not value:
+        return "local (nothing billed)"
     return f"${value:.4f}"
 
 

@@ -35,7 +35,7 @@ def test_counts_and_plain_lines_without_a_terminal():
     assert "$0.00" not in p.stats() and "cost unknown" in p.stats()
     lines = out.getvalue().splitlines()
     assert len(lines) == 2                                  # one when the phase starts, one when it ends
-    assert lines[0].startswith("x: 0/4 tasks") and "elapsed 0:00" in lines[0] and "3/4 tasks" in lines[1]
+    assert lines[0].startswith("x: 0/4 tasks") and "elapsed " in lines[0] and "3/4 tasks" in lines[1]
     assert "\x1b" not in out.getvalue()                     # plain text, no terminal codes
 
 
@@ -69,7 +69,7 @@ def test_the_live_line_keeps_count_eta_rate_and_cost_at_80_and_120_columns(width
     assert len(rendered.rstrip()) <= width and "…" not in rendered
     assert "12/40" in rendered and "ETA 11:40" in rendered and "2.4" in rendered
     if unpriced:
-        assert "$" not in rendered and ("cost unknown" in rendered or "cost ?" in rendered)
+        assert "$" not in rendered and "cost unknown" in rendered
     else:
         assert "$0.25" in rendered
 
@@ -109,3 +109,46 @@ def test_plain_lines_fit_a_log_of_80_columns_and_keep_the_count():
     lines = out.getvalue().splitlines()
     assert lines and all(len(line) <= 80 for line in lines), lines
     assert lines[-1].startswith("task evaluations: 79/80 tasks · ETA ")
+
+
+def test_elapsed_counts_from_the_process_start_and_a_growing_total_shows_no_eta():
+    """`elapsed` covers the command's start-up (the process's start time, not the phase's); a total
+    that grows after work was done shows `total grows`, never an ETA for the batch alone."""
+    from testhelix.heartbeat import command_elapsed, command_started
+
+    assert command_started() <= time.monotonic() - command_elapsed() + 0.5
+    p = TaskProgress("search", console=Console(file=io.StringIO(), force_terminal=False))
+    p.command_started_at -= 125                      # as if the command had started 2 minutes earlier
+    p.add_total(2)
+    p.finished()
+    shown = re.search(r"elapsed (\d+):(\d\d)", p.stats())
+    assert shown is not None
+    minutes, seconds = shown.groups()
+    assert "ETA " in p.stats() and 60 * int(minutes) + int(seconds) >= 125
+    p.finished()
+    p.add_total(2)                                   # the next batch: the total grew after work was done
+    p.finished()
+    assert "total grows" in p.stats() and "ETA" not in p.stats()
+
+
+def test_labels_are_the_same_in_long_and_short_forms_and_a_local_model_costs_local():
+    p = TaskProgress("x", total=3, console=Console(file=io.StringIO(), force_terminal=False))
+    p.call({"model": "local:smollm2-135m", "input_tokens": 5, "output_tokens": 1, "cost_usd": 0.0})
+    names = {name: (long, short) for name, long, short in p.fields()}
+    assert names["cost"] == ("cost local", "cost local") and "$0.00" not in p.stats()
+    from testhelix.view.html import cost  # the HTML usage table says the same
+    assert cost(0.0, local=True) == "local (nothing billed)" and cost(None) == "unknown (no price)"
+    for field in ("elapsed", "running", "eta"):
+        assert names[field][1].split()[0] == names[field][0].split()[0]     # the same label word
+
+
+def test_the_eta_never_moves_later_for_the_same_work():
+    """A rate that drops for a while (the same total) does not push the ETA back; more work does."""
+    p = TaskProgress("x", total=10, console=Console(file=io.StringIO(), force_terminal=False))
+    start = p.started_at
+    for _ in range(5):
+        p.finished()
+    etas = [p._steady_eta(start + t, 5 * t / 5) for t in (50, 60)]   # 5 of 10 done after 50 s, then 60 s
+    assert etas[0] == 50 and etas[1] == 40                            # not 60: the finish stays where it was
+    p.total = 20                                                       # more work: a new estimate
+    assert p._steady_eta(start + 60, 15 * 60 / 5) == 180

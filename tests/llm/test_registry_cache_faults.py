@@ -18,7 +18,8 @@ def test_names_aliases_and_compatible_servers():
     info = resolve("openai-compatible:llama3.1:8b@http://127.0.0.1:11434/v1")
     assert (info.model, info.base_url, info.prices) == ("llama3.1:8b", "http://127.0.0.1:11434/v1", None)
     with pytest.raises(UserError, match="unknown model"):
-        resolve("anthropic:claude-opus-4.6")
+        resolve("nope:claude-opus-4-6")
+    assert resolve("anthropic:claude-opus-4.6").prices is None   # any model id runs, unpriced
     with pytest.raises(UserError, match="sim:strong"):
         resolve("sim:nobody")
     with pytest.raises(UserError, match="needs the task"):

@@ -22,11 +22,12 @@ def mlflow_env(monkeypatch, tmp_path):
 
 
 @pytest.mark.slow
-def test_search_run_is_logged(search_run, mlflow_env, tmp_path):
+def test_search_run_is_logged(search_run, mlflow_env, tmp_path, capsys):
     from autosaddler.tracking import track_search
 
     mlflow, uri = mlflow_env
     run_id = track_search(search_run, uri)  # the code itself enables MLflow's file store for file:// URIs
+    assert f"logged to MLflow: {uri} (experiment autosaddler-search" in capsys.readouterr().err  # says where
     client = mlflow.tracking.MlflowClient(uri)
     run = client.get_run(run_id)
     assert run.data.tags["simulated"] == "true" and run.data.tags["kind"] == "search"
