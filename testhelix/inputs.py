@@ -14,6 +14,8 @@ option and the value ("Invalid value for '--strategy': x.json: not UTF-8 text ..
 - `NewRunDir`: a run folder to create or continue (not a file, parent writable).
 - `OutputFile`: a file to write (not a folder; the nearest existing parent is a writable folder).
 - `FiniteFloat` / `BoundedInt`: numbers within documented bounds; NaN and infinity are refused.
+- `SEED`: a seed, an integer in 0 ... 2**63 - 1 (what every seeded generator of the project accepts).
+- `PluginName`: the name of a plug-in (`--executor`, `--sandbox`, ...): not empty, no surrounding spaces.
 """
 
 from __future__ import annotations
@@ -204,6 +206,26 @@ class FiniteFloat(click.ParamType):
 
 def BoundedInt(low: int | None = None, high: int | None = None) -> click.IntRange:
     return click.IntRange(low, high)
+
+
+SEED_MAX = 2**63 - 1
+SEED = BoundedInt(0, SEED_MAX)  # every --seed: 0 ... 2**63 - 1
+
+
+class PluginName(click.ParamType):
+    """A built-in name, `package.module:OBJECT` or an entry point's name; an empty text is refused
+    (it would silently mean the default)."""
+
+    name = "name"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        text = str(value)
+        if not text.strip():
+            self.fail("an empty name; give a built-in name, package.module:OBJECT or an entry point's name, "
+                      "or leave the option out for the default", param, ctx)
+        if text != text.strip():
+            self.fail(f"{text!r}: leading or trailing spaces", param, ctx)
+        return text
 
 
 def open_text(path: Path, what: str = "file") -> TextIO:

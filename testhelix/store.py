@@ -79,13 +79,14 @@ class RunStore:
             raise UserError(f"{self.run_dir}: is a file, not a run folder")
         if self.path.exists() and not self.path.is_file():
             raise UserError(f"{self.path}: is not a file (a run store is one DuckDB file)")
+        lifecycle.OPEN_PATHS.add(str(self.path))  # an error without a path (DuckDB's I/O errors) names this store
         if read_only:
             if not self.path.exists():
                 raise UserError(f"{self.run_dir}: no run store here (expected {DB_NAME})")
             self.conn = self._open_for_reading()
         else:
-            if allowed is not None:
-                check_run_folder(self.run_dir, allowed, command)
+            if self.path.is_file():  # a damaged, foreign, newer or other-kind store is refused untouched
+                lifecycle.accept_for_writing(self.path, allowed, command)
             self.run_dir.mkdir(parents=True, exist_ok=True)
             if not self.path.exists():
                 lifecycle.create_atomically(self.path, _build_store)
@@ -377,13 +378,10 @@ class RunStore:
 
 
 def check_run_folder(run_dir: Path, allowed: set[str], command: str) -> None:
-    """Before any work: refuse an existing run folder that holds another kind of run."""
+    """Before any work: refuse an existing run folder whose store a writer must not open (damaged,
+    foreign, newer, or holding another kind of run), read-only."""
     if (Path(run_dir) / DB_NAME).is_file():
-        store = RunStore(run_dir, read_only=True)
-        try:
-            store.refuse_other_kinds(allowed, command)
-        finally:
-            store.close()
+        lifecycle.accept_for_writing(Path(run_dir) / DB_NAME, allowed, command)
 
 
 def _build_store(path: Path) -> None:

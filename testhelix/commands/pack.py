@@ -11,7 +11,7 @@ import click
 
 from testhelix.cliutil import json_option, print_json
 from testhelix.errors import UserError
-from testhelix.inputs import InputDir, OutputFile, PackDir
+from testhelix.inputs import SEED, InputDir, OutputFile, PackDir
 from testhelix.paths import is_installed, tasks_dir
 from testhelix.runoptions import RunOptions, setup_options
 from testhelix.tasks.model import CONTEXTS
@@ -27,7 +27,7 @@ def command() -> None:
               help="Kata source folder (default: tasks/katas-src).")
 @click.option("--out", type=click.Path(path_type=Path), default=None,
               help="Pack folder to write (default in a source checkout: tasks/katas; required in an installed copy).")
-@click.option("--seed", type=int, default=42, show_default=True, help="Seed for the panel tie-breaks.")
+@click.option("--seed", type=SEED, default=42, show_default=True, help="Seed for the panel tie-breaks.")
 @click.option("--workers", type=click.IntRange(1, 64), default=2, show_default=True, help="Parallel test processes.")
 @click.option("--kata", "katas", multiple=True, help="Build only this kata (repeatable).")
 @json_option
@@ -71,7 +71,7 @@ def build(src: Path | None, out: Path | None, seed: int, workers: int, katas: tu
               help="B.4: smallest AST-feature Jaccard distance between two programs of a group.")
 @click.option("--min-mean", type=click.FloatRange(0, 1), default=0.05, show_default=True,
               help="B.4: smallest mean pairwise distance of a group.")
-@click.option("--seed", type=int, default=42, show_default=True, help="Seed of the offline generator and tie-breaks.")
+@click.option("--seed", type=SEED, default=42, show_default=True, help="Seed of the offline generator and tie-breaks.")
 @click.option("--bank/--no-bank", default=None,
               help="Write a simulation bank (default: with the offline generator, whose outputs we wrote ourselves).")
 @click.option("--workers", type=click.IntRange(1, 64), default=2, show_default=True, help="Parallel test processes.")
@@ -210,7 +210,7 @@ def list_packs(as_json: bool) -> None:
 @click.option("--name", default="katas", show_default=True, help="Name of the bundled pack.")
 @click.option("--src", type=click.Path(path_type=Path, exists=True), default=None,
               help="What it was built from (default: tasks/katas-src; for humaneval the installed HumanEval.jsonl.gz).")
-@click.option("--seed", type=int, default=42, show_default=True, help="The seed it was built with.")
+@click.option("--seed", type=SEED, default=42, show_default=True, help="The seed it was built with.")
 @click.option("--out", type=OutputFile(), default=None, help="Archive to write (default: tasks/<name>.tar.xz).")
 def bundle(pack: Path | None, name: str, src: Path | None, seed: int, out: Path | None) -> None:
     """Write PACK (default: tasks/<name>, as `pack build` or `pack create` writes it) as the deterministic archive the
