@@ -145,6 +145,9 @@ class NewRunDir(click.ParamType):
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Path:
         path = Path(value)
+        problem = _broken_symlink(path)
+        if problem:
+            self.fail(problem, param, ctx)
         if path.exists() and not path.is_dir():
             self.fail(f"{path}: is a file, not a run folder", param, ctx)
         if (path / "run.duckdb").exists() and not (path / "run.duckdb").is_file():
@@ -168,6 +171,19 @@ class OutputFile(click.ParamType):
         if problem:
             self.fail(problem, param, ctx)
         return path
+
+
+def _broken_symlink(path: Path) -> str | None:
+    """What is wrong with `path` if it is a symlink that leads nowhere (dangling, or a loop)."""
+    if not path.is_symlink():
+        return None
+    try:
+        path.resolve(strict=True)
+    except FileNotFoundError:
+        return f"{path}: is a symlink to {os.readlink(path)}, which does not exist (remove the link or create its target)"
+    except (RuntimeError, OSError):
+        return f"{path}: is a symlink that loops (it leads back to itself); remove it or point it at a folder"
+    return None
 
 
 def _writable_target(path: Path) -> str | None:

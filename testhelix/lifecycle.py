@@ -182,7 +182,9 @@ def require_kind(run_dir: Path, kinds: set[str], kind: str, command: str) -> Non
     if kind in kinds:
         return
     held = ", ".join(describe_kind(k) for k in sorted(kinds)) or "nothing yet (an empty store)"
-    raise UserError(f"{run_dir}: `{command}` needs {describe_kind(kind)}, but this run folder holds {held}")
+    readers = sorted({known.reader for k in kinds if (known := migrations.run_kinds().get(k)) and known.reader})
+    hint = f"; read it with {' or '.join(f'`{r} {run_dir}`' for r in readers)}" if readers else ""
+    raise UserError(f"{run_dir}: `{command}` needs {describe_kind(kind)}, but this run folder holds {held}{hint}")
 
 
 def refuse_other_kinds(run_dir: Path, kinds: set[str], allowed: set[str], command: str) -> None:
