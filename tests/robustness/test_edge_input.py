@@ -156,9 +156,9 @@ def test_refused_in_one_line(case, program, argv, words, material, tmp_path, cap
             shutil.copy(src, tmp_path / name)
     monkeypatch.syspath_prepend(str(material / "plugins"))
     before = sorted(p.name for p in tmp_path.iterdir())
+    code: object = 0
     try:
         MAINS[program]([a.format(tmp=tmp_path) for a in argv])
-        code = 0
     except SystemExit as done:
         code = done.code
     err = capsys.readouterr().err
@@ -186,3 +186,16 @@ def test_calculator_text_is_labelled_and_explained(capsys):
     out = capsys.readouterr().out.splitlines()
     assert out[0] == "exact audit size n: 54" and out[1].startswith("    the fewest hidden cases")
     assert not any(line.startswith("exact_n") for line in out)
+
+
+def test_pack_create_that_admits_no_task_prints_the_funnel_and_fails(tmp_path, capsys):
+    """The reference fails its own tests: the task is excluded at verifier validation; the funnel
+    is still printed, and the command exits 2 instead of reporting an empty pack as a success."""
+    _source(tmp_path / "broken", 'id = "calc"\n', "def add(a, b):\n    return a - b\n")
+    with pytest.raises(SystemExit) as done:
+        th_main(["pack", "create", "--out", str(tmp_path / "pack"), "--budget", "10", "--workers", "1",
+                 str(tmp_path / "broken")])
+    out, err = capsys.readouterr()
+    assert done.value.code == 2 and "Traceback" not in err, err[-2000:]
+    assert "0 tasks admitted" in out and "admitted" in out.splitlines()[-1], out
+    assert "error: no task admitted" in err
