@@ -36,7 +36,7 @@ class SearchConfig(BaseModel):
     train_epochs: int = Field(1, ge=1, le=1000)
     completed_train_iterations: int = Field(20, ge=1, le=100_000)
     max_candidate_proposals: int = Field(40, ge=1, le=100_000)
-    seed: int = 42
+    seed: int = Field(42, ge=0, le=2**63 - 1)
     # The TestHelix run configuration the search executes (not strategy fields).
     helix_config: Literal["A", "C"] = "C"
     proposal_split: str = "proposal"
@@ -51,6 +51,14 @@ class SearchConfig(BaseModel):
                                        description="time limit of the diagnosis-and-revision session")
     reflection_timeout_s: float = Field(300.0, gt=0, le=86_400, allow_inf_nan=False,
                                         description="time limit of the reflection session")
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _no_booleans(cls, value: object, info: ValidationInfo) -> object:
+        # JSON's true is Python's 1: no setting here is a switch, so a boolean is a mistake, not 1
+        if isinstance(value, bool):
+            raise ValueError(f"is {str(value).lower()}, a boolean; {info.field_name} takes a number or a name")
+        return value
 
     @field_validator("proposal_split", "development_split")
     @classmethod
@@ -106,7 +114,7 @@ def _read_config_file(path: Path) -> dict:
 
     if not path.is_file():
         raise UserError(f"{path}: config file does not exist")
-    data = readers.read_toml(path) if path.suffix == ".toml" else readers.read_json(path)
+    data = readers.read_settings(path)  # JSON or TOML by extension; anything else is refused naming them
     if not isinstance(data, dict):
         raise UserError(f"{path}: a config file holds one object of settings")
     return data

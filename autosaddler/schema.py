@@ -58,7 +58,8 @@ MIGRATIONS = (
 # The release gate's decisions go to gate_results, TestHelix's release ledger (testhelix/migrations.py).
 SCHEMA = StoreSchema("autosaddler", MIGRATIONS, kinds=(
     RunKind("search", "a strategy search",
-            "SELECT 1 FROM dag_nodes UNION ALL SELECT 1 FROM search_state WHERE key IN ('meta', 'search')"),
+            "SELECT 1 FROM dag_nodes UNION ALL SELECT 1 FROM search_state WHERE key IN ('meta', 'search')",
+            "autosaddler dag"),
 ))
 
 migrations.register_schema(SCHEMA)  # also when imported without the entry point (a source tree not installed)

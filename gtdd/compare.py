@@ -45,7 +45,7 @@ class Run:
 
     def __init__(self, run_dir: Path) -> None:
         self.dir = Path(run_dir)
-        config, rows = load(self.dir)
+        config, rows = load(self.dir, "gtdd compare")
         self.audits: dict[tuple[int, str, int], dict] = config.pop("audits")
         self.config = config
         self.rounds = int(config["rounds"])

@@ -85,12 +85,12 @@ def paired_contrast(first: str, second: str, diffs: np.ndarray, seed: int = REPO
                     float(np.median(diffs)), float(stats.trim_mean(diffs, 0.1)), p_sign, lower, higher)
 
 
-def load(run_dir: Path) -> tuple[dict, list[dict]]:
+def load(run_dir: Path, command: str = "gtdd report") -> tuple[dict, list[dict]]:
     if not (Path(run_dir) / "run.duckdb").exists():
         raise UserError(f"{run_dir}: no run store here (expected run.duckdb from `gtdd experiment`)")
     store = RunStore(Path(run_dir), read_only=True)
     try:
-        store.require_kind("gtdd", "gtdd report")
+        store.require_kind("gtdd", command)
         cols, rows = store.query("SELECT config FROM gtdd_config WHERE key = 'experiment'")
         if not rows:
             raise UserError(f"{run_dir}: no GTDD experiment was recorded here")

@@ -42,6 +42,7 @@ CREATE TABLE IF NOT EXISTS gtdd_superseded_audits (block INTEGER, policy TEXT, r
 """),
 )
 
-SCHEMA = StoreSchema("gtdd", MIGRATIONS, kinds=(RunKind("gtdd", "a GTDD experiment", "SELECT 1 FROM gtdd_config"),))
+SCHEMA = StoreSchema("gtdd", MIGRATIONS,
+                     kinds=(RunKind("gtdd", "a GTDD experiment", "SELECT 1 FROM gtdd_config", "gtdd report"),))
 
 migrations.register_schema(SCHEMA)  # also when imported without the entry point (a source tree not installed)

@@ -57,7 +57,9 @@ def entry_point(group: click.Group) -> Callable[[list[str] | None], None]:
             click.echo(f"error: a file is not UTF-8 text ({err.reason} at byte {err.start})", err=True)
             sys.exit(2)
         except OSError as err:  # full disk, permissions, read-only file system: name the path
-            click.echo(describe_os_error(err).render(), err=True)
+            from testhelix.lifecycle import OPEN_PATHS
+
+            click.echo(describe_os_error(err, open_paths=OPEN_PATHS).render(), err=True)
             sys.exit(2)
         except Exception as err:  # DuckDB's I/O failures carry no errno; map the ones that are the machine's
             problem = _store_problem(err)

@@ -60,11 +60,27 @@ _REASONS = {
     errno.ENAMETOOLONG: "file name too long",
 }
 
-RESUME_HINT = "nothing committed is lost; fix the cause and run the command again (a search continues with `autosaddler resume`)"
+RESUME_HINT = "nothing committed is lost; fix the cause and run the command again"
 
 
-def describe_os_error(err: OSError, path: object | None = None) -> EnvironmentProblem:
-    """One line naming the path and the reason, e.g. 'no space left on device (/runs/x/run.duckdb)'."""
+def _retry_hint() -> str:
+    """The advice after a full disk: what continues the command that is running (a search with
+    `autosaddler resume`; any other command by running it again, which skips finished work)."""
+    import os
+    import sys
+
+    program = os.path.basename(sys.argv[0]) if sys.argv else ""
+    command = sys.argv[1] if len(sys.argv) > 1 else ""
+    if program == "autosaddler" and command in ("search", "resume"):
+        return "nothing committed is lost; fix the cause, then continue with `autosaddler resume RUN_DIR`"
+    if program in ("testhelix", "autosaddler", "gtdd") and command:
+        return f"nothing committed is lost; fix the cause and run `{program} {command}` again (finished work is kept)"
+    return RESUME_HINT
+
+
+def describe_os_error(err: OSError, path: object | None = None, open_paths: set[str] | None = None) -> EnvironmentProblem:
+    """One line naming the path and the reason, e.g. 'no space left on device (/runs/x/run.duckdb)';
+    when the system names no path, the stores this process has open (`open_paths`) are named."""
     import shutil
 
     if isinstance(err, shutil.Error) and err.args and isinstance(err.args[0], list) and err.args[0]:
@@ -74,13 +90,14 @@ def describe_os_error(err: OSError, path: object | None = None) -> EnvironmentPr
         low = str(why).lower()
         code = next((c for c, r in _REASONS.items() if r in low or (c == errno.ENOSPC and "no space" in low)), None)
         reason = _REASONS.get(code or -1) or str(why)[:200]
-        hint = f"; {RESUME_HINT}" if code in (errno.ENOSPC, errno.EDQUOT, errno.EIO) else ""
+        hint = f"; {_retry_hint()}" if code in (errno.ENOSPC, errno.EDQUOT, errno.EIO) else ""
         return EnvironmentProblem(f"{reason} (copying {src} -> {dst}{more}){hint}")
     reason = _REASONS.get(err.errno or -1) or (err.strerror or str(err)).lower()
-    where = path or err.filename or "unknown path"
+    where = path or err.filename or (", ".join(sorted(open_paths)) if open_paths else
+                                     "the system did not name the file")
     if getattr(err, "filename2", None):
         where = f"{where} -> {err.filename2}"
-    hint = f"; {RESUME_HINT}" if err.errno in (errno.ENOSPC, errno.EDQUOT, errno.EIO) else ""
+    hint = f"; {_retry_hint()}" if err.errno in (errno.ENOSPC, errno.EDQUOT, errno.EIO) else ""
     return EnvironmentProblem(f"{reason} ({where}){hint}")
 
 
@@ -92,6 +109,6 @@ def describe_store_error(message: str, open_paths: set[str]) -> EnvironmentProbl
             continue
         if reason in low or (code == errno.ENOSPC and "no space" in low):
             where = ", ".join(sorted(open_paths)) or "the run store"
-            hint = f"; {RESUME_HINT}" if code in (errno.ENOSPC, errno.EDQUOT, errno.EIO) else ""
+            hint = f"; {_retry_hint()}" if code in (errno.ENOSPC, errno.EDQUOT, errno.EIO) else ""
             return EnvironmentProblem(f"{reason} ({where}){hint}")
     return None

@@ -14,6 +14,8 @@ option and the value ("Invalid value for '--strategy': x.json: not UTF-8 text ..
 - `NewRunDir`: a run folder to create or continue (not a file, parent writable).
 - `OutputFile`: a file to write (not a folder; the nearest existing parent is a writable folder).
 - `FiniteFloat`: a number within documented bounds; NaN and infinity are refused.
+- `SEED`: a seed, an integer in 0 ... 2**63 - 1 (what every seeded generator of the project accepts).
+- `PluginName`: the name of a plug-in (`--executor`, `--sandbox`, ...): not empty, no surrounding spaces.
 """
 
 from __future__ import annotations
@@ -143,6 +145,9 @@ class NewRunDir(click.ParamType):
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Path:
         path = Path(value)
+        problem = _broken_symlink(path)
+        if problem:
+            self.fail(problem, param, ctx)
         if path.exists() and not path.is_dir():
             self.fail(f"{path}: is a file, not a run folder", param, ctx)
         if (path / "run.duckdb").exists() and not (path / "run.duckdb").is_file():
@@ -166,6 +171,19 @@ class OutputFile(click.ParamType):
         if problem:
             self.fail(problem, param, ctx)
         return path
+
+
+def _broken_symlink(path: Path) -> str | None:
+    """What is wrong with `path` if it is a symlink that leads nowhere (dangling, or a loop)."""
+    if not path.is_symlink():
+        return None
+    try:
+        path.resolve(strict=True)
+    except FileNotFoundError:
+        return f"{path}: is a symlink to {os.readlink(path)}, which does not exist (remove the link or create its target)"
+    except (RuntimeError, OSError):
+        return f"{path}: is a symlink that loops (it leads back to itself); remove it or point it at a folder"
+    return None
 
 
 def _writable_target(path: Path) -> str | None:
@@ -200,3 +218,24 @@ class FiniteFloat(click.ParamType):
         if self.high is not None and number > self.high:
             self.fail(f"{value} must be <= {self.high}", param, ctx)
         return number
+
+
+SEED_MAX = 2**63 - 1
+SEED = click.IntRange(0, SEED_MAX)  # every --seed: 0 ... 2**63 - 1
+
+
+class PluginName(click.ParamType):
+    """A built-in name, `package.module:OBJECT` or an entry point's name; an empty text is refused
+    (it would silently mean the default)."""
+
+    name = "name"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        text = str(value)
+        if not text.strip():
+            self.fail("an empty name; give a built-in name, package.module:OBJECT or an entry point's name, "
+                      "or leave the option out for the default", param, ctx)
+        if text != text.strip():
+            self.fail(f"{text!r}: leading or trailing spaces", param, ctx)
+        return text
+

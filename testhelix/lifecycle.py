@@ -6,6 +6,9 @@
 - Kinds: which kinds of run a folder holds, so a command refuses a folder of another kind in one
   line. TestHelix knows its own (`testhelix run`, evaluate); AutoSaddler (search, gate) and GTDD
   register theirs with their tables (testhelix/migrations.py, `RunKind`).
+- Acceptance before writing: a writer looks at an existing store read-only first (every table
+  read through, so DuckDB verifies each block's checksum) and refuses a damaged, foreign, newer or
+  other-kind store before it opens the file for writing, which would extend or rewrite it.
 - Live snapshots: a writer copies its committed store to `run.snapshot.duckdb` (temporary file +
   rename); readers that find the store locked read that copy and say which step it is from.
 """
@@ -50,7 +53,11 @@ def lock_holder(err: Exception) -> str:
 
 
 def damaged(path: Path, err: Exception) -> UserError:
-    """One line for a store file that DuckDB cannot read: truncated, overwritten, not a database."""
+    """One line for a store file that DuckDB cannot read: truncated, overwritten, not a database
+    (or one the machine keeps us from reading: permission denied, an I/O error, said as such)."""
+    problem = describe_store_error(str(err), {str(path)})
+    if problem is not None:
+        return problem
     return UserError(f"{path}: the run store is damaged or not a DuckDB file ({first_line(err)[:200]}); it was "
                      "left as it is: restore it from a copy, or start a new --run")
 
@@ -66,17 +73,71 @@ def require_run_store(conn: duckdb.DuckDBPyConnection, path: Path) -> None:
                         "it was left as it is")
 
 
+def in_use(path: Path, err: Exception) -> UserError:
+    return UserError(f"{path}: in use by {lock_holder(err)}; wait for it to finish (or stop it), then run "
+                     "the command again")
+
+
 def connect(path: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
     try:
         return duckdb.connect(str(path), read_only=read_only)
     except duckdb.Error as err:
         if is_lock_conflict(err):
-            raise UserError(f"{path}: in use by {lock_holder(err)}; wait for it to finish (or stop it), then run "
-                            "the command again") from None
-        problem = describe_store_error(str(err), {str(path)})
-        if problem is not None:
-            raise problem from None
+            raise in_use(path, err) from None
         raise damaged(path, err) from None
+
+
+def accept_for_writing(path: Path, allowed: set[str] | None, command: str) -> None:
+    """Refuse, from a read-only look, an existing store a writer must not open for writing: one that
+    is damaged (every table is read through, so each block's checksum is verified), not a run
+    store, made by a newer version, or (with `allowed`) holding another kind of run. Opening it for
+    writing would migrate, extend or checkpoint the file and so destroy the evidence."""
+    try:
+        conn = duckdb.connect(str(path), read_only=True)
+    except duckdb.Error as err:
+        if is_lock_conflict(err):
+            raise in_use(path, err) from None
+        if "different configuration" in str(err):
+            return  # this process already has it open for writing: it was accepted then
+        raise damaged(path, err) from None
+    try:
+        require_run_store(conn, path)
+        newer = migrations.unknown(conn)
+        if newer:
+            raise UserError(f"{path}: made by a newer version (unknown migration {newer[0]}); it was left as it "
+                            "is: use that version, or start a new --run")
+        if allowed is not None:
+            refuse_other_kinds(path.parent, run_kinds(conn), allowed, command)
+        _require_every_block(conn, path)
+        tables = conn.execute("SELECT table_name FROM information_schema.tables WHERE table_type = 'BASE TABLE'"
+                              ).fetchall()
+        for (table,) in tables:
+            quoted = '"' + str(table).replace('"', '""') + '"'
+            conn.execute(f"SELECT max(hash(t)) FROM {quoted} AS t").fetchone()  # reads every column's blocks
+    except duckdb.Error as err:
+        raise damaged(path, err) from None
+    finally:
+        conn.close()
+
+
+DUCKDB_HEADERS_BYTES = 3 * 4096  # a DuckDB file starts with three 4 KiB headers, then its blocks
+
+
+def _require_every_block(conn: duckdb.DuckDBPyConnection, path: Path) -> None:
+    """A file shorter than the blocks its header declares was truncated (its last blocks may be free
+    ones no table read touches, but a writer would read them). With a write-ahead log beside it the
+    blocks the log adds are not in the file yet, so it is not judged by its size."""
+    if path.with_name(path.name + ".wal").exists():
+        return
+    row = conn.execute("SELECT block_size, total_blocks FROM pragma_database_size()").fetchone()
+    if row is None:
+        return
+    expected = DUCKDB_HEADERS_BYTES + int(row[0]) * int(row[1])
+    size = path.stat().st_size
+    if size < expected:
+        raise UserError(f"{path}: the run store is damaged: {size} bytes, but its header declares {row[1]} blocks "
+                        f"({expected} bytes), so it was cut short; it was left as it is: restore it from a copy, "
+                        "or start a new --run")
 
 
 # --- creation ---------------------------------------------------------------------------------
@@ -121,7 +182,9 @@ def require_kind(run_dir: Path, kinds: set[str], kind: str, command: str) -> Non
     if kind in kinds:
         return
     held = ", ".join(describe_kind(k) for k in sorted(kinds)) or "nothing yet (an empty store)"
-    raise UserError(f"{run_dir}: `{command}` needs {describe_kind(kind)}, but this run folder holds {held}")
+    readers = sorted({known.reader for k in kinds if (known := migrations.run_kinds().get(k)) and known.reader})
+    hint = f"; read it with {' or '.join(f'`{r} {run_dir}`' for r in readers)}" if readers else ""
+    raise UserError(f"{run_dir}: `{command}` needs {describe_kind(kind)}, but this run folder holds {held}{hint}")
 
 
 def refuse_other_kinds(run_dir: Path, kinds: set[str], allowed: set[str], command: str) -> None:

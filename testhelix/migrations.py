@@ -150,6 +150,7 @@ class RunKind:
     name: str          # e.g. "search"
     description: str   # completes "this run folder holds ...", e.g. "a strategy search"
     query: str         # a SELECT that yields a row when the store holds this kind of run
+    reader: str = ""   # the command that reads it, named when another command is refused it
 
 
 @dataclass(frozen=True)
@@ -164,9 +165,9 @@ class StoreSchema:
 
 # TestHelix's own run kinds; every other kind is registered by the package whose tables show it.
 CORE_KINDS = (
-    RunKind("helix", "a `testhelix run`", "SELECT 1 FROM runs WHERE kind = 'helix'"),
-    RunKind("evaluate", "a `testhelix evaluate` run", "SELECT 1 FROM runs WHERE kind = 'evaluate'"),
-    RunKind("gate", "a release gate", "SELECT 1 FROM gate_results"),
+    RunKind("helix", "a `testhelix run`", "SELECT 1 FROM runs WHERE kind = 'helix'", "testhelix report"),
+    RunKind("evaluate", "a `testhelix evaluate` run", "SELECT 1 FROM runs WHERE kind = 'evaluate'", "testhelix report"),
+    RunKind("gate", "a release gate", "SELECT 1 FROM gate_results", "testhelix view"),
 )
 
 _registered: list[Migration] = list(MIGRATIONS)

@@ -10,14 +10,17 @@ text a user typed with `load_plugin`:
   its `pyproject.toml`, e.g. `[project.entry-points."testhelix.executors"] mine = "pkg.mod:Factory"`).
 
 A name that is none of these, or a path that does not import, is a UserError (exit code 2) naming
-the option and the value, never a traceback.
+the option and the value, never a traceback. Importing a plug-in runs its author's code: whatever
+that code raises (a syntax error, an exception at import, source that is not UTF-8, a recursion in
+an attribute lookup, even `sys.exit()`) is reported the same way, in one line naming the plug-in.
 """
 
 from __future__ import annotations
 
+import functools
 import importlib
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -49,23 +52,51 @@ def entry_point_names(group: str) -> list[str]:
     return sorted({ep.name for ep in group_entry_points(group)})
 
 
+def describe_failure(err: BaseException) -> str:
+    """`SyntaxError: invalid syntax (mod.py, line 3)`: the error's type and first line, short."""
+    text = " ".join(str(err).split())[:300]
+    if isinstance(err, SystemExit):
+        return f"it called sys.exit({err.code!r})"
+    return f"{type(err).__name__}: {text}" if text else type(err).__name__
+
+
+def run_plugin_code(option: str, spec: str, doing: str, action: Callable[[], Any]) -> Any:
+    """`action()` (a plug-in author's code: an import, an attribute lookup, a constructor); whatever
+    it raises, SystemExit and RecursionError included, becomes one UserError naming the plug-in.
+    KeyboardInterrupt still stops the command."""
+    try:
+        return action()
+    except UserError:
+        raise
+    except (Exception, SystemExit) as err:  # noqa: BLE001 - a plug-in's fault is reported, never a traceback
+        raise UserError(f"{option} {spec!r}: {doing} failed ({describe_failure(err)})") from None
+
+
 def load_dotted(path: str, *, option: str, spec: str, default_attr: str | None = None) -> Any:
     """The object `package.module:OBJECT` names (OBJECT may be `a.b` for a nested attribute)."""
     module_name, _, attr = path.partition(":")
     attr = attr or default_attr or ""
     if not module_name or not attr:
         raise UserError(f"{option} {spec!r}: expected package.module:OBJECT")
+    if module_name.startswith(".") or not all(part.isidentifier() for part in module_name.split(".")):
+        raise UserError(f"{option} {spec!r}: {module_name!r} is not an absolute module name "
+                        "(expected package.module:OBJECT, e.g. mypkg.sandboxes:MySandbox)")
     try:
         module = importlib.import_module(module_name)
     except ImportError as exc:
         raise UserError(f"{option} {spec!r}: cannot import {module_name!r} ({exc})") from None
+    except (Exception, SystemExit) as err:  # noqa: BLE001 - the plug-in's own code failed while importing
+        raise UserError(f"{option} {spec!r}: cannot import {module_name!r} ({describe_failure(err)})") from None
     obj: Any = module
     for part in attr.split("."):
-        try:
-            obj = getattr(obj, part)
-        except AttributeError:
-            raise UserError(f"{option} {spec!r}: {module_name} has no attribute {attr!r}") from None
+        obj = run_plugin_code(option, spec, f"looking up {attr!r} in {module_name}",
+                              functools.partial(getattr, obj, part, _MISSING))
+        if obj is _MISSING:
+            raise UserError(f"{option} {spec!r}: {module_name} has no attribute {attr!r}")
     return obj
+
+
+_MISSING = object()
 
 
 def load_plugin(spec: str, *, group: str, builtins: Mapping[str, str], option: str, what: str,
@@ -80,11 +111,7 @@ def load_plugin(spec: str, *, group: str, builtins: Mapping[str, str], option: s
         known = sorted(builtins) + [n for n in entry_point_names(group) if n not in builtins]
         raise UserError(f"{option}: unknown {what} {spec!r}; known: {', '.join(known) or 'none'}, or give "
                         f"package.module:OBJECT, or install a package with a {group} entry point")
-    try:
-        return found[0].load()
-    except (ImportError, AttributeError) as exc:
-        raise UserError(f"{option} {spec!r}: the {group} entry point {found[0].value!r} does not load "
-                        f"({exc})") from None
+    return run_plugin_code(option, spec, f"loading the {group} entry point {found[0].value!r}", found[0].load)
 
 
 def check_callable(obj: Any, *, option: str, spec: str, what: str, **arguments: Any) -> None:
@@ -123,7 +150,16 @@ def protocol_members(protocol: type) -> tuple[str, ...]:
 
 def missing_members(obj: Any, protocol: type) -> list[str]:
     """The members of `protocol` that `obj` lacks (a plug-in is checked once, when it is loaded)."""
-    return [name for name in protocol_members(protocol) if not hasattr(obj, name)]
+    return [name for name in protocol_members(protocol) if not _has(obj, name)]
+
+
+def _has(obj: Any, name: str) -> bool:
+    """hasattr, where an attribute lookup that fails in any other way (a plug-in's __getattr__ that
+    recurses or raises) counts as the member missing, not as a traceback."""
+    try:
+        return hasattr(obj, name)
+    except Exception:  # noqa: BLE001 - the plug-in's lookup is broken: the member is not there
+        return False
 
 
 def import_root(obj: Any) -> str | None:

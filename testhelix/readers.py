@@ -111,7 +111,10 @@ def parse_json(text: str, path: Path | str, line_offset: str = "") -> Any:
     _check_depth(text, path)
     _check_int_digits(text, path)
     try:
-        value = json.loads(text)  # NaN and Infinity parse, and check_value refuses them by path
+        value = json.loads(text, object_pairs_hook=_unique_keys)  # NaN and Infinity parse; check_value refuses them
+    except _DuplicateKey as dup:
+        raise _refuse(path, line_offset.rstrip(": "), f"the key {dup.key!r} appears twice in one object (which one "
+                      "was meant?); keep one") from None
     except json.JSONDecodeError as err:
         raise _refuse(path, f"{line_offset}line {err.lineno}, column {err.colno}",
                       f"JSON does not parse ({err.msg})") from None
@@ -119,6 +122,40 @@ def parse_json(text: str, path: Path | str, line_offset: str = "") -> Any:
         raise _refuse(path, line_offset.rstrip(": "), f"JSON refused ({' '.join(str(err).split())[:200]})") from None
     check_value(value, path)
     return value
+
+
+class _DuplicateKey(Exception):
+    def __init__(self, key: str):
+        super().__init__(key)
+        self.key = key
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object whose keys are unique (json.loads would keep the last of two silently)."""
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise _DuplicateKey(key)
+        out[key] = value
+    return out
+
+
+SETTINGS_FORMATS = {".json": "JSON", ".toml": "TOML"}
+
+
+def read_settings(path: Path | str, max_bytes: int = MAX_BYTES) -> Any:
+    """A settings file, JSON or TOML by its extension; any other extension is refused naming the
+    formats accepted (a YAML file is not parsed as JSON and reported as broken JSON)."""
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix == ".toml":
+        return read_toml(path, max_bytes)
+    if suffix == ".json":
+        return read_json(path, max_bytes)
+    found = "YAML is not accepted" if suffix in (".yaml", ".yml") else (
+        f"the extension {suffix!r} is not one of them" if suffix else "it has no extension")
+    raise _refuse(path, "", f"settings files are JSON (.json) or TOML (.toml); {found}: convert it and name it "
+                            "accordingly")
 
 
 def read_json(path: Path | str, max_bytes: int = MAX_BYTES) -> Any:

@@ -21,7 +21,7 @@ from typing import Any, TypeVar
 
 import click
 
-from testhelix.inputs import FiniteFloat
+from testhelix.inputs import FiniteFloat, PluginName
 from testhelix.parallel.jobs import BACKENDS, default_jobs
 from testhelix.runsetup import Concurrency, ExecutionChoice, ModelSettings, RunSetup
 
@@ -84,11 +84,11 @@ _MODEL_OPTIONS = [
     click.option("--tpm", type=FiniteFloat(1, 1e12), help="Tokens per minute allowed per model (shared by all work)."),
 ]
 _SANDBOX_OPTION = click.option(
-    "--sandbox", "sandbox", default=None,
+    "--sandbox", "sandbox", default=None, type=PluginName(),
     help="Sandbox: namespaced, plain, package.module:CLASS or a testhelix.sandboxes entry point "
          "(default: $TESTHELIX_SANDBOX, else the strongest available).")
 _EXECUTOR_OPTION = click.option(
-    "--executor", "executor", default=None,
+    "--executor", "executor", default=None, type=PluginName(),
     help="Execution backend: forkserver, package.module:FACTORY or a testhelix.executors entry point "
          "(default: $TESTHELIX_EXECUTOR, else forkserver).")
 _JOBS_OPTION = click.option(

@@ -70,22 +70,19 @@ class RunStore:
         self._depth = 0
         self._last_publish = 0.0
         self._publish_cost = 0.0
-        try:
-            str(self.path).encode("utf-8")
-        except UnicodeEncodeError:  # DuckDB cannot open such a path (std::bad_cast)
-            raise UserError(f"{os.fsencode(self.run_dir)!r}: the run folder's path is not UTF-8; use a folder whose "
-                            "name is UTF-8 text") from None
+        _require_utf8_path(self.run_dir)
         if self.run_dir.exists() and not self.run_dir.is_dir():
             raise UserError(f"{self.run_dir}: is a file, not a run folder")
         if self.path.exists() and not self.path.is_file():
             raise UserError(f"{self.path}: is not a file (a run store is one DuckDB file)")
+        lifecycle.OPEN_PATHS.add(str(self.path))  # an error without a path (DuckDB's I/O errors) names this store
         if read_only:
             if not self.path.exists():
                 raise UserError(f"{self.run_dir}: no run store here (expected {DB_NAME})")
             self.conn = self._open_for_reading()
         else:
-            if allowed is not None:
-                check_run_folder(self.run_dir, allowed, command)
+            if self.path.is_file():  # a damaged, foreign, newer or other-kind store is refused untouched
+                lifecycle.accept_for_writing(self.path, allowed, command)
             self.run_dir.mkdir(parents=True, exist_ok=True)
             if not self.path.exists():
                 lifecycle.create_atomically(self.path, _build_store)
@@ -376,14 +373,20 @@ class RunStore:
                 self.upsert("metrics", {"run_label": run_label, "name": name, "value": value})
 
 
+def _require_utf8_path(run_dir: Path) -> None:
+    try:
+        str(run_dir / DB_NAME).encode("utf-8")
+    except UnicodeEncodeError:  # DuckDB cannot open such a path (std::bad_cast)
+        raise UserError(f"{os.fsencode(run_dir)!r}: the run folder's path is not UTF-8; use a folder whose "
+                        "name is UTF-8 text") from None
+
+
 def check_run_folder(run_dir: Path, allowed: set[str], command: str) -> None:
-    """Before any work: refuse an existing run folder that holds another kind of run."""
+    """Before any work: refuse an existing run folder whose store a writer must not open (damaged,
+    foreign, newer, or holding another kind of run), read-only."""
+    _require_utf8_path(Path(run_dir))
     if (Path(run_dir) / DB_NAME).is_file():
-        store = RunStore(run_dir, read_only=True)
-        try:
-            store.refuse_other_kinds(allowed, command)
-        finally:
-            store.close()
+        lifecycle.accept_for_writing(Path(run_dir) / DB_NAME, allowed, command)
 
 
 def _build_store(path: Path) -> None:

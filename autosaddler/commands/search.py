@@ -21,7 +21,7 @@ from testhelix.agent.budget import Budget
 from testhelix.cliutil import json_option, print_json
 from testhelix.errors import UserError
 from testhelix.heartbeat import command_started
-from testhelix.inputs import InputFile, NewRunDir, PackDir, RunDir
+from testhelix.inputs import SEED, InputFile, NewRunDir, PackDir, RunDir
 from testhelix.llm.registry import is_simulated, resolve
 from testhelix.parallel.progress import TaskProgress
 from testhelix.plaintext import output_width, wrap
@@ -127,7 +127,7 @@ def _parent_strategy(store: RunStore, node_id: str) -> dict | None:
               help="Search settings file (JSON or TOML) over the preset; the flags below override it.")
 @click.option("--split-file", type=InputFile(bundled="split file"),
               help="Split file or a bundled one's name (default: splits/<pack>.json).")
-@click.option("--seed", type=int, default=None, help="The search's seed (settings key `seed`; default 42).")
+@click.option("--seed", type=SEED, default=None, help="The search's seed (settings key `seed`; default 42).")
 @click.option("--token-cap", type=click.IntRange(1000, 10**12), default=None,
               help="Per-task inference cap shared by every role, pair and retry (settings key "
                    "`per_task_token_cap`; default 400000).")

@@ -16,7 +16,7 @@ from gtdd.policies import POLICIES, parse_policies
 from gtdd.rules import RULE_NAMES
 from testhelix.cliutil import json_option, print_json
 from testhelix.errors import UserError
-from testhelix.inputs import FiniteFloat, NewRunDir, RunDir
+from testhelix.inputs import SEED, FiniteFloat, NewRunDir, RunDir
 from testhelix.runoptions import JOBS_RANGE, RunOptions, setup_options
 
 CommandFunction = TypeVar("CommandFunction", bound=Callable[..., Any])
@@ -38,7 +38,7 @@ def _common(f: CommandFunction) -> CommandFunction:
                      help="At most k counterexamples reported per round."),
         click.option("--rule", type=click.Choice(sorted(RULES)), default="standard", show_default=True,
                      help="Feedback rule."),
-        click.option("--seed", type=int, default=0, show_default=True, help="Experiment seed."),
+        click.option("--seed", type=SEED, default=0, show_default=True, help="Experiment seed."),
         click.option("--allocation", type=click.Choice(ALLOCATIONS), default="repository", show_default=True,
                      help="Error allocation of the family audits."),
         click.option("--alpha", default="0.05", show_default=True, help="Error target alpha."),

@@ -15,11 +15,15 @@ from fractions import Fraction
 
 import click
 
+from gtdd.commands.labels import emit
+from gtdd.commands.stats import EXACT_SAMPLE_LIMIT, POPULATION
 from gtdd.stats import params
 from gtdd.stats.acceptance import exact_false_acceptance_bound
 from gtdd.stats.sequential import CandidateSequenceEProcess, CandidateSupermartingale
-from testhelix.cliutil import json_option, print_json
+from testhelix.cliutil import json_option
 from testhelix.errors import UserError
+
+MAX_DRAWS = 1_000_000  # draws one supermartingale command follows (one exact step each)
 
 
 def _draws(text: str) -> list[bool]:
@@ -28,9 +32,14 @@ def _draws(text: str) -> list[bool]:
     for part in (p.strip() for p in text.replace(" ", "").split(",") if p.strip()):
         count, kind = (part[:-1], part[-1].upper()) if len(part) > 1 and part[:-1].isdigit() else ("", None)
         if kind in ("P", "F"):
+            if len(count) > 7 or len(out) + int(count) > MAX_DRAWS:
+                raise UserError(f"--draws {text[:60]!r}: more than {MAX_DRAWS} draws (the limit of this calculator; "
+                                "a longer audit has long crossed any threshold)")
             out += [kind == "F"] * int(count)
         elif set(part.upper()) <= {"P", "F"}:
             out += [c == "F" for c in part.upper()]
+            if len(out) > MAX_DRAWS:
+                raise UserError(f"--draws: more than {MAX_DRAWS} draws (the limit of this calculator)")
         else:
             raise UserError(f"--draws {text!r}: expected P/F letters or counts like 60P,1F (at {part!r})")
     if not out:
@@ -43,7 +52,7 @@ def _value(x: float) -> float | str:
 
 
 @click.command("supermartingale")
-@click.option("--population", "-N", type=int, required=True, help="Population size N of the family.")
+@click.option("--population", "-N", type=POPULATION, required=True, help="Population size N of the family.")
 @click.option("--tolerance", "rho", required=True, help="Tolerance rho in (0, 1).")
 @click.option("--epsilon", required=True, help="This candidate's error allocation epsilon (threshold 1/epsilon).")
 @click.option("--draws", required=True, help="Audit draws in order: P pass, F fail (PPPF, or 60P,1F).")
@@ -63,17 +72,13 @@ def supermartingale_command(population: int, rho: str, epsilon: str, draws: str,
               "within_tolerance_proven": martingale.within_tolerance_proven,
               "decision": "accept" if martingale.crossed else ("reject" if martingale.failed else "continue"),
               "guarantee": "a candidate above tolerance reaches the threshold with probability <= epsilon (Ville)"}
-    if as_json:
-        print_json({**result, "path": path})
-        return
-    for key, value in result.items():
-        click.echo(f"{key}: {'n/a' if value is None else value}")
+    emit({**result, "path": path} if as_json else result, as_json)
 
 
 @click.command("e-process")
 @click.option("--alpha", required=True, help="Error target alpha (threshold 1/alpha), e.g. 1/800.")
 @click.option("--tolerance", "rho", required=True, help="Tolerance rho in (0, 1).")
-@click.option("--population", "-N", type=int, default=None,
+@click.option("--population", "-N", type=POPULATION, default=None,
               help="Population size N: factors use the exact q_{N,rho}(n). Without it, the conservative (1 - rho)^n.")
 @click.option("--audit", "audits", multiple=True, required=True,
               help="One candidate's audit, in order: SIZE:pass or SIZE:fail (repeatable).")
@@ -88,6 +93,9 @@ def e_process_command(alpha: str, rho: str, population: int | None, audits: tupl
         size, _, outcome = text.partition(":")
         if not size.isdigit() or int(size) < 1 or outcome not in ("pass", "fail"):
             raise UserError(f"--audit {text!r}: expected SIZE:pass or SIZE:fail with SIZE >= 1")
+        if len(size) > 7 or int(size) > EXACT_SAMPLE_LIMIT:
+            raise UserError(f"--audit {text[:40]!r}: an audit of more than {EXACT_SAMPLE_LIMIT} cases is above this "
+                            "calculator's limit (its factor is an exact fraction with digits growing with the size)")
         n = int(size)
         if population is not None:
             if n > population:
@@ -105,11 +113,7 @@ def e_process_command(alpha: str, rho: str, population: int | None, audits: tupl
               "factors": "exact q_N,rho(n)" if population is not None else "conservative (1 - rho)^n",
               "caveat": "crossing rejects only that every audited candidate was above tolerance; the "
                         "evidence may come from earlier candidates, so it does not accept the current one"}
-    if as_json:
-        print_json(result)
-        return
-    for key, value in result.items():
-        click.echo(f"{key}: {value}")
+    emit(result, as_json)
 
 
 COMMANDS = (supermartingale_command, e_process_command)

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from gtdd.commands.labels import emit
 from gtdd.stats import params
 from gtdd.stats.acceptance import acceptance_probability
 from gtdd.stats.audit import audit_size
@@ -18,14 +19,18 @@ from testhelix.cliutil import json_option, print_json
 from testhelix.errors import UserError
 from testhelix.inputs import InputFile
 
+# Documented ranges of the whole numbers every calculator takes (shown in --help); a population
+# beyond 10**15 cases has no use in an audit and makes the exact sums' integers needlessly long.
+POPULATION = click.IntRange(1, 10**15)
+COUNT = click.IntRange(0, 10**15)
 # Probabilities are read as text so "0.05" stays exactly 1/20 (see gtdd.stats.params).
 population_opt = click.option(
-    "--population", "-N", type=int, required=True, help="Population size N."
+    "--population", "-N", type=POPULATION, required=True, help="Population size N."
 )
 tolerance_opt = click.option("--tolerance", "rho", required=True, help="Tolerance rho in (0, 1).")
 alpha_opt = click.option("--alpha", required=True, help="Error target alpha in (0, 1).")
 allowed_opt = click.option(
-    "--failures-allowed", "failures_allowed", type=int, default=0, show_default=True,
+    "--failures-allowed", "failures_allowed", type=COUNT, default=0, show_default=True,
     help="Accept when the audit sample holds at most this many failures.",
 )
 method_opt = click.option(
@@ -49,19 +54,11 @@ def _check_exact(method: str, sample: int | None) -> None:
                         f"{EXACT_SAMPLE_LIMIT} (the big-integer sum grows with n); use --method log or auto")
 
 
-def _emit(result: dict, as_json: bool) -> None:
-    if as_json:
-        print_json(result)
-    else:
-        for key, value in result.items():
-            click.echo(f"{key}: {'n/a' if value is None else value}")
-
-
 @click.command("audit-size")
 @population_opt
 @tolerance_opt
 @alpha_opt
-@click.option("--opportunities", "-M", type=int, default=1, show_default=True,
+@click.option("--opportunities", "-M", type=click.IntRange(1, 10**15), default=1, show_default=True,
               help="Audits sharing alpha (e.g. M T or M T J); each gets alpha / opportunities.")
 @allowed_opt
 @method_opt
@@ -74,13 +71,13 @@ def audit_size_command(population: int, rho: str, alpha: str, opportunities: int
     a = params.open_unit(alpha, "alpha")
     params.count(opportunities, "opportunities", 1)
     size = audit_size(population, rho, a / opportunities, failures_allowed, method)
-    _emit({"exact_n": size.exact_n, "exponential_n": size.exponential_n, "q": size.q}, as_json)
+    emit({"exact_n": size.exact_n, "exponential_n": size.exponential_n, "q": size.q}, as_json)
 
 
 @click.command("accept-prob")
 @population_opt
-@click.option("--failures", "-K", type=int, required=True, help="Failing cases K among N.")
-@click.option("--sample", "-n", type=int, required=True, help="Audit size n.")
+@click.option("--failures", "-K", type=COUNT, required=True, help="Failing cases K among N.")
+@click.option("--sample", "-n", type=click.IntRange(1, 10**15), required=True, help="Audit size n.")
 @allowed_opt
 @method_opt
 @json_option
@@ -89,15 +86,15 @@ def accept_prob_command(population: int, failures: int, sample: int, failures_al
     """Probability that a fixed candidate with K failures passes a size-n audit."""
     _check_exact(method, sample)
     p = acceptance_probability(population, failures, sample, failures_allowed, method)
-    _emit({"probability": p}, as_json)
+    emit({"probability": p}, as_json)
 
 
 @click.command("history-bound")
 @population_opt
 @tolerance_opt
 @alpha_opt
-@click.option("--rounds", "-T", type=int, required=True, help="Rounds T of feedback.")
-@click.option("--report-limit", "-k", "report_limit", type=int, required=True,
+@click.option("--rounds", "-T", type=click.IntRange(1, 10**6), required=True, help="Rounds T of feedback.")
+@click.option("--report-limit", "-k", "report_limit", type=COUNT, required=True,
               help="At most k reported cases per round.")
 @click.option("--no-accept-bit", is_flag=True, help="The acceptance decision is not observed.")
 @json_option
@@ -108,16 +105,16 @@ def history_bound_command(population: int, rho: str, alpha: str, rounds: int, re
         raise UserError(f"--rounds {rounds} x --report-limit {report_limit}: above the documented limit of "
                         f"{HISTORY_WORK_LIMIT} (the exact history count has T x k x log N digits)")
     bound = history_bound(population, rho, alpha, rounds, report_limit, not no_accept_bit)
-    _emit({"exact_n": bound.exact_n, "exponential_n": bound.exponential_n}, as_json)
+    emit({"exact_n": bound.exact_n, "exponential_n": bound.exponential_n}, as_json)
 
 
 @click.command("probe")
 @population_opt
-@click.option("--sample", "-n", type=int, required=True, help="Hidden test-set size n.")
-@click.option("--region", "-m", type=int, required=True, help="Cases m in each probe region.")
-@click.option("--report-limit", "-k", "report_limit", type=int, required=True,
+@click.option("--sample", "-n", type=click.IntRange(1, 10**15), required=True, help="Hidden test-set size n.")
+@click.option("--region", "-m", type=click.IntRange(1, 10**15), required=True, help="Cases m in each probe region.")
+@click.option("--report-limit", "-k", "report_limit", type=COUNT, required=True,
               help="At most k reported cases per round.")
-@click.option("--rounds", "-T", type=int, required=True, help="Rounds T (T - 1 probe regions).")
+@click.option("--rounds", "-T", type=click.IntRange(1, 10**6), required=True, help="Rounds T (T - 1 probe regions).")
 @tolerance_opt
 @json_option
 def probe_command(population: int, sample: int, region: int, report_limit: int, rounds: int, rho: str,
@@ -129,7 +126,7 @@ def probe_command(population: int, sample: int, region: int, report_limit: int, 
         raise UserError(f"--rounds {rounds} x --region {region}: above the documented limit of {PROBE_WORK_LIMIT} "
                         "(the exact occupancy sum grows with (T - 1) x m)")
     r = probe_success(population, sample, region, report_limit, rounds, rho)
-    _emit({"union_lower_bound": r.union_lower_bound, "exact_success": r.exact_success}, as_json)
+    emit({"union_lower_bound": r.union_lower_bound, "exact_success": r.exact_success}, as_json)
 
 
 @click.command("tables")
@@ -159,9 +156,9 @@ def _read_counts(path: Path) -> list[list[int]]:
               help='JSON: [[K, ...], ...] or {"trajectories": [...]}, failure counts per round.')
 @population_opt
 @tolerance_opt
-@click.option("--sample", "-n", type=int, help="Audit size n (or give --alpha).")
+@click.option("--sample", "-n", type=click.IntRange(1, 10**15), help="Audit size n, at least 1 (or give --alpha).")
 @click.option("--alpha", help="Error target; sizes the audit as alpha / opportunities.")
-@click.option("--opportunities", "-M", type=int, default=1, show_default=True)
+@click.option("--opportunities", "-M", type=click.IntRange(1, 10**15), default=1, show_default=True)
 @allowed_opt
 @json_option
 def recorded_audit_command(counts: Path, population: int, rho: str, sample: int | None, alpha: str | None,
@@ -175,7 +172,7 @@ def recorded_audit_command(counts: Path, population: int, rho: str, sample: int 
         eps = params.open_unit(alpha, "alpha") / opportunities
         sample = audit_size(population, rho, eps, failures_allowed).exact_n
     result = recorded_audit(_read_counts(counts), population, rho, sample, failures_allowed)
-    _emit(
+    emit(
         {
             "sample": sample,
             "expected_false_acceptances": result.expected_false_acceptances,

@@ -20,6 +20,7 @@ Use the per-candidate audit or supermartingale to accept a candidate.
 from __future__ import annotations
 
 import math
+import sys
 from fractions import Fraction
 
 from gtdd.stats import params
@@ -57,7 +58,7 @@ class CandidateSupermartingale:
             return math.inf
         if self.failed:
             return 0.0
-        return math.exp(-self._log_q)
+        return _exp(-self._log_q)
 
     @property
     def crossed(self) -> bool:
@@ -108,7 +109,7 @@ class CandidateSequenceEProcess:
 
     @property
     def value(self) -> float:
-        return math.exp(self.log_value)
+        return _exp(self.log_value)
 
     @property
     def crossed(self) -> bool:
@@ -136,3 +137,12 @@ class CandidateSequenceEProcess:
         if self._exact is not None:
             return self._exact * self.alpha >= 1
         return self.log_value >= -params.log_of(self.alpha)
+
+
+def _exp(log_value: float) -> float:
+    """e ** log_value, inf where it exceeds the largest float (a value that large has long crossed
+    any threshold a user can give; its log is exact)."""
+    return math.inf if log_value > _LOG_FLOAT_MAX else math.exp(log_value)
+
+
+_LOG_FLOAT_MAX = math.log(sys.float_info.max)

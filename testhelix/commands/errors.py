@@ -33,7 +33,7 @@ import click
 from testhelix import atomic
 from testhelix.cliutil import json_option, print_json
 from testhelix.errors import UserError
-from testhelix.inputs import BoundedInt, InputFile, OutputFile, RunDir
+from testhelix.inputs import InputFile, OutputFile, RunDir
 from testhelix.readers import read_csv, read_jsonl
 from testhelix.store import RunStore
 from testhelix.view.trajectories import safe_name, trajectory_files
@@ -249,7 +249,7 @@ def command() -> None:
 @click.argument("run_dirs", nargs=-1, required=True, type=RunDir())
 @click.option("--out", "out", required=True, type=OutputFile(),
               help="The annotation sheet: .csv, or JSON Lines for any other suffix.")
-@click.option("--per-family", default=50, show_default=True, type=BoundedInt(1, 100_000),
+@click.option("--per-family", default=50, show_default=True, type=click.IntRange(1, 100_000),
               help="Failed trajectories drawn per agent family (before timeouts are set aside).")
 @click.option("--seed", default=42, show_default=True, type=int)
 @click.option("--config", "configuration", default=None,

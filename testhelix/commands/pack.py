@@ -11,7 +11,7 @@ import click
 
 from testhelix.cliutil import json_option, print_json
 from testhelix.errors import UserError
-from testhelix.inputs import InputDir, OutputFile, PackDir
+from testhelix.inputs import SEED, FiniteFloat, InputDir, OutputFile, PackDir
 from testhelix.paths import is_installed, tasks_dir
 from testhelix.runoptions import RunOptions, setup_options
 from testhelix.tasks.model import CONTEXTS
@@ -27,7 +27,7 @@ def command() -> None:
               help="Kata source folder (default: tasks/katas-src).")
 @click.option("--out", type=click.Path(path_type=Path), default=None,
               help="Pack folder to write (default in a source checkout: tasks/katas; required in an installed copy).")
-@click.option("--seed", type=int, default=42, show_default=True, help="Seed for the panel tie-breaks.")
+@click.option("--seed", type=SEED, default=42, show_default=True, help="Seed for the panel tie-breaks.")
 @click.option("--workers", type=click.IntRange(1, 64), default=2, show_default=True, help="Parallel test processes.")
 @click.option("--kata", "katas", multiple=True, help="Build only this kata (repeatable).")
 @json_option
@@ -67,18 +67,18 @@ def build(src: Path | None, out: Path | None, seed: int, workers: int, katas: tu
 @click.option("--model", "model_name", default=None, help="The model of --generator model (any provider name).")
 @click.option("--budget", type=click.IntRange(10, 1000), default=30, show_default=True,
               help="Generated outputs per task, shared by initial assembly and diversity refinement.")
-@click.option("--min-pair", type=click.FloatRange(0, 1), default=0.02, show_default=True,
+@click.option("--min-pair", type=FiniteFloat(0, 1), default=0.02, show_default=True,
               help="B.4: smallest AST-feature Jaccard distance between two programs of a group.")
-@click.option("--min-mean", type=click.FloatRange(0, 1), default=0.05, show_default=True,
+@click.option("--min-mean", type=FiniteFloat(0, 1), default=0.05, show_default=True,
               help="B.4: smallest mean pairwise distance of a group.")
-@click.option("--seed", type=int, default=42, show_default=True, help="Seed of the offline generator and tie-breaks.")
+@click.option("--seed", type=SEED, default=42, show_default=True, help="Seed of the offline generator and tie-breaks.")
 @click.option("--bank/--no-bank", default=None,
               help="Write a simulation bank (default: with the offline generator, whose outputs we wrote ourselves).")
 @click.option("--workers", type=click.IntRange(1, 64), default=2, show_default=True, help="Parallel test processes.")
 @json_option
 def create(sources: tuple[Path, ...], out: Path, humaneval: bool, humaneval_data: Path | None, problems: str | None,
            generator: str, model_name: str | None, budget: int, min_pair: float, min_mean: float, seed: int,
-           bank: bool | None, workers: int, as_json: bool) -> None:
+           bank: bool | None, workers: int, as_json: bool) -> int:
     """Build tasks with ten-program panels from Python programs, as seed 000 Appendix B builds them.
 
     \b
@@ -138,10 +138,15 @@ def create(sources: tuple[Path, ...], out: Path, humaneval: bool, humaneval_data
                                            refused=refused, source_note=note, log=lambda s: click.echo(s, err=True))
     if as_json:
         print_json(index | {"wall_s": round(time.monotonic() - start, 1)})
-        return
-    click.echo(f"{out}: {len(index['tasks'])} tasks admitted ({time.monotonic() - start:.1f} s); funnel:")
-    for row in index["funnel"]:
-        click.echo(f"  {row['stage']:32s} {row['tasks']}")
+    else:
+        click.echo(f"{out}: {len(index['tasks'])} tasks admitted ({time.monotonic() - start:.1f} s); funnel:")
+        for row in index["funnel"]:
+            click.echo(f"  {row['stage']:32s} {row['tasks']}")
+    if not index["tasks"]:  # a pack with no task is no result: say so, and fail the command
+        click.echo(f"error: no task admitted into {out}; the funnel above shows the stage that excluded each "
+                   "(pack.json records the reasons)", err=True)
+        return 2
+    return 0
 
 
 def _numbers(spec: str | None) -> set[int] | None:
@@ -210,7 +215,7 @@ def list_packs(as_json: bool) -> None:
 @click.option("--name", default="katas", show_default=True, help="Name of the bundled pack.")
 @click.option("--src", type=click.Path(path_type=Path, exists=True), default=None,
               help="What it was built from (default: tasks/katas-src; for humaneval the installed HumanEval.jsonl.gz).")
-@click.option("--seed", type=int, default=42, show_default=True, help="The seed it was built with.")
+@click.option("--seed", type=SEED, default=42, show_default=True, help="The seed it was built with.")
 @click.option("--out", type=OutputFile(), default=None, help="Archive to write (default: tasks/<name>.tar.xz).")
 def bundle(pack: Path | None, name: str, src: Path | None, seed: int, out: Path | None) -> None:
     """Write PACK (default: tasks/<name>, as `pack build` or `pack create` writes it) as the deterministic archive the

@@ -14,7 +14,7 @@ from testhelix.heartbeat import command_started
 from testhelix.helix.config import get_config, with_strategy_pairs
 from testhelix.helix.promotion import describe, promotion_status
 from testhelix.helix.results import Finished, Incomplete, TaskResult
-from testhelix.inputs import FiniteFloat, InputFile, NewRunDir, PackDir, RunDir
+from testhelix.inputs import SEED, FiniteFloat, InputFile, NewRunDir, PackDir, RunDir
 from testhelix.llm.registry import is_simulated, resolve
 from testhelix.parallel.progress import TaskProgress
 from testhelix.runoptions import RunOptions, setup_options
@@ -66,7 +66,7 @@ def select_tasks(pack_dir: Path, split: str, split_file: Path | None, limit: int
 @click.option("--limit", type=click.IntRange(1, 1_000_000),
               help="Only N tasks of the split: a seeded sample spread over the katas (see --first).")
 @click.option("--first", is_flag=True, help="With --limit: the first N tasks in split order instead of a sample.")
-@click.option("--seed", type=int, default=42, show_default=True)
+@click.option("--seed", type=SEED, default=42, show_default=True)
 @click.option("--coverage/--no-coverage", default=True, show_default=True, help="Measure ΔC and Entry Coverage.")
 @click.option("--promoted-by", "promoted_by", type=RunDir(), default=None,
               help="Configuration E: the release-gate folder that judged the --strategy file; the run records "

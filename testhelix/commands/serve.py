@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from testhelix.bundle import bundled_pack
-from testhelix.inputs import PackDir
+from testhelix.inputs import SEED, PackDir
 from testhelix.llm.registry import is_simulated, resolve
 
 
@@ -17,7 +17,7 @@ from testhelix.llm.registry import is_simulated, resolve
               help="Port on 127.0.0.1 (0: any free port, printed at start).")
 @click.option("--pack", "pack_dir", type=PackDir(),
               help="Task pack a simulated model plays (default: the bundled katas pack).")
-@click.option("--seed", type=int, default=42, show_default=True, help="Seed of a simulated model.")
+@click.option("--seed", type=SEED, default=42, show_default=True, help="Seed of a simulated model.")
 @click.option("--fault", "faults", multiple=True,
               help="Scripted fault, in order (repeatable): KIND[:key=value,...], e.g. 429:retry_after=1,times=3.")
 @click.option("--api-key", help="Require this key (Authorization: Bearer or x-api-key); others get 401.")

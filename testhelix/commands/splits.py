@@ -8,7 +8,7 @@ import click
 
 from testhelix.cliutil import json_option, print_json
 from testhelix.errors import UserError
-from testhelix.inputs import InputFile, OutputFile, PackDir
+from testhelix.inputs import SEED, InputFile, OutputFile, PackDir
 from testhelix.paths import splits_dir
 from testhelix.splits import (
     SPLIT_NAMES,
@@ -28,7 +28,7 @@ def command() -> None:
 
 @command.command("make")
 @click.option("--pack", "pack_dir", required=True, type=PackDir(), help="Task pack folder, or a bundled pack's name (katas).")
-@click.option("--seed", type=int, default=42, show_default=True, help="Seed of the assignment.")
+@click.option("--seed", type=SEED, default=42, show_default=True, help="Seed of the assignment.")
 @click.option("--proposal", type=click.IntRange(0, 1_000_000), help="Proposal split size (default: 500, or 50% of a small pack).")
 @click.option("--development", type=click.IntRange(0, 1_000_000), help="Development split size (default: 100, or 15%).")
 @click.option("--release", type=click.IntRange(0, 1_000_000), help="Release split size (default: 100, or 15%).")

@@ -15,6 +15,7 @@ from testhelix.strategy.model import (
     FIXED_FIELDS,
     MUTABLE_FIELDS,
     Strategy,
+    frozen_envelope_problems,
     read_json,
     run_compatibility_problems,
     schema_json,
@@ -47,13 +48,16 @@ def validate(file: Path, config_name: str, as_json: bool) -> None:
     if frozen is not None:
         data = frozen["strategy"]
     strategy, problems = validate_strategy_data(data)
+    envelope = frozen_envelope_problems(frozen) if frozen is not None else []
     if strategy is not None:
-        problems = run_compatibility_problems(strategy, get_config(config_name).challenge_steps)
+        problems = [*envelope, *run_compatibility_problems(strategy, get_config(config_name).challenge_steps)]
         if frozen is not None and frozen.get("hash") != strategy.content_hash():  # what `export`/`gate` refuse too
             problems.append(("hash", f"the frozen file says {frozen.get('hash')!r} but the strategy hashes to "
                                      f"{strategy.content_hash()!r} (edited after freezing, or no hash)"))
         if problems:
             strategy = None
+    else:
+        problems = [*envelope, *problems]
     if as_json:
         print_json({"valid": strategy is not None, "hash": strategy.content_hash() if strategy else None,
                     "errors": [{"path": p, "message": m} for p, m in problems]})

@@ -23,12 +23,20 @@ only a user's defaults, read, never written.
 
 from __future__ import annotations
 
+import functools
 import os
 from typing import TYPE_CHECKING, Protocol
 
 from testhelix.errors import UserError
 from testhelix.execution.protocols import Executor
-from testhelix.plugins import EXECUTORS_GROUP, SANDBOXES_GROUP, check_callable, load_plugin, missing_members
+from testhelix.plugins import (
+    EXECUTORS_GROUP,
+    SANDBOXES_GROUP,
+    check_callable,
+    load_plugin,
+    missing_members,
+    run_plugin_code,
+)
 
 if TYPE_CHECKING:
     from testhelix.execution.cache import OutcomeCache
@@ -66,7 +74,9 @@ def create_executor(spec: str | None = None, workers: int | None = None, cache: 
         select_sandbox(sandbox)  # a bad --sandbox is reported before anything starts
     from testhelix.execution.caching import with_cache
     # a bad $TESTHELIX_SANDBOX: UserError in the factory
-    return with_cache(factory(workers=workers, cache=None, sandbox=sandbox), cache)
+    backend = run_plugin_code("--executor", spec, "building the executor",
+                              functools.partial(factory, workers=workers, cache=None, sandbox=sandbox))
+    return with_cache(backend, cache)
 
 
 def sandbox_spec(spec: str | None = None) -> str:
@@ -85,11 +95,12 @@ def select_sandbox(spec: str | None = None) -> Sandbox:
     factory = load_plugin(spec, group=SANDBOXES_GROUP, builtins=SANDBOXES, option=option, what="sandbox")
     if callable(factory):
         check_callable(factory, option=option, spec=spec, what="a sandbox factory")
-    sandbox = factory() if callable(factory) else factory
+    sandbox = run_plugin_code(option, spec, "building the sandbox", factory) if callable(factory) else factory
     from testhelix.execution.sandbox import Sandbox
-    sandbox.spec = spec
-    missing = missing_members(sandbox, Sandbox)
+    missing = [name for name in missing_members(sandbox, Sandbox) if name != "spec"]  # spec: set just below
     if missing:
-        raise UserError(f"{option} {spec!r}: the object lacks Sandbox members: {', '.join(missing)} "
-                        "(see testhelix/execution/sandbox.py)")
+        raise UserError(f"{option} {spec!r}: {type(sandbox).__name__} {'object ' if not callable(factory) else ''}"
+                        f"lacks Sandbox members: {', '.join(missing)} (a sandbox is a class or factory whose "
+                        "instances declare them; see testhelix/execution/sandbox.py)")
+    run_plugin_code(option, spec, "naming the sandbox", functools.partial(setattr, sandbox, "spec", spec))
     return sandbox

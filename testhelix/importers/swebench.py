@@ -70,9 +70,11 @@ def import_swebench(jsonl: Path, snapshots: Path, pack: Path, source: str = "swe
         raise UserError(f"{jsonl}: file does not exist")
     if not snapshots.is_dir():
         raise UserError(f"{snapshots}: snapshots folder does not exist")
-    Path(pack).mkdir(parents=True, exist_ok=True)
-
     records = list(read_jsonl(jsonl))
+    if not records:
+        raise UserError(f"{jsonl}: no records (the file is empty or holds only blank lines; expected one JSON "
+                        "object per line)")
+    Path(pack).mkdir(parents=True, exist_ok=True)
     runner = TrustedRunner(workers, wheels)
     return collect_results((_one(rec, f"{jsonl.name}:{n}", snapshots, Path(pack), source, runner)
                             for n, rec in records), runner, progress)

@@ -8,7 +8,6 @@ import json
 import shutil
 import tempfile
 import threading
-import tomllib
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -17,9 +16,11 @@ from testhelix.errors import UserError
 from testhelix.pack.create import STAGES, RunResult, TaskOutcome, TaskSource, Verifier, build_panel
 from testhelix.pack.generators import CandidateGenerator
 from testhelix.pack.panelgate import Diversity
+from testhelix.readers import read_toml
 from testhelix.tasks.model import CONTEXTS, DIFFICULTIES, ID_PATTERN
 
 SOURCE_FILE = "create.toml"
+MAX_REFERENCE_BYTES = 256 * 1024  # a task's reference: one module or a few (the katas' are under 10 kB)
 PACK_INDEX = "pack.json"
 LABEL_WALL_S = 10.0   # a candidate that has not finished the checks by then gets no label
 
@@ -42,10 +43,13 @@ def load_source(folder: Path) -> TaskSource:
 
     folder = Path(folder)
     path = folder / SOURCE_FILE
-    try:
-        doc = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError) as err:
-        raise UserError(f"{path}: cannot read the task source ({err})") from None
+    if not path.is_file():
+        raise UserError(f"{path}: missing (a task source needs create.toml)")
+    doc = read_toml(path)  # bounded: size, nesting, integer digits (testhelix/readers.py)
+    for key in ("id", "title", "target", "context", "difficulty", "source"):
+        if key in doc and not isinstance(doc[key], str):
+            raise UserError(f"{path}: {key} = {str(doc[key])[:40]} is a {type(doc[key]).__name__}; write it as a "
+                            f'string ({key} = "...")')
     task_id = str(doc.get("id", folder.name))
     if not re.match(ID_PATTERN, task_id):
         raise UserError(f"{path}: id {task_id!r} is not a name ([A-Za-z0-9_.-]+)")
@@ -59,6 +63,11 @@ def load_source(folder: Path) -> TaskSource:
     if not any(tests.glob("test_*.py")):
         raise UserError(f"{tests}: holds no test_*.py file")
     py_files = sorted(p.relative_to(reference).as_posix() for p in reference.rglob("*.py") if "__pycache__" not in p.parts)
+    size = sum((reference / f).stat().st_size for f in py_files)
+    if size > MAX_REFERENCE_BYTES:
+        raise UserError(f"{reference}: {size} bytes of Python, above the {MAX_REFERENCE_BYTES} bytes a reference may "
+                        "have (every candidate is a rewrite of it, analysed and tested many times); give the module "
+                        "the task is about, not a whole code base")
     target = str(doc.get("target") or (py_files[0] if len(py_files) == 1 else ""))
     if target not in py_files:
         raise UserError(f"{path}: target {target!r}: name the reference's .py file the generators change "

@@ -329,12 +329,26 @@ def load_strategy(path: Path) -> Strategy:
     data = read_json(path)
     frozen = isinstance(data, dict) and "strategy" in data and "provenance" in data
     strategy, problems = validate_strategy_data(data["strategy"] if frozen else data)
-    if strategy is None:
+    if frozen:
+        problems = [*problems, *frozen_envelope_problems(data)]
+    if strategy is None or problems:
         raise UserError(f"{path}: not a valid strategy", problems)
     if frozen and data.get("hash") != strategy.content_hash():
         raise UserError(f"{path}: content hash mismatch: the file says {data.get('hash')!r} but the strategy "
                         f"hashes to {strategy.content_hash()!r} (edited after freezing?)")
     return strategy
+
+
+def frozen_envelope_problems(doc: dict) -> list[tuple[str, str]]:
+    """What is wrong with a frozen file's envelope around its strategy: provenance is an object
+    (which search froze it, from which node), hash a string."""
+    problems = []
+    if not isinstance(doc.get("provenance"), dict):
+        problems.append(("provenance", f"is {type(doc.get('provenance')).__name__}; a frozen strategy's provenance "
+                                       "is an object (what froze it: run, node, ...)"))
+    if "hash" in doc and not isinstance(doc["hash"], str):
+        problems.append(("hash", f"is {type(doc['hash']).__name__}; the content hash is a string"))
+    return problems
 
 
 def initial_strategy() -> Strategy:

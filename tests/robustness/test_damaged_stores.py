@@ -73,6 +73,15 @@ def _truncate(length_of_size):
     return damage
 
 
+def _zero(offset_of_size):
+    def damage(path: Path) -> None:
+        data = bytearray(path.read_bytes())
+        at = offset_of_size(len(data))
+        data[at:at + 4096] = bytes(4096)
+        path.write_bytes(bytes(data))
+    return damage
+
+
 # id -> (how the folder is made, damage to run.duckdb or None, exit codes allowed per reader)
 DAMAGES = {
     "truncated to 0 bytes": (_helix, _truncate(lambda n: 0), None),
@@ -85,6 +94,7 @@ DAMAGES = {
     "flipped first block": (_helix, _flip(lambda n: 12288 + 64), {0, 2}),
     "flipped middle": (_helix, _flip(lambda n: n // 2 + 7), {0, 2}),
     "flipped near the end": (_helix, _flip(lambda n: n - 100), {0, 2}),
+    "zeroed first block": (_helix, _zero(lambda n: 12288), None),
     "text file": (_helix, lambda p: p.write_text("hello, not a database\n"), None),
     "random bytes": (_helix, lambda p: p.write_bytes(hashlib.sha512(b"x").digest() * 256), None),
     "DuckDB file of another program": (_foreign_duckdb, None, None),
@@ -191,3 +201,56 @@ def test_a_writer_refuses_a_folder_of_another_kind_without_touching_it(writer, m
     err = capsys.readouterr().err
     assert code == 2 and "Traceback" not in err, err[-1500:]
     assert _digests(run) == before  # no table added, no attempt recorded
+
+
+# Every writer, on a damaged store of its own kind (so no kind check refuses it first): refused
+# from a read-only look, exit 2, and the folder byte-identical (the file neither grew nor was
+# rewritten in its first blocks, no attempt recorded, no snapshot left).
+def _resumable_search(d: Path) -> None:
+    """A search store `autosaddler resume` would continue (so only the damage can stop it)."""
+    from autosaddler.config import load_config
+    from testhelix.bundle import bundled_pack
+
+    store = RunStore(d)
+    store.put_state("meta", {"pack": str(bundled_pack("katas")), "model": "sim:strong", "optimizer_model": "sim:strong",
+                             "preset": "demo", "config": load_config("demo", None, {}).model_dump(),
+                             "split_file": None, "development_order": "by_context"})
+    store.close()
+
+
+OWN_KIND = {"gtdd experiment": _gtdd, "testhelix run": _helix, "autosaddler search": _resumable_search,
+            "autosaddler resume": _resumable_search}
+WRITERS_OWN = {**WRITERS, "autosaddler resume": ("autosaddler", ["resume", "{run}"])}
+ALWAYS_REFUSED = [name for name, (make, damage, allowed) in DAMAGES.items()
+                  if allowed is None and make is _helix and name != "last block missing"]
+
+
+@pytest.fixture(scope="module")
+def own_kind_made(tmp_path_factory):
+    root = tmp_path_factory.mktemp("own-kind")
+    out = {}
+    for writer, make in OWN_KIND.items():
+        base = root / writer.replace(" ", "-")
+        make(base)
+        for damage in [*ALWAYS_REFUSED, "last block missing"]:
+            folder = root / f"{writer}-{damage}".replace(" ", "-")
+            shutil.copytree(base, folder)
+            DAMAGES[damage][1](folder / "run.duckdb")
+            out[writer, damage] = folder
+    return out
+
+
+@pytest.mark.parametrize("damage", [*ALWAYS_REFUSED, "last block missing"])
+@pytest.mark.parametrize("writer", list(WRITERS_OWN))
+def test_a_writer_refuses_a_damaged_store_of_its_own_kind_and_leaves_every_byte(writer, damage, own_kind_made,
+                                                                                 tmp_path, capsys):
+    run = tmp_path / "run"
+    shutil.copytree(own_kind_made[writer, damage], run)
+    before = _digests(run)
+    program, args = WRITERS_OWN[writer]
+    code = _run(program, [a.format(run=run) for a in args])
+    err = capsys.readouterr().err
+    assert code == 2 and "Traceback" not in err, err[-1500:]
+    errors = [line for line in err.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and str(run) in errors[0], err  # one line, naming the store
+    assert _digests(run) == before, "a refused writer changed the store"

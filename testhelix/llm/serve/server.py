@@ -10,7 +10,9 @@ Routes: POST /v1/chat/completions, /v1/responses, /v1/messages (each with `"stre
 server-sent events, stream.py), /v1/messages/count_tokens (an estimate); GET /v1/models (OpenAI or
 Anthropic shape, by the `anthropic-version` header); GET /_testhelix/stats (requests per
 protocol, faults served, reasoning items carried back); POST /_testhelix/faults (replace the fault
-script with a JSON list). It binds 127.0.0.1 only, whatever it is asked.
+script with a JSON list). It binds 127.0.0.1 only, whatever it is asked. Every request gets an
+answer: bodies, Content-Length and JSON nesting are bounded (limits.py), a failure inside the
+server is a 500 with one line, and a client that goes away is dropped without a traceback.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from testhelix.errors import UserError
 from testhelix.llm.base import ChatModel, Completion, ModelError, ToolCall, Usage
 from testhelix.llm.serve import wire
 from testhelix.llm.serve.faults import Fault, FaultScript, fault_from_dict
+from testhelix.llm.serve.limits import IDLE_TIMEOUT_S, RequestRefused, body_length, parse_json
 from testhelix.llm.serve.roles import TaskIndex, infer_tags
 from testhelix.llm.serve.stream import stream_body
 from testhelix.llm.sim.model import estimated_input_tokens
@@ -77,7 +80,7 @@ class ModelServer:
         self.stats: dict[str, Any] = {"requests": {p: 0 for p in wire.PROTOCOLS}, "reasoning_items_in": 0,
                                       "bad_requests": 0, "max_tokens_seen": []}
         self._lock = threading.Lock()
-        self._httpd = ThreadingHTTPServer((HOST, port), _handler(self))
+        self._httpd = _QuietServer((HOST, port), _handler(self))
         self._httpd.daemon_threads = True
         self._thread: threading.Thread | None = None
 
@@ -121,9 +124,13 @@ class ModelServer:
                                                              (headers.get("authorization") or "")[7:]):
             return _json(401, wire.render_error(protocol, 401, "invalid API key"))
         try:
-            body_in = json.loads(raw or b"{}")
+            body_in = parse_json(raw, {})
             parsed = wire.PARSERS[protocol](body_in)
             streaming = body_in.get("stream") is True
+        except RequestRefused as err:
+            with self._lock:
+                self.stats["bad_requests"] += 1
+            return _json(err.status, wire.render_error(protocol, err.status, f"bad request: {err.message}"))
         except (ValueError, KeyError, TypeError, AttributeError) as err:
             with self._lock:
                 self.stats["bad_requests"] += 1
@@ -173,7 +180,9 @@ class ModelServer:
         """Anthropic `count_tokens`: an ESTIMATE (characters / 4 + 1, the rule the simulated models
         charge by), not a real tokenizer's count; the reply says so in `estimate`."""
         try:
-            request = wire.parse_messages({"max_tokens": 1, **json.loads(raw or b"{}")}).request
+            request = wire.parse_messages({"max_tokens": 1, **parse_json(raw, {})}).request
+        except RequestRefused as err:
+            return _json(err.status, wire.render_error("messages", err.status, f"bad request: {err.message}"))
         except (ValueError, KeyError, TypeError, AttributeError) as err:
             return _json(400, wire.render_error("messages", 400, f"bad request: {err}"))
         return _json(200, {"input_tokens": estimated_input_tokens(request),
@@ -244,9 +253,25 @@ def _late_fault(fault: Fault | None, c: Completion) -> tuple[Completion, dict | 
     return c, usage
 
 
+class _QuietServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:  # noqa: ARG002 - socketserver calls it so
+        """A client that disconnects or stalls is not the server's error: drop it without a
+        traceback; anything else is one line on stderr (the request already got its 500)."""
+        import sys
+
+        err = sys.exc_info()[1]
+        if isinstance(err, (ConnectionError, TimeoutError)):
+            return
+        print(f"testhelix serve: a request from {client_address[0]} failed: {type(err).__name__}: {err}"[:300],
+              file=sys.stderr)
+
+
 def _handler(server: ModelServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        timeout = IDLE_TIMEOUT_S   # a client that stops sending mid-request is dropped, not waited for
 
         def log_message(self, fmt: str, *args: Any) -> None:   # quiet: the command prints its own lines
             pass
@@ -272,11 +297,31 @@ def _handler(server: ModelServer) -> type[BaseHTTPRequestHandler]:
                 self._send(*_json(404, {"error": {"message": f"no route {self.path}"}}))
 
         def do_POST(self) -> None:
-            raw = self.rfile.read(int(self.headers.get("content-length") or 0))
+            try:
+                raw = self.rfile.read(body_length(self.headers.get("content-length")))
+            except RequestRefused as err:
+                self.close_connection = True          # the body, if any, is left unread
+                self._send(*_json(err.status, {"error": {"message": err.message}}, {"connection": "close"}))
+                return
+            try:
+                self._route(raw)
+            except (ConnectionError, TimeoutError):
+                raise                                 # the client went away: _QuietServer drops it
+            except Exception as err:  # noqa: BLE001 - one request's failure is its 500, never the server's end
+                self._send(*_json(500, {"error": {"message": f"server error: {type(err).__name__}: "
+                                                              f"{' '.join(str(err).split())[:200]}"}}))
+
+        def _route(self, raw: bytes) -> None:
             path = self.path.split("?", 1)[0].rstrip("/")
             if path == "/_testhelix/faults":
                 try:
-                    server.faults.replace([fault_from_dict(d) for d in json.loads(raw or b"[]")])
+                    listed = parse_json(raw, [])
+                    if not isinstance(listed, list):
+                        raise ValueError("expected a JSON list of faults")
+                    server.faults.replace([fault_from_dict(d) for d in listed])
+                except RequestRefused as err:
+                    self._send(*_json(err.status, {"error": {"message": err.message}}))
+                    return
                 except (ValueError, UserError) as err:
                     self._send(*_json(400, {"error": {"message": str(err)}}))
                     return
