@@ -63,6 +63,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from autosaddler.config import SearchConfig, load_config  # noqa: E402
+from autosaddler.dag import Node  # noqa: E402
+from autosaddler.edits import describe  # noqa: E402
 from autosaddler.evaluator import HelixStrategyEvaluator  # noqa: E402
 from autosaddler.gate import PairedOutcome, decide  # noqa: E402
 from autosaddler.optimizer import ModelOptimizer  # noqa: E402
@@ -135,6 +137,13 @@ def real_evaluator(store: RunStore, run_dir: Path, tasks: dict[str, Task], model
         backend.close()
 
 
+def node_line(node: Node) -> str:
+    minibatch = (f", minibatch {sum(node.parent_outcomes.values())}->{sum(node.child_outcomes.values())}"
+                 if node.child_outcomes else "")
+    dev = "" if node.dev_score is None else f", development {100 * node.dev_score:.1f}%"
+    return f"{node.node_id} {node.status}{minibatch}{dev}{'' if node.edit is None else ': ' + describe(node.edit)}"
+
+
 class Study:
     def __init__(self, splits: PackSplits, noise: float, jobs: int, work: Path, executor: Executor) -> None:
         self.splits, self.noise, self.jobs, self.work, self.executor = splits, noise, jobs, work, executor
@@ -145,6 +154,10 @@ class Study:
         self.development = spread_by_context(ids, {i: tasks[i].context for i in ids},
                                              {i: i.rsplit("-", 1)[0] for i in ids})
         self.played_evals = 0
+        self.started = time.monotonic()
+
+    def progress(self, text: str) -> None:
+        print(f"[{time.monotonic() - self.started:7.0f} s] {text}", flush=True)
 
     def model(self, r: int) -> str:
         return f"sim:weak?noise={self.noise:g}&seed={r}"
@@ -156,6 +169,8 @@ class Study:
         with real_evaluator(store, run, self.splits.tasks, model, self.gate_cfg, "gate", setup, self.executor) as inner:
             study = StudyEvaluator(inner, plant, played)
             before = len(played)
+            self.progress(f"replicate {r}: gate on {len(self.release)} release tasks, challenger "
+                          f"{challenger.content_hash()[:12]} against the initial strategy")
             c = study.evaluate(challenger, self.release, study.label(challenger, "challenger"))
             b = study.evaluate(initial_strategy(), self.release, study.label(initial_strategy(), "baseline"))
             self.played_evals += len(played) - before
@@ -195,7 +210,9 @@ class Study:
             with real_evaluator(store, run, self.splits.tasks, model, cfg, "search", setup, self.executor) as inner:
                 before = len(played)
                 dag = Search(cfg, store, StudyEvaluator(inner, plant, played), optimizer, self.splits.ids("proposal"),
-                             self.development, known_task_ids=list(self.splits.tasks)).run(initial_strategy())
+                             self.development, known_task_ids=list(self.splits.tasks),
+                             on_step=lambda node: self.progress(f"{world} replicate {r}: {node_line(node)}")
+                             ).run(initial_strategy())
                 self.played_evals += len(played) - before
             best = dag.best()
             challenger = Strategy.model_validate(best.strategy)
