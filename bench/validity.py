@@ -177,7 +177,8 @@ class Study:
         result = decide([PairedOutcome(t, c[t].success, b[t].success) for t in self.release])
         planted = plant.tasks if plant else frozenset()
         other = [t for t in self.release if t not in planted]
-        return {"promoted": result.promoted, "wins": result.wins, "losses": result.losses, "p_value": result.p_value,
+        return {"challenger": challenger.content_hash()[:12],
+                "promoted": result.promoted, "wins": result.wins, "losses": result.losses, "p_value": result.p_value,
                 "n": result.n, "planted_release": len(planted & set(self.release)),
                 "noise_tasks": len(other), "noise_discordant": sum(c[t].success != b[t].success for t in other)}
 

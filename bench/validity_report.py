@@ -29,8 +29,12 @@ def summarize(rows: list[dict], noise: float, png: Path, timing: tuple[float, fl
     null = [x for x in rows if x["world"] == "null"]
     worlds = sorted({x["world"] for x in rows if x["world"] != "null"})
     n = rows[0]["n"]
-    noise_tasks = sum(x["noise_tasks"] for x in rows)
-    discordance = sum(x["noise_discordant"] for x in rows) / noise_tasks if noise_tasks else 0.0
+    # a planted gate whose challenger the replicate's null gate already played holds the same task
+    # pairs as that null gate (its unplanted tasks): each pair counts once
+    null_arms = {(x["replicate"], x.get("challenger")) for x in null}
+    distinct = null + [x for x in rows if x["world"] != "null" and (x["replicate"], x.get("challenger")) not in null_arms]
+    noise_tasks = sum(x["noise_tasks"] for x in distinct)
+    discordance = sum(x["noise_discordant"] for x in distinct) / noise_tasks if noise_tasks else 0.0
     false_promotions = sum(x["promoted"] for x in null)
     size = gate_size(n, discordance)
     print(f"study: {len(null)} null gates ({sum(x['search'] for x in null)} after a search), "
@@ -52,6 +56,8 @@ def summarize(rows: list[dict], noise: float, png: Path, timing: tuple[float, fl
         for name, key in STAGES:
             print(f"  {name:12s} {interval(sum(x[key] for x in group), len(group))}")
         frozen = [x for x in group if x["frozen_plant"]]
+        false = sum(x["promoted"] and not x["frozen_plant"] for x in group)
+        print(f"  promoted without the plant (false) {interval(false, len(group))}")
         print(f"  gate promoted a frozen plant {interval(sum(x['promoted'] for x in frozen), len(frozen))} "
               f"(exact power {powers[world]:.3f})")
     print(f"release tasks for exact power 0.8 at noise discordance {discordance:.3f} (each task independently a "
