@@ -16,6 +16,11 @@ not a new look, and the recorded decision is returned (and said to be a replay).
 entry, named by the digest of its key and created exclusively, so two gates racing on one machine
 cannot both record the same key silently, and nothing is ever overwritten. Entries written before
 task ids were recorded count as spending every task of their split name.
+
+A search configuration chooses the ledger its gates use (`release_ledger`): the machine-wide one
+(every preset but the demo) or one inside the gate's run folder (`<run>/release-ledger/`, the demo
+preset's), so that the README demo's look cannot block a user's first real gate on the same split;
+the gate's output names the ledger it used.
 """
 
 from __future__ import annotations

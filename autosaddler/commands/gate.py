@@ -259,4 +259,6 @@ def _say_skipped(why: str, run_dir: Path, as_json: bool) -> None:
     click.echo("decision: NOT PROMOTED (the initial strategy stays; decided without evaluating)")
     click.echo("")
     click.echo(wrap(f"Why: {why}", width, hang=""))
+    click.echo(wrap("A search freezes its root when none of its proposals was screened in; `autosaddler view "
+                    f"{run_dir}` shows each proposal, its minibatch and its fate.", width, hang=""))
     click.echo(wrap(f"Look next: {Path(run_dir) / 'gate_report.md'}: this decision.", width))
