@@ -2,8 +2,8 @@
 planted-effect studies of AutoSaddler's whole pipeline, in the configuration the README demo's gate
 uses, on simulated models with explicit sampling noise.
 
-What runs. The demo's pipeline code and settings (`--preset demo`: TestHelix configuration C,
-minibatches of 8, 4 iterations, 16 development tasks; the gate's settings as `autosaddler gate
+What runs. The demo's pipeline code and settings (`--preset demo`, whatever it holds: TestHelix
+configuration C, its minibatches, rounds and development tasks; the gate's settings as `autosaddler gate
 --preset demo` loads them, seed 42, its two arms labelled as the gate labels them), with the
 execution model `sim:weak?noise=P&seed=R` (each evaluation re-draws a share P of the simulated
 decisions; replicate R is another simulated agent) and the optimizer `sim:strong`
