@@ -136,6 +136,27 @@ def render(result: GateResult) -> str:
     ])
 
 
+def same_strategy_verdict(model: str, n: int, digest: str) -> tuple[bool, str]:
+    """For a challenger with the baseline's hash: (whether the gate must evaluate, why). A simulated
+    model without noise is deterministic (common random numbers: the same strategy makes the same
+    decisions on every task), so both arms would succeed on the same tasks and no discordant task is
+    possible; any other model samples, so two arms of one strategy can differ by chance."""
+    from testhelix.llm.sim.options import parse_sim_name
+
+    noise = parse_sim_name(model)[1].noise if model.startswith("sim:") else None
+    same = f"The challenger is the baseline strategy itself (same hash {digest[:12]})"
+    if noise == 0:
+        return False, (f"{same} and {model} is deterministic (a simulated model without noise), so both arms would "
+                       f"succeed on exactly the same of the {n} release tasks: no discordant task is possible, and "
+                       "without one there is no evidence either way. Decided without evaluating: NOT PROMOTED, the "
+                       "initial strategy stays. Nothing was run, the release split is not spent and the release "
+                       "ledger records nothing.")
+    sampling = f"samples its decisions (noise={noise:g})" if noise is not None else "is a real model and samples its answers"
+    return True, (f"{same}, but {model} {sampling}: each arm is its own sample, so tasks can differ by chance alone. "
+                  f"The gate evaluates both arms; any discordant task is noise, and a promotion would be a false "
+                  f"positive (the test keeps that at most {ALPHA} of the time).")
+
+
 def wins_needed(discordant: int, alpha: float = ALPHA) -> int | None:
     """The fewest challenger-only tasks out of `discordant` that give p <= alpha (None: none do)."""
     return next((w for w in range(discordant + 1) if float(binom.sf(w - 1, discordant, 0.5)) <= alpha), None)

@@ -16,6 +16,11 @@ not a new look, and the recorded decision is returned (and said to be a replay).
 entry, named by the digest of its key and created exclusively, so two gates racing on one machine
 cannot both record the same key silently, and nothing is ever overwritten. Entries written before
 task ids were recorded count as spending every task of their split name.
+
+A search configuration chooses the ledger its gates use (`release_ledger`): the machine-wide one
+(every preset but the demo) or one inside the gate's run folder (`<run>/release-ledger/`, the demo
+preset's), so that the README demo's look cannot block a user's first real gate on the same split;
+the gate's output names the ledger it used.
 """
 
 from __future__ import annotations
@@ -73,9 +78,24 @@ def ledger_key(task_ids: Iterable[str], challenger_hash: str, baseline_hash: str
     return hashlib.sha256(body.encode()).hexdigest()
 
 
+RUN_LEDGER = "release-ledger"   # the folder of a run-scoped ledger inside a gate's run folder
+
+
 class ReleaseLedger:
     def __init__(self, root: Path | None = None):
         self.root = Path(root) if root else data_dir() / "release-ledger"
+
+    @classmethod
+    def for_scope(cls, scope: str, run_dir: Path) -> ReleaseLedger:
+        """`machine`: the machine-wide ledger; `run`: one inside the run folder (the demo preset's,
+        so that the demo's look cannot block a user's later gate on the same split)."""
+        return cls(Path(run_dir) / RUN_LEDGER) if scope == "run" else cls()
+
+    def describe(self) -> str:
+        scoped = self.root.resolve() != ReleaseLedger().root.resolve()
+        return (f"{self.root} (this run folder's own ledger: the look is recorded here only, so it does not block "
+                "a later gate on these tasks; gates with the paper preset use the machine-wide ledger "
+                f"{ReleaseLedger().root})" if scoped else f"{self.root} (machine-wide)")
 
     def entries(self) -> list[SpentRelease]:
         if not self.root.is_dir():
@@ -114,6 +134,12 @@ class ReleaseLedger:
             except FileExistsError:
                 n += 1
                 path = self.root / f"{entry.key}.{n}.json"
+
+
+def earlier_looks(ledgers: Iterable[ReleaseLedger], pack_digest: str) -> int:
+    """How many gates these ledgers (each counted once) recorded on tasks of the pack with this digest."""
+    unique = {ledger.root.resolve(): ledger for ledger in ledgers}
+    return sum(1 for ledger in unique.values() for e in ledger.entries() if e.pack_digest == pack_digest)
 
 
 def check_release(ledger: ReleaseLedger, *, pack: str, pack_digest: str, split: str, task_ids: list[str],

@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import resource
 import shlex
 import subprocess
 import sys
@@ -90,6 +91,7 @@ def main() -> None:
         (work / "home").mkdir()
         log: list[str] = []
         load_before = os.getloadavg()[0]
+        cpu_before = _children_cpu()
         started = time.monotonic()
         for argv in commands:
             log += shell_lines(argv)
@@ -100,6 +102,7 @@ def main() -> None:
                 log.append(f"[exit status {done.returncode}]")
                 break
         wall = time.monotonic() - started
+        cpu = _children_cpu() - cpu_before
     load = os.getloadavg()
     if args.log is not None:
         args.log.write_text("\n".join(log) + "\n")
@@ -116,7 +119,9 @@ def main() -> None:
         "simulation and the harness, not a model.",
         "",
         f"Wall clock {wall / 60:.1f} min on a 2-core machine (1-minute load average {load_before:.2f} "
-        f"before the run and {load[0]:.2f} at its end, the run's own work included). Widest line {widest} "
+        f"before the run and {load[0]:.2f} at its end, the run's own work included); the commands' own CPU "
+        f"time (user + system, every process they started) {cpu:.0f} s, which on a quiet machine bounds the "
+        f"wall clock from below by {cpu / 2:.0f} s on two cores. Widest line {widest} "
         f"columns; widest line other than progress lines {widest_other} (progress lines, node lines, "
         "notices, the closing summaries and the commands are fitted or wrapped to 80 columns; a single "
         "word longer than that, such as a long path, is the one thing left longer). Only the periodic "
@@ -128,7 +133,13 @@ def main() -> None:
         "```",
         "",
     ]))
-    print(f"wrote {args.out} ({len(body)} of {len(log)} lines; widest {widest}; {wall:.0f} s)")
+    print(f"wrote {args.out} ({len(body)} of {len(log)} lines; widest {widest}; {wall:.0f} s wall, {cpu:.0f} s CPU)")
+
+
+def _children_cpu() -> float:
+    """User + system CPU seconds of every finished child process (and theirs) so far."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 if __name__ == "__main__":

@@ -1,210 +1,249 @@
-"""Benchmark: does the search find what is there, and only that? A null-effect and a planted-effect
-study of AutoSaddler's search plus release gate, on the simulated models with explicit noise.
+"""Benchmark: does search plus release gate find what is there, and only that? A null study and
+planted-effect studies of AutoSaddler's whole pipeline, in the configuration the README demo's gate
+uses, on simulated models with explicit sampling noise.
 
-Both profiles play the real TestHelix pipeline (configuration A) with `sim:weak?noise=P&seed=R`:
-each evaluation samples its own share P of the simulated decisions (testhelix/llm/sim/draws.py),
-so two evaluations of the same behaviour differ like two samples of a stochastic model.
+What runs. The demo's pipeline code and settings (`--preset demo`, whatever it holds: TestHelix
+configuration C, its minibatches, rounds and development tasks; the gate's settings as `autosaddler gate
+--preset demo` loads them, seed 42, its two arms labelled as the gate labels them), with the
+execution model `sim:weak?noise=P&seed=R` (each evaluation re-draws a share P of the simulated
+decisions; replicate R is another simulated agent) and the optimizer `sim:strong`
+(autosaddler/sim_optimizer.py). Each pipeline replicate runs the real search (propose, screen on
+the minibatch, develop), freezes its best node by the freeze rule (`EvolutionDAG.best`) and decides
+the gate with the gate's own `decide` on the 69 release tasks. The worlds (bench/validity_fixture.py):
 
-- *null*: no strategy has any effect. Every strategy the search or the gate evaluates is played as
-  the initial strategy, under its own run label (so with its own sampling noise; the gate labels
-  its two arms apart, so even a challenger that is the root samples separately from the baseline).
-  Whatever the search selects, the challenger and the baseline are exchangeable at the gate: every
-  promotion is a false promotion, and their rate should stay within the gate's nominal alpha.
-- *planted*: the null profile plus a TEST FIXTURE with a known effect: a strategy that holds the
-  lesson `fail-first` (one of the simulated optimizer's own lessons, proposed when suites did not
-  fail on the program as given) solves every task of a fixed half of the `stateful` tasks (chosen
-  by a digest of the task id). Nothing else in the project knows this fixture; the demo and the
-  README's results never use it. The study counts how often the search proposes the planted edit,
-  screens it in (developed), freezes it, and the gate promotes it.
+- *null*: every strategy is played as the initial strategy under its own run label, so no strategy
+  has any effect and every promotion is a false promotion;
+- *planted* (a DECLARED TEST FIXTURE, used nowhere else): the null world plus one effect on a share
+  S of each split's tasks (S = 0.05, 0.10, 0.20: 3, 7, 14 of the 69 release tasks, 4.3, 10.1 and
+  20.3 points, spread round robin over the katas): a planted task succeeds exactly when the
+  simulated agent's `check` cue reaches its prompt, and fails otherwise with a trace showing that
+  no suite failed on the initial program.
 
-Each of `--replicates` (default 10) replicates R runs one seeded search (search seed 1000 + R,
-model seed R) and one gate per profile on the release split of the bundled `katas` pack, with the
-study preset below (small, so the whole study fits in 30 minutes on 2 cores with `--jobs 2` on a
-quiet machine). Rates get exact (Clopper-Pearson) 95% intervals. The gate's power for the planted
-effect at the release split's size is computed exactly (a sum over the multinomial distribution
-of challenger-only and baseline-only tasks) from the fixture's effect, measured as the share of
-release tasks it flips from the baseline's failure, and the noise discordance the null gates
-measured; a PNG plots that power against the effect size. The gates here are a study of the
-simulation: they are not recorded in the release ledger. Last line:
+What is replicated. `--replicates` (default 10) pipeline replicates R = 0..9, each running the null
+world and every planted share (model seed R, search seed 1000 + R). `--null-gates` (default 60)
+null gates in all: one after each null search (its frozen strategy, played as the initial one),
+the others gates of the initial strategy against itself on fresh model seeds (R = 10..59) with no
+search before them. That is no loss: in the null world the gate never sees the search's
+evaluations (fresh labels, another split), so the only thing a search changes about a null gate
+is its challenger's label; each gate is an independent draw of the gate under the null.
 
-    false_promotions=F/N planted_promotions=P/N analytic_power=X
+What is shared (only what is identical by construction): one executor for the whole study, so its
+in-memory outcome cache (a suite run on a program, by digests) serves every replicate; within a
+replicate, every real evaluation of a (run label, task) pair, because every world plays the initial
+strategy under the same labels with the same model and seed -- so the worlds of one replicate
+share the root's development and minibatch evaluations, the gate's baseline arm (the initial
+strategy under `gate/baseline/...`), and any child two worlds both propose. The gates of the
+study are not recorded in any release ledger.
 
-    python bench/validity.py [--replicates 10] [--noise 0.3] [--jobs 2] [--png docs/validity-power.png]
+Output: one JSON row per unit (lines starting with `{`, re-read by `--summarize`), progress lines
+with elapsed time, evaluations played and CPU seconds (this process and its fork servers: CPU time
+changes much less with load than wall time), then exact (Clopper-Pearson) 95% intervals for the
+false-promotion rate beside the gate's exact size at the measured noise discordance, and for each
+planted share the rate of each stage (proposed, screened in, developed, frozen, promoted) beside
+the gate's exact power; the release-split size needed for power 0.8; a plot; and last
+
+    false_promotions=A/N planted_promotions=B/M analytic_power=X      (B, M, X: the 10-point share)
+
+    python bench/validity.py [--replicates 10] [--null-gates 60] [--noise 0.3] [--jobs 2]
 """
 
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
+import os
 import sys
 import tempfile
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from scipy.stats import binom, binomtest  # noqa: E402
-
-from autosaddler.config import load_config  # noqa: E402
+from autosaddler.config import SearchConfig, load_config  # noqa: E402
+from autosaddler.dag import Node  # noqa: E402
+from autosaddler.edits import describe  # noqa: E402
 from autosaddler.evaluator import HelixStrategyEvaluator  # noqa: E402
-from autosaddler.gate import ALPHA, PairedOutcome, decide  # noqa: E402
+from autosaddler.gate import PairedOutcome, decide  # noqa: E402
 from autosaddler.optimizer import ModelOptimizer  # noqa: E402
 from autosaddler.search import Search  # noqa: E402
-from autosaddler.session import (  # noqa: E402
-    PackSplits,
-    helix_evaluator,
-    load_pack_splits,
-    search_setup,
-)
-from autosaddler.traces import TaskEval  # noqa: E402
+from autosaddler.session import PackSplits, load_pack_splits, search_setup  # noqa: E402
+from bench.validity_fixture import Plant, StudyEvaluator, cue_reaches  # noqa: E402
+from bench.validity_report import summarize  # noqa: E402
 from testhelix.agent.budget import Budget  # noqa: E402
 from testhelix.bundle import bundled_pack  # noqa: E402
-from testhelix.llm.registry import create_optimizer_model  # noqa: E402
+from testhelix.execution.seam import Executor  # noqa: E402
+from testhelix.helix.config import get_config  # noqa: E402
+from testhelix.runbuild import build_runner, make_backend  # noqa: E402
 from testhelix.runoptions import RunOptions  # noqa: E402
+from testhelix.runsetup import RunSetup  # noqa: E402
 from testhelix.splits import spread_by_context  # noqa: E402
 from testhelix.store import RunStore  # noqa: E402
 from testhelix.strategy.model import Strategy, initial_strategy  # noqa: E402
+from testhelix.tasks.task import Task  # noqa: E402
 
-PLANTED_LESSON = "fail-first"
-PLANTED_CONTEXT = "stateful"
-PLANTED_SHARE = 0.5
-STUDY_PRESET = {"helix_config": "A", "train_minibatch_size": 6, "completed_train_iterations": 3,
-                "max_candidate_proposals": 4, "development_limit": 7}
-STAGES = ("proposed", "screened_in", "frozen", "promoted")
-
-
-def planted_task(task_id: str, context: str) -> bool:
-    digest = int(hashlib.sha256(f"planted:{task_id}".encode()).hexdigest()[:8], 16) / 0xFFFFFFFF
-    return context == PLANTED_CONTEXT and digest < PLANTED_SHARE
+SHARES = (0.05, 0.10, 0.20)
+SPLITS = ("proposal", "development", "release", "test")
+OPTIMIZER_MODEL = "sim:strong"
+SEARCH_SEED = 1000
+TICK = os.sysconf("SC_CLK_TCK")
 
 
-def carries_plant(strategy: Strategy) -> bool:
-    return any(lesson.id == PLANTED_LESSON for lesson in strategy.lessons)
-
-
-class StudyEvaluator:
-    """Plays every strategy as the initial one under the strategy's own label (the null profile),
-    plus, for the planted profile, the fixture's effect on the planted tasks."""
-
-    def __init__(self, inner: HelixStrategyEvaluator, contexts: dict[str, str], planted: bool,
-                 played: dict | None = None) -> None:
-        self.inner, self.contexts, self.planted = inner, contexts, planted
-        self.runner = inner.runner
-        # (label, task) -> what was played. One replicate's two profiles play every strategy as the
-        # initial one under the same labels, seed and model, so each (label, task) identically: the
-        # planted search replays the null one until a strategy carrying the plant comes up.
-        self.played = played if played is not None else {}
-
-    def evaluate(self, strategy: Strategy, task_ids: Sequence[str], label: str | None = None) -> dict[str, TaskEval]:
-        out = dict(self.evaluate_each(strategy, task_ids, label))
-        return {t: out[t] for t in task_ids}
-
-    def evaluate_each(self, strategy: Strategy, task_ids: Sequence[str],
-                      label: str | None = None) -> Iterator[tuple[str, TaskEval]]:
-        lift = self.planted and carries_plant(strategy)
-        label = label or self.inner.label(strategy)
-        todo = [t for t in task_ids if (label, t) not in self.played]
-        for task_id, ev in self.inner.evaluate_each(initial_strategy(), todo, label=label):
-            self.played[label, task_id] = ev
-        for task_id in task_ids:
-            ev = self.played[label, task_id]
-            if lift and planted_task(task_id, self.contexts[task_id]):
-                ev = TaskEval(success=1, trace=ev.trace and ev.trace.model_copy(update={"success": 1}), usage=ev.usage)
-            yield task_id, ev
-
-
-def run_replicate(profile: str, r: int, noise: float, jobs: int, work: Path, splits: PackSplits,
-                  played: dict) -> dict:
-    cfg = load_config("demo", overrides={**STUDY_PRESET, "seed": 1000 + r})
-    model = f"sim:weak?noise={noise}&seed={r}"
-    contexts = {t: task.context for t, task in splits.tasks.items()}
-    dev = spread_by_context(splits.ids("development"), contexts, {i: i.rsplit("-", 1)[0] for i in splits.tasks})
-    run = work / f"{profile}-{r:02d}"
-    store = RunStore(run, command="bench/validity.py")
-    try:
-        timeouts = cfg.session_timeouts()
-        optimizer = ModelOptimizer({s: create_optimizer_model("sim:strong", seed=cfg.seed) for s in timeouts},
-                                   Budget(5_000_000, label="optimizer", run_label="optimizer", sink=store),
-                                   timeouts=timeouts)
-        setup = search_setup(RunOptions(jobs=jobs), model, cfg)
-        with helix_evaluator(store, run, splits.tasks, model, cfg, "search", setup) as inner:
-            study = StudyEvaluator(inner, contexts, profile == "planted", played)
-            dag = Search(cfg, store, study, optimizer, splits.ids("proposal"), dev,
-                         known_task_ids=list(splits.tasks)).run(initial_strategy())
-        best = dag.best()
-        challenger = Strategy.model_validate(best.strategy)
-        with helix_evaluator(store, run, splits.tasks, model, cfg, "gate", setup) as inner:
-            study = StudyEvaluator(inner, contexts, profile == "planted", played)
-            release = splits.ids("release")
-            c = study.evaluate(challenger, release, inner.label(challenger, "challenger"))   # as the gate labels its arms
-            b = study.evaluate(initial_strategy(), release, inner.label(initial_strategy(), "baseline"))
-    finally:
-        store.close()
-    result = decide([PairedOutcome(t, c[t].success, b[t].success) for t in release])
-    nodes = [n for n in dag.nodes() if n.node_id != "n000"]
-    proposed = [n for n in nodes if PLANTED_LESSON in json.dumps(n.to_json()["edit"])]
-    planted_release = [t for t in release if planted_task(t, contexts[t])]
-    return {"profile": profile, "replicate": r, "promoted": result.promoted, "wins": result.wins,
-            "losses": result.losses, "p_value": result.p_value, "frozen": best.node_id,
-            "frozen_is_root": best.node_id == "n000", "n": result.n,
-            "proposed": bool(proposed), "screened_in": any(n.status == "developed" for n in proposed),
-            "frozen_plant": carries_plant(challenger), "promoted_plant": result.promoted and carries_plant(challenger),
-            "planted_release": len(planted_release),
-            "planted_baseline_failures": sum(1 - b[t].success for t in planted_release),
-            "discordant_unplanted": sum(c[t].success != b[t].success for t in release if t not in planted_release)}
-
-
-def mcnemar_power(n: int, p_win: float, p_loss: float, alpha: float = ALPHA) -> float:
-    """Exact power of the gate (positive difference and one-sided exact McNemar p <= alpha) when
-    each task is challenger-only with probability p_win and baseline-only with p_loss."""
-    total = 0.0
-    for d in range(1, n + 1):
-        p_d = binom.pmf(d, n, p_win + p_loss)
-        if p_d == 0 or p_win + p_loss == 0:
+def tree_cpu() -> float:
+    """CPU seconds of this process, its reaped children and every live descendant (with what
+    each has reaped): the fork servers, their zygotes and keepers."""
+    t = os.times()
+    total = t.user + t.system + t.children_user + t.children_system
+    stack, seen = [os.getpid()], set()
+    while stack:
+        pid = stack.pop()
+        try:
+            threads = list(Path(f"/proc/{pid}/task").iterdir())
+        except OSError:
             continue
-        need = next((w for w in range(d + 1) if binom.sf(w - 1, d, 0.5) <= alpha and w > d - w), None)
-        if need is not None:
-            total += p_d * binom.sf(need - 1, d, p_win / (p_win + p_loss))
-    return float(total)
+        for thread in threads:
+            try:
+                kids = [int(k) for k in (thread / "children").read_text().split()]
+            except OSError:
+                continue
+            for kid in kids:
+                if kid in seen:
+                    continue
+                seen.add(kid)
+                stack.append(kid)
+                try:
+                    fields = Path(f"/proc/{kid}/stat").read_text().rsplit(")", 1)[1].split()
+                except OSError:
+                    continue
+                total += sum(int(f) for f in fields[11:15]) / TICK
+    return total
 
 
-def interval(k: int, n: int) -> str:
-    ci = binomtest(k, n).proportion_ci(method="exact")
-    return f"{k}/{n} = {k / n:.2f} [{ci.low:.2f}, {ci.high:.2f}]"
+@contextmanager
+def real_evaluator(store: RunStore, run_dir: Path, tasks: dict[str, Task], model: str, cfg: SearchConfig,
+                   scope: str, setup: RunSetup, executor: Executor) -> Iterator[HelixStrategyEvaluator]:
+    """autosaddler.session.helix_evaluator, except that the study's one executor (and with it its
+    outcome cache) serves every run instead of one executor per run."""
+    helix = get_config(cfg.helix_config, token_cap=cfg.per_task_token_cap, seed=cfg.seed,
+                       agent_time_limit_s=cfg.agent_time_limit_s)
+    backend = make_backend(setup)
+    try:
+        runner = build_runner(setup, store, executor, Path(run_dir) / "work", coverage=False, panel=False,
+                              backend=backend)
+        yield HelixStrategyEvaluator(runner, tasks, model, helix, "gate" if scope == "gate" else "search")
+    finally:
+        backend.close()
 
 
-def plot(path: Path, n: int, discordance: float, effect: float, observed: tuple[int, int]) -> None:
-    import matplotlib
+def node_line(node: Node) -> str:
+    minibatch = (f", minibatch {sum(node.parent_outcomes.values())}->{sum(node.child_outcomes.values())}"
+                 if node.child_outcomes else "")
+    dev = "" if node.dev_score is None else f", development {100 * node.dev_score:.1f}%"
+    return f"{node.node_id} {node.status}{minibatch}{dev}{'' if node.edit is None else ': ' + describe(node.edit)}"
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
 
-    effects = [i / 100 for i in range(0, 31)]
-    power = [mcnemar_power(n, discordance / 2 + e, discordance / 2) for e in effects]
-    fig, ax = plt.subplots(figsize=(6.5, 4))
-    ax.plot([100 * e for e in effects], power, label=f"exact gate power, n = {n}, noise discordance {discordance:.2f}")
-    ax.axvline(100 * effect, color="#c44e52", ls="--", label=f"planted effect {100 * effect:.1f} points")
-    k, reps = observed
-    ci = binomtest(k, reps).proportion_ci(method="exact")
-    ax.errorbar([100 * effect], [k / reps], yerr=[[k / reps - ci.low], [ci.high - k / reps]], fmt="o", color="black",
-                capsize=4, label=f"observed planted promotions {k}/{reps} (95% CI)")
-    ax.axhline(ALPHA, color="#999999", lw=0.8)
-    ax.set_xlabel("effect: extra share of release tasks the challenger alone solves (points)")
-    ax.set_ylabel("probability of promotion")
-    ax.set_ylim(0, 1)
-    ax.set_title("Release gate power (simulated models, test fixture)")
-    ax.legend(fontsize=7, loc="upper left")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+class Study:
+    def __init__(self, splits: PackSplits, noise: float, jobs: int, work: Path, executor: Executor) -> None:
+        self.splits, self.noise, self.jobs, self.work, self.executor = splits, noise, jobs, work, executor
+        self.gate_cfg = load_config("demo")          # what `autosaddler gate --preset demo` loads
+        self.release = splits.ids("release")
+        ids = splits.ids("development")
+        tasks = splits.tasks
+        self.development = spread_by_context(ids, {i: tasks[i].context for i in ids},
+                                             {i: i.rsplit("-", 1)[0] for i in ids})
+        self.played_evals = 0
+        self.started = time.monotonic()
+
+    def progress(self, text: str) -> None:
+        print(f"[{time.monotonic() - self.started:7.0f} s] {text}", flush=True)
+
+    def model(self, r: int) -> str:
+        return f"sim:weak?noise={self.noise:g}&seed={r}"
+
+    def gate(self, store: RunStore, run: Path, r: int, challenger: Strategy, plant: Plant | None,
+             played: dict) -> dict:
+        model = self.model(r)
+        setup = search_setup(RunOptions(jobs=self.jobs), model, self.gate_cfg)
+        with real_evaluator(store, run, self.splits.tasks, model, self.gate_cfg, "gate", setup, self.executor) as inner:
+            study = StudyEvaluator(inner, plant, played)
+            before = len(played)
+            self.progress(f"replicate {r}: gate on {len(self.release)} release tasks, challenger "
+                          f"{challenger.content_hash()[:12]} against the initial strategy")
+            c = study.evaluate(challenger, self.release, study.label(challenger, "challenger"))
+            b = study.evaluate(initial_strategy(), self.release, study.label(initial_strategy(), "baseline"))
+            self.played_evals += len(played) - before
+        result = decide([PairedOutcome(t, c[t].success, b[t].success) for t in self.release])
+        planted = plant.tasks if plant else frozenset()
+        other = [t for t in self.release if t not in planted]
+        return {"challenger": challenger.content_hash()[:12],
+                "promoted": result.promoted, "wins": result.wins, "losses": result.losses, "p_value": result.p_value,
+                "n": result.n, "planted_release": len(planted & set(self.release)),
+                "noise_tasks": len(other), "noise_discordant": sum(c[t].success != b[t].success for t in other)}
+
+    def null_gate(self, r: int) -> dict:
+        """A gate of the initial strategy against itself on model seed r, no search before it."""
+        run = self.work / f"gate-{r:02d}"
+        store = RunStore(run, command="bench/validity.py")
+        try:
+            row = self.gate(store, run, r, initial_strategy(), None, {})
+        finally:
+            store.close()
+        return {"world": "null", "replicate": r, "search": False, "frozen_is_root": True, **row}
+
+    def pipeline(self, r: int, plant: Plant | None, played: dict) -> dict:
+        """One whole pipeline: search, freeze, gate (in one run folder, as the demo runs them)."""
+        world = "null" if plant is None else f"planted-{plant.share:.2f}"
+        cfg = load_config("demo", overrides={"seed": SEARCH_SEED + r})
+        model = self.model(r)
+        run = self.work / f"r{r:02d}-{world}"
+        store = RunStore(run, command="bench/validity.py")
+        try:
+            options = RunOptions(jobs=self.jobs)
+            setup = search_setup(options, model, cfg)
+            timeouts = cfg.session_timeouts()
+            settings = options.models([OPTIMIZER_MODEL])
+            optimizer = ModelOptimizer({s: settings.create_optimizer_model(OPTIMIZER_MODEL, seed=cfg.seed, timeout_s=t)
+                                        for s, t in timeouts.items()},
+                                       Budget(5_000_000, label="optimizer", run_label="optimizer", sink=store),
+                                       timeouts=timeouts)
+            with real_evaluator(store, run, self.splits.tasks, model, cfg, "search", setup, self.executor) as inner:
+                before = len(played)
+                dag = Search(cfg, store, StudyEvaluator(inner, plant, played), optimizer, self.splits.ids("proposal"),
+                             self.development, known_task_ids=list(self.splits.tasks),
+                             on_step=lambda node: self.progress(f"{world} replicate {r}: {node_line(node)}")
+                             ).run(initial_strategy())
+                self.played_evals += len(played) - before
+            best = dag.best()
+            challenger = Strategy.model_validate(best.strategy)
+            gate = self.gate(store, run, r, challenger, plant, played)
+        finally:
+            store.close()
+        root_dev = dag.node("n000").dev_score or 0.0
+        carrying = [n for n in dag.nodes() if n.node_id != "n000" and n.status != "rejected"
+                    and self.carries(Strategy.model_validate(n.strategy), plant)]
+        return {"world": world, "replicate": r, "search": True, "nodes": len(dag.nodes()) - 1,
+                "developed_nodes": sum(n.status == "developed" for n in dag.nodes()),
+                "frozen": best.node_id, "frozen_is_root": best.node_id == "n000",
+                "proposed": bool(carrying), "screened_in": any(n.status == "developed" for n in carrying),
+                "developed": any(n.dev_score is not None and n.dev_score > root_dev for n in carrying),
+                "frozen_plant": self.carries(challenger, plant),
+                "promoted_plant": gate["promoted"] and self.carries(challenger, plant), **gate}
+
+    def carries(self, strategy: Strategy, plant: Plant | None) -> bool:
+        """The planted cue reaches at least one planted release task (in the null world: the cue
+        reaches a release task at all, so the rows say the same thing in every world)."""
+        tasks = [t for t in self.release if plant is None or t in plant.tasks]
+        return any(cue_reaches(strategy, self.splits.tasks[t]) for t in tasks)
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--replicates", type=int, default=10)
+    ap.add_argument("--replicates", type=int, default=10, help="pipeline replicates per world (default 10)")
+    ap.add_argument("--null-gates", type=int, default=60, help="null gates in all (default 60, at least --replicates)")
+    ap.add_argument("--shares", default=",".join(f"{s:.2f}" for s in SHARES),
+                    help="planted shares of each split, comma separated (default 0.05,0.10,0.20)")
     ap.add_argument("--noise", type=float, default=0.3)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--png", type=Path, default=ROOT / "docs" / "validity-power.png")
@@ -212,52 +251,46 @@ def main() -> None:
     ap.add_argument("--summarize", type=Path, help="Only summarise the JSON rows (one per line) a study printed.")
     args = ap.parse_args()
     if args.summarize:
-        rows = [json.loads(line) for line in args.summarize.read_text().splitlines() if line.startswith("{")]
-        summarize(rows, args.noise, args.png, None)
+        summarize([json.loads(line) for line in args.summarize.read_text().splitlines() if line.startswith("{")],
+                  args.noise, args.png, None)
         return
-    started = time.monotonic()
+    try:
+        shares = [float(s) for s in args.shares.split(",") if s.strip()]
+    except ValueError:
+        sys.exit(f"--shares: not a comma-separated list of numbers: {args.shares!r}")
+    if args.replicates < 1 or args.null_gates < args.replicates or not all(0 < s < 1 for s in shares):
+        sys.exit("--replicates must be >= 1, --null-gates >= --replicates, every share in (0, 1)")
+    started, cpu0 = time.monotonic(), tree_cpu()
     splits = load_pack_splits(bundled_pack("katas"))
-    rows = []
-    with tempfile.TemporaryDirectory(prefix="validity-") as tmp:
-        work = args.work or Path(tmp)
+    plants = [Plant.over(share, [splits.ids(s) for s in SPLITS]) for share in shares]
+    units = args.replicates * (1 + len(plants)) + args.null_gates - args.replicates
+    rows: list[dict] = []
+    print(f"study: {args.replicates} pipeline replicates x {1 + len(plants)} worlds (null, planted "
+          f"{', '.join(f'{s:.2f}' for s in shares)}) + {args.null_gates - args.replicates} null gates without a "
+          f"search = {units} units; model sim:weak?noise={args.noise:g}, configuration C (the demo preset), "
+          f"--jobs {args.jobs}; load average {os.getloadavg()[0]:.2f} at the start", flush=True)
+    setup = search_setup(RunOptions(jobs=args.jobs), "sim:weak", load_config("demo"))
+    with tempfile.TemporaryDirectory(prefix="validity-") as tmp, \
+            setup.execution.create_executor(workers=setup.concurrency.fork_servers(), cache=None) as executor:
+        study = Study(splits, args.noise, args.jobs, args.work or Path(tmp), executor)
+
+        def report(row: dict) -> None:
+            rows.append(row)
+            print(json.dumps(row), flush=True)
+            spent = time.monotonic() - started
+            print(f"[{spent:7.0f} s] unit {len(rows)}/{units} done: {row['world']} replicate {row['replicate']}: "
+                  f"gate {row['wins']}/{row['losses']} {'PROMOTED' if row['promoted'] else 'not promoted'}; "
+                  f"{study.played_evals} task evaluations played, {tree_cpu() - cpu0:.0f} CPU s, load average "
+                  f"{os.getloadavg()[0]:.2f}", flush=True)
+
         for r in range(args.replicates):
-            played: dict = {}       # the replicate's evaluations, shared by its two profiles
-            for profile in ("null", "planted"):
-                row = run_replicate(profile, r, args.noise, args.jobs, work, splits, played)
-                rows.append(row)
-                print(json.dumps(row), flush=True)
-    summarize(rows, args.noise, args.png, time.monotonic() - started)
-
-
-def summarize(rows: list[dict], noise: float, png: Path, seconds: float | None) -> None:
-    """The study's summary lines (and plot) from its per-replicate rows; `--summarize` re-reads
-    rows an interrupted study printed (each profile's count is then the replicates it finished)."""
-    null = [x for x in rows if x["profile"] == "null"]
-    planted = [x for x in rows if x["profile"] == "planted"]
-    n = rows[0]["n"]
-    discordances = [x["discordant_unplanted"] / (n - x["planted_release"]) for x in rows
-                    if x["discordant_unplanted"] is not None]
-    discordance = sum(discordances) / len(discordances) if discordances else 0.0
-    effect = sum(x["planted_baseline_failures"] for x in planted) / (n * len(planted)) if planted else 0.0
-    share = rows[0]["planted_release"] / n
-    power = mcnemar_power(n, effect + discordance / 2 * (1 - share), discordance / 2 * (1 - share))
-    false_promotions = sum(x["promoted"] for x in null)
-    print(f"study: {len(null)} null and {len(planted)} planted replicates, model sim:weak?noise={noise}, "
-          f"configuration A, release split {n} tasks" + ("" if seconds is None else f", {seconds:.0f} s"))
-    if null:
-        print(f"null: false promotions {interval(false_promotions, len(null))} (nominal alpha {ALPHA}); "
-              f"froze the root {sum(x['frozen_is_root'] for x in null)}/{len(null)}")
-    for stage, key in zip(STAGES, ("proposed", "screened_in", "frozen_plant", "promoted_plant")):
-        if planted:
-            print(f"planted: {stage} {interval(sum(x[key] for x in planted), len(planted))}")
-    print(f"planted effect: {effect:.3f} of release tasks ({share:.3f} planted); noise discordance "
-          f"{discordance:.3f} (mean over {len(discordances)} gates, unplanted tasks); exact gate power {power:.2f}")
-    promoted = sum(x["promoted_plant"] for x in planted)
-    if planted:
-        plot(png, n, discordance, effect, (promoted, len(planted)))
-        print(f"plot: {png}")
-    print(f"false_promotions={false_promotions}/{len(null)} planted_promotions={promoted}/{len(planted)} "
-          f"analytic_power={power:.2f}")
+            played: dict = {}     # the replicate's real evaluations, shared by its worlds
+            for plant in [None, *plants]:
+                report(study.pipeline(r, plant, played))
+        for r in range(args.replicates, args.null_gates):
+            report(study.null_gate(r))
+        cpu = tree_cpu() - cpu0
+    summarize(rows, args.noise, args.png, (time.monotonic() - started, cpu))
 
 
 if __name__ == "__main__":

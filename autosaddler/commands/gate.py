@@ -10,8 +10,17 @@ from pathlib import Path
 import click
 
 from autosaddler.config import load_config
-from autosaddler.gate import GateResult, PairedOutcome, decide, explain, read_outcomes_csv, render
-from autosaddler.ledger import REUSE_NOTE, ReleaseLedger, SpentRelease, check_release, new_entry
+from autosaddler.gate import (
+    GateResult,
+    PairedOutcome,
+    decide,
+    explain,
+    read_outcomes_csv,
+    render,
+    same_strategy_verdict,
+)
+from autosaddler.gate_clusters import ClusterDiagnostics, diagnose_clusters, render_clusters
+from autosaddler.ledger import REUSE_NOTE, ReleaseLedger, SpentRelease, check_release, earlier_looks, new_entry
 from autosaddler.session import helix_evaluator, load_pack_splits, refuse_spent, search_setup
 from autosaddler.tracking import track_gate_command
 from testhelix import atomic
@@ -29,9 +38,13 @@ from testhelix.tracking import mlflow_option, requested_mlflow_uri
 
 @dataclass(frozen=True)
 class GateRun:
-    result: GateResult
+    result: GateResult | None         # None: decided without evaluating (`skipped` says why)
     fresh: bool                       # False: --allow-reuse on tasks an earlier gate had spent
     replay_of: SpentRelease | None    # the same test decided before: its recorded decision
+    diagnostics: ClusterDiagnostics | None = None
+    ledger: ReleaseLedger | None = None
+    skipped: str | None = None        # the challenger is the baseline and the model is deterministic
+    same_strategy_note: str | None = None   # the challenger is the baseline, evaluated anyway: why
 
 
 def run_gate(challenger_file: Path, baseline_file: Path, pack: Path, split: str, model: str, run_dir: Path,
@@ -45,17 +58,27 @@ def run_gate(challenger_file: Path, baseline_file: Path, pack: Path, split: str,
     ids = splits.ids(split)
     cfg = load_config(preset)
     setup = search_setup(options or RunOptions(), model, cfg)   # checked before anything is stored
-    ledger = ReleaseLedger()
+    same = challenger.content_hash() == baseline.content_hash()
+    evaluates, note = same_strategy_verdict(model, len(ids), challenger.content_hash()) if same else (True, "")
+    if not evaluates:
+        Path(run_dir).mkdir(parents=True, exist_ok=True)
+        atomic.write_text(Path(run_dir) / "gate_report.md", _skipped_report(challenger_file, challenger.content_hash(),
+                                                                            model, split, pack, note))
+        return GateRun(None, True, None, skipped=note)
+    ledger = ReleaseLedger.for_scope(cfg.release_ledger, run_dir)
     replay, earlier = check_release(ledger, pack=splits.split.pack, pack_digest=splits.split.pack_digest, split=split,
                                     task_ids=ids, challenger_hash=challenger.content_hash(),
                                     baseline_hash=baseline.content_hash(), model=model, allow_reuse=allow_reuse)
     if replay is not None and replay.result is not None:
         data = dict(replay.result)
         data["ci95"], data["ci99"] = tuple(data["ci95"]), tuple(data["ci99"])
-        return GateRun(GateResult(**data), True, replay)
+        return GateRun(GateResult(**data), True, replay, _replayed_clusters(replay), ledger)
+    looks = earlier_looks([ledger, ReleaseLedger()], splits.split.pack_digest)
     reused = bool(earlier)
     if reused:
         click.echo(f"warning: {REUSE_NOTE}", err=True)
+    if same:
+        click.echo(f"note: {note}", err=True)
     store = RunStore(run_dir, command="autosaddler gate", allowed={"search", "gate"})
     try:
         store.refuse_other_kinds({"search", "gate"}, "autosaddler gate")
@@ -70,6 +93,7 @@ def run_gate(challenger_file: Path, baseline_file: Path, pack: Path, split: str,
             b = evaluator.evaluate(baseline, ids, evaluator.label(baseline, "baseline"))
         outcomes = [PairedOutcome(t, c[t].success, b[t].success) for t in ids]
         result = decide(outcomes)
+        clusters = diagnose_clusters(outcomes, {t: _kata(splits.tasks.get(t)) for t in ids}, looks)
         gate_id = f"gate-{uuid.uuid4().hex[:8]}"
         with store.transaction():
             store.upsert("gate_results", {
@@ -90,12 +114,36 @@ def run_gate(challenger_file: Path, baseline_file: Path, pack: Path, split: str,
         atomic.write_text(Path(run_dir) / "gate_report.md",
             f"# Release gate\n\nchallenger: {challenger_file} ({challenger.content_hash()[:12]})\n"
             f"baseline: {baseline_file} ({baseline.content_hash()[:12]})\nmodel: {model}"
-            f"{' (simulated test double)' if is_simulated(model) else ''}\nsplit: {split} of {pack} ({len(ids)} tasks)\n\n"
+            f"{' (simulated test double)' if is_simulated(model) else ''}\nsplit: {split} of {pack} ({len(ids)} tasks)\n"
+            f"release ledger: {ledger.describe()}\n\n"
             + (f"**Not a fresh test.** {REUSE_NOTE}.\n\n" if reused else "")
-            + f"```\n{render(result)}\n```\n\n{explain(result, challenger.content_hash() == baseline.content_hash())}\n")
+            + (f"**Same strategy.** {note}\n\n" if same else "")
+            + f"```\n{render(result)}\n```\n\n{explain(result, same)}\n\n"
+            + "```\n" + "\n".join(render_clusters(clusters)) + "\n```\n")
     finally:
         store.close()
-    return GateRun(result, not reused, None)
+    return GateRun(result, not reused, None, clusters, ledger, same_strategy_note=note if same else None)
+
+
+def _kata(task: object) -> str | None:
+    """The kata a task's metadata names (None: the task, or its metadata, has none)."""
+    meta = getattr(task, "meta", None)
+    return getattr(getattr(meta, "metadata", None), "kata", None)
+
+
+def _replayed_clusters(replay: SpentRelease) -> ClusterDiagnostics | None:
+    """The diagnostics of a replayed gate, from the outcomes its run folder kept (None: not there)."""
+    path = Path(replay.run_dir) / "gate_outcomes.csv"
+    try:
+        return diagnose_clusters(read_outcomes_csv(path)) if path.is_file() else None
+    except UserError:
+        return None
+
+
+def _skipped_report(challenger_file: Path, digest: str, model: str, split: str, pack: Path, why: str) -> str:
+    return (f"# Release gate\n\nchallenger and baseline: {challenger_file} ({digest[:12]}), the same strategy\n"
+            f"model: {model}\nsplit: {split} of {pack} (not evaluated, not spent)\n\n"
+            f"decision: NOT PROMOTED (the initial strategy stays)\n\n{why}\n")
 
 
 def next_steps(run_dir: Path) -> str:
@@ -135,13 +183,15 @@ def command(outcomes_csv: Path | None, challenger: Path | None, baseline: Path |
             allow_unfrozen_challenger: bool, options: RunOptions, as_json: bool) -> None:
     """Promote a frozen challenger only on a positive difference with one-sided exact McNemar p <= 0.05."""
     fresh, replay, run = True, None, None
+    diagnostics: ClusterDiagnostics | None = None
     if outcomes_csv is not None:
         ignored = [n for n, v in (("--challenger", challenger), ("--baseline", baseline), ("--pack", pack),
                                   ("--model", model), ("--run", run_dir), ("--split-file", split_file)) if v is not None]
         if ignored:
             raise UserError(f"--outcomes decides from recorded outcomes; {', '.join(ignored)} would be ignored "
                             "(give either --outcomes or the options that run both strategies)")
-        result = decide(read_outcomes_csv(outcomes_csv))
+        recorded = read_outcomes_csv(outcomes_csv)
+        result, diagnostics = decide(recorded), diagnose_clusters(recorded)
     else:
         missing = [n for n, v in (("--challenger", challenger), ("--baseline", baseline), ("--pack", pack),
                                   ("--model", model), ("--run", run_dir)) if v is None]
@@ -158,7 +208,11 @@ def command(outcomes_csv: Path | None, challenger: Path | None, baseline: Path |
                        "strategy with no recorded provenance (--allow-unfrozen-challenger)", err=True)
         run = run_gate(challenger, baseline, pack, split, model, run_dir, split_file, preset, allow_reuse,
                        options, progress=not as_json)
+        if run.result is None:
+            _say_skipped(run.skipped or "", run_dir, as_json)
+            return
         result, fresh, replay = run.result, run.fresh, run.replay_of
+        diagnostics = run.diagnostics if run.diagnostics is not None else diagnostics
     if replay is None:   # a replay was tracked when it was decided
         track_gate_command(requested_mlflow_uri(), result, outcomes_csv=outcomes_csv, challenger=challenger,
                            baseline=baseline, pack=pack, split=split, model=model, run_dir=run_dir)  # no-op without URI
@@ -169,10 +223,13 @@ def command(outcomes_csv: Path | None, challenger: Path | None, baseline: Path |
         f"replay: the same challenger and baseline with the same model on the same {result.n} tasks were decided by "
         f"release gate {replay.gate_id} (run {replay.run_dir}); this is that test's recorded decision, not a new "
         "look, and nothing was run")
+    ledger_note = None if run is None or run.ledger is None else f"release ledger: {run.ledger.describe()}"
     if as_json:
         print_json(result.to_json() | ({} if fresh else {"fresh_test": False, "note": REUSE_NOTE})
                    | ({} if replay is None else {"replay_of": replay.gate_id, "note": replay_note})
-                   | {"why": explain(result, same)})
+                   | {"why": explain(result, same)}
+                   | ({} if diagnostics is None else {"diagnostics": diagnostics.to_json()})
+                   | ({} if run is None or run.ledger is None else {"release_ledger": str(run.ledger.root)}))
         return
     width = output_width()  # a log keeps these last lines: 80 columns when stdout is not a terminal
     click.echo("\n".join(clip(line, width) for line in render(result).splitlines()))
@@ -180,7 +237,28 @@ def command(outcomes_csv: Path | None, challenger: Path | None, baseline: Path |
         click.echo(wrap(f"note: {REUSE_NOTE}", width))
     if replay_note:
         click.echo(wrap(f"note: {replay_note}", width))
+    if run is not None and run.same_strategy_note:
+        click.echo(wrap(f"note: {run.same_strategy_note}", width))
     click.echo("")
     click.echo(wrap(explain(result, same), width, hang=""))
+    if diagnostics is not None:
+        click.echo("")
+        click.echo(wrap("\n".join(render_clusters(diagnostics)), width, hang="  "))
+    if ledger_note:
+        click.echo(wrap(ledger_note, width))
     if run_dir is not None:
         click.echo(wrap(next_steps(Path(replay.run_dir) if replay is not None else run_dir), width))
+
+
+def _say_skipped(why: str, run_dir: Path, as_json: bool) -> None:
+    """A same-strategy gate decided without evaluating."""
+    if as_json:
+        print_json({"promoted": False, "evaluated": False, "why": why})
+        return
+    width = output_width()
+    click.echo("decision: NOT PROMOTED (the initial strategy stays; decided without evaluating)")
+    click.echo("")
+    click.echo(wrap(f"Why: {why}", width, hang=""))
+    click.echo(wrap("A search freezes its root when none of its proposals was screened in; `autosaddler view "
+                    f"{run_dir}` shows each proposal, its minibatch and its fate.", width, hang=""))
+    click.echo(wrap(f"Look next: {Path(run_dir) / 'gate_report.md'}: this decision.", width))

@@ -57,7 +57,7 @@ def test_cli_json_from_csv(tmp_path):
     assert r.exit_code == 0, r.output
     data = json.loads(r.output)
     assert set(data) == {"promoted", "p_value", "wins", "losses", "challenger_successes", "baseline_successes",
-                         "n", "difference", "ci95", "ci99", "why"}
+                         "n", "difference", "ci95", "ci99", "why", "diagnostics"}
     assert data["promoted"] is True and round(data["p_value"], 6) == 0.00647
     text = CliRunner().invoke(cli, ["gate", "--outcomes", str(f)]).output
     assert "p = 0.006470" in text and "PROMOTED" in text

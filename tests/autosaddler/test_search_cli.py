@@ -95,18 +95,21 @@ def test_freeze_and_gate_spend_the_release_split(setup):
     frozen = root / "frozen.json"
     r = subprocess.run(cli("freeze", str(run), "--out", str(frozen)), capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
-    gate = subprocess.run(cli("gate", "--challenger", str(frozen), "--baseline",
-                              str(Path(__file__).resolve().parents[2] / "strategies" / "initial.json"),
+    initial = Path(__file__).resolve().parents[2] / "strategies" / "initial.json"
+    # a baseline no search of this size reaches, so the gate evaluates whichever node was frozen (a
+    # challenger with the baseline's hash and a deterministic model is decided without evaluating)
+    baseline = root / "baseline.json"
+    baseline.write_text(json.dumps(json.loads(initial.read_text()) | {"agentSteps": 30, "repairSteps": 12}))
+    gate = subprocess.run(cli("gate", "--challenger", str(frozen), "--baseline", str(baseline),
                               "--pack", str(PACK), "--split-file", str(split), "--split", "release", "--model",
                               "sim:strong", "--run", str(run), "--preset", "demo", "--json"),
                           capture_output=True, text=True)
     assert gate.returncode == 0, gate.stderr
     result = json.loads(gate.stdout)
-    assert result["n"] == 6 and set(result) >= {"promoted", "p_value", "wins", "losses", "ci95", "ci99"}
+    assert result["n"] == 6 and set(result) >= {"promoted", "p_value", "wins", "losses", "ci95", "ci99", "diagnostics"}
     assert (run / "gate_report.md").is_file()
-    initial = Path(__file__).resolve().parents[2] / "strategies" / "initial.json"
     # the same gate again is the same test: its recorded decision, said to be a replay
-    replay = subprocess.run(cli("gate", "--challenger", str(frozen), "--baseline", str(initial), "--pack", str(PACK),
+    replay = subprocess.run(cli("gate", "--challenger", str(frozen), "--baseline", str(baseline), "--pack", str(PACK),
                                 "--split-file", str(split), "--split", "release", "--model", "sim:strong",
                                 "--run", str(run), "--preset", "demo", "--json"), capture_output=True, text=True)
     assert replay.returncode == 0, replay.stderr

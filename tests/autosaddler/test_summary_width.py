@@ -57,7 +57,7 @@ def test_gate_from_outcomes_piped_fits_80_columns(tmp_path: Path) -> None:
     lines = done.stdout.splitlines()
     assert max(len(line) for line in lines) <= 80, done.stdout
     why = explain(decide(read_outcomes_csv(csv)))
-    assert words(why) == words(done.stdout[done.stdout.index("Why:"):])  # wrapped, nothing lost
+    assert words(why) == words(done.stdout[done.stdout.index("Why:"):done.stdout.index("diagnostics (")])  # wrapped, nothing lost
 
 
 def test_gate_run_summary_fits_80_columns(tmp_path: Path, capsys: pytest.CaptureFixture[str],

@@ -13,6 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from testhelix.runsetup import ModelSettings, RunSetup
+from testhelix.strategy.model import initial_strategy
 
 MODEL_OPTIONS = ["--call-timeout", "45", "--context-window", "64000", "--rpm", "90", "--tpm", "80000"]
 
@@ -121,7 +122,9 @@ def test_gate_hands_the_shared_options_to_its_runner(tmp_path, monkeypatch):
     from autosaddler.commands import gate as gate_cmd
 
     seen = _capture_setup(monkeypatch, gate_cmd)
-    result = CliRunner().invoke(cli, ["gate", "--challenger", "initial", "--allow-unfrozen-challenger", "--baseline",
+    challenger = tmp_path / "challenger.json"   # not the baseline: a same-strategy gate evaluates nothing
+    challenger.write_text(json.dumps(initial_strategy().model_dump(mode="json") | {"agentSteps": 16}))
+    result = CliRunner().invoke(cli, ["gate", "--challenger", str(challenger), "--allow-unfrozen-challenger", "--baseline",
                                       "initial", "--pack", "katas", "--model", "sim:weak", "--run",
                                       str(tmp_path / "gate"), "--preset", "demo", "--sandbox", "plain",
                                       *MODEL_OPTIONS])

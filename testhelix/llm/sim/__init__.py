@@ -29,5 +29,10 @@ message* (incidental-looking guards preferred). Numeric fields act through the l
 context, rounds). An offline search can discover only these; everything else in a strategy is
 invisible to a simulated model.
 
+No option of a simulated model plants an effect. The planted effect of bench/validity.py is a
+declared test fixture outside this package (bench/validity_fixture.py): it rewrites the outcome of
+a few chosen tasks after a real evaluation, keyed on whether the `check` cue above reaches the
+task's prompt; nothing else (the demo, the commands) turns it on.
+
 See profiles.py (how to define another one), model.py (roles, usage, the `simulated` flag).
 """
