@@ -138,9 +138,11 @@ class Domain(Protocol):
     # How replies are compared (first_divergence), in words: part of every commitment, since it decides
     # verdicts. EXACT_LOSS, or e.g. "judged: NAME: RUBRIC" (gtdd/domains/judged.py).
     loss: str
-    # The defect catalogue the simulated coder injects from (an object with DEFECTS and
-    # apply_defects(source, ids)); None when the domain has none (then only LLM coders can run).
-    defects: Any
+
+    @property
+    def defects(self) -> Any:
+        """The defect catalogue the simulated coder injects from (an object with DEFECTS and
+        apply_defects(source, ids)); None when the domain has none (then only LLM coders can run)."""
 
     def spec(self) -> str: ...
     def reference_source(self) -> str: ...  # HIDDEN from agents

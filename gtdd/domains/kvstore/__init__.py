@@ -32,7 +32,7 @@ def run_reference(ops: Sequence[Op]) -> TraceResult:
 
 class KVStoreDomain:
     name = "kvstore"
-    families = schema.FAMILIES
+    families: tuple[str, ...] = schema.FAMILIES
     module_name = "kvstore.py"
     entry_class = "Store"
     max_ops = schema.MAX_OPS
