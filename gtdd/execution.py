@@ -101,7 +101,6 @@ class TraceExecutor:
         """`sandbox`: the command's --sandbox (None: the default), passed explicitly to the sandbox
         runner; `runner` replaces the sandbox (tests run a fake domain's candidates in-process)."""
         self.domain = domain
-        self.per_trace_timeout_s = per_trace_timeout_s
         self.runner = runner or SandboxRunner.for_timeout(per_trace_timeout_s, sandbox)
         self._reference: dict[str, TraceResult] = {}
         self._candidate: dict[tuple[str, str], TraceResult] = {}
