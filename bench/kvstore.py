@@ -24,6 +24,7 @@ from gtdd.domains.base import TraceResult, first_divergence
 from gtdd.domains.kvstore import DOMAIN, run_reference
 from gtdd.domains.kvstore.defects import apply_defects
 from gtdd.domains.kvstore.redis_peer import raw_client, replay, reset, shared_prefix, start_redis
+from gtdd.execution import TraceExecutor
 
 CANDIDATE_DEFECTS = ["strings-append-length", "lists-lindex-negative", "tx-watch-empty-list"]
 
@@ -45,10 +46,10 @@ def time_reference(op_lists: list[list[dict]], repeats: int) -> float:
 def time_candidate(source: str, repeats: int) -> tuple[float, int]:
     population = DOMAIN.population()
     expected = DOMAIN.reference_results(population)
-    runs, failing = [], 0
+    runs, failing, executor = [], 0, TraceExecutor(DOMAIN)
     for _ in range(repeats):
         start = time.perf_counter()
-        got = DOMAIN.run_traces(source, population)
+        got = executor.run(source, population)
         runs.append(time.perf_counter() - start)
         failing = sum(first_divergence(e, g) is not None for e, g in zip(expected, got))
     return best(runs), failing

@@ -1,5 +1,10 @@
 """Running traces for the loop: the trusted reference in-process, committed candidates isolated.
 
+The executor owns isolation for every domain: a domain describes behaviour (its reference, its
+loss, its candidate's module file and entry class) and `TraceExecutor` runs candidates through a
+`CandidateRunner`, the sandbox of gtdd/isolation/ unless a test injects an in-process double. It
+also states the execution configuration every commitment records.
+
 Both sides are deterministic functions of (source, trace) -- every trace runs in a fresh process
 under CPU-time limits (gtdd/isolation/) -- so results are cached: the reference by trace id, a
 candidate by (sha256 of its source, trace id). A harness error (the wall-clock backstop fired: no
@@ -20,9 +25,10 @@ import hashlib
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from gtdd.domains.base import HARNESS_ERRORS, Domain, Trace, TraceResult
+from gtdd.isolation import SandboxRunner
 
 MISMATCH, EXECUTION = "mismatch", "execution"
 WRONG_REPLY_COUNT = "reply-count"  # no exception, but more or fewer replies than operations
@@ -80,23 +86,39 @@ def failure_of(domain: Domain, trace: Trace, expected: TraceResult, observed: Tr
     return Failure(EXECUTION, at, error, family, command, expected, observed)
 
 
+class CandidateRunner(Protocol):
+    """Runs an untrusted candidate module on traces: one TraceResult per trace, in order."""
+
+    def run(self, module_source: str, traces: Sequence[Trace], module_file: str, entry: str) -> list[TraceResult]: ...
+    def config(self) -> dict: ...  # what decides its verdicts (sandbox, limits, versions): committed
+
+
 class TraceExecutor:
     """Cached execution of traces on the reference and on candidate sources."""
 
-    def __init__(self, domain: Domain, per_trace_timeout_s: float = 1.0, sandbox: str | None = None):
+    def __init__(self, domain: Domain, per_trace_timeout_s: float = 1.0, sandbox: str | None = None,
+                 runner: CandidateRunner | None = None):
+        """`sandbox`: the command's --sandbox (None: the default), passed explicitly to the sandbox
+        runner; `runner` replaces the sandbox (tests run a fake domain's candidates in-process)."""
         self.domain = domain
-        self.per_trace_timeout_s = per_trace_timeout_s
-        self.sandbox = sandbox  # the command's --sandbox (None: the default), passed to every run_traces
+        self.runner = runner or SandboxRunner.for_timeout(per_trace_timeout_s, sandbox)
         self._reference: dict[str, TraceResult] = {}
         self._candidate: dict[tuple[str, str], TraceResult] = {}
         self._lock = threading.Lock()
         self.candidate_executions = 0  # traces actually run on candidates (cache misses)
         self.harness_errors = 0  # executions that ended without a verdict (not cached)
 
-    def sandbox_choice(self) -> dict[str, str]:
-        """The keyword a domain's `run_traces` / `execution_config` gets for the command's --sandbox;
-        none without a choice, so a domain written before the parameter existed keeps working."""
-        return {} if self.sandbox is None else {"sandbox": self.sandbox}
+    def execution_config(self) -> dict:
+        """Everything besides the candidate's files that decides a verdict: the domain, its candidate's
+        module and entry class, its loss, and the runner's sandbox, limits and versions."""
+        d = self.domain
+        return {"domain": d.name, "module": d.module_name, "entry": d.entry_class, **self.runner.config(),
+                "loss": d.loss}
+
+    def run(self, source: str, traces: Sequence[Trace]) -> list[TraceResult]:
+        """The candidate `source` run on `traces` by the runner, uncached and uncounted (a coder
+        double checking variants of its own code uses it; `candidate` is the loop's cached use)."""
+        return self.runner.run(source, traces, self.domain.module_name, self.domain.entry_class)
 
     def reference(self, traces: Sequence[Trace]) -> list[TraceResult]:
         with self._lock:
@@ -117,7 +139,7 @@ class TraceExecutor:
             known = {t.id: self._candidate[(key, t.id)] for t in traces if (key, t.id) in self._candidate}
         missing = list({t.id: t for t in traces if t.id not in known}.values())
         if missing:
-            results = self.domain.run_traces(source, missing, self.per_trace_timeout_s, **self.sandbox_choice())
+            results = self.run(source, missing)
             with self._lock:
                 self.candidate_executions += len(missing)
                 for trace, result in zip(missing, results):

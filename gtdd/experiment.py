@@ -37,7 +37,7 @@ from gtdd import acceptance, records
 from gtdd.agents import ROUND_TOKEN_CAP, Coder, CodingRequest, Tester, TestingRequest
 from gtdd.commit import Workspace
 from gtdd.domains.base import Domain
-from gtdd.execution import EvaluatorError, TraceExecutor
+from gtdd.execution import CandidateRunner, EvaluatorError, TraceExecutor
 from gtdd.feedback import rule_named
 from gtdd.loop import LoopContext, TrajectoryState, public_examples, run_round, tests_manifest
 from gtdd.policies import POLICIES, Policy, run_generator
@@ -130,22 +130,21 @@ class BlockPlan:
 class Experiment:
     def __init__(self, run_dir: Path, config: ExperimentConfig, domain: Domain | None = None,
                  progress: Callable[[str], None] | None = None, coder: Coder | None = None,
-                 tester: Tester | None = None, sandbox: str | None = None, models: ModelSettings | None = None):
-        """`domain`, `coder` and `tester` override the configured names (tests inject fakes); `sandbox`
-        and `models` are the command's --sandbox and model options (testhelix/runsetup.py)."""
+                 tester: Tester | None = None, sandbox: str | None = None, models: ModelSettings | None = None,
+                 runner: CandidateRunner | None = None):
+        """`domain`, `coder`, `tester` and `runner` override the configured names and the sandbox
+        (tests inject fakes); `sandbox` and `models` are the command's --sandbox and model options
+        (testhelix/runsetup.py)."""
         self.run_dir = Path(run_dir)
         self.domain = domain or load_domain(config.domain)
         self.progress = progress or (lambda line: None)
-        self.executor = TraceExecutor(self.domain, config.per_trace_timeout_s, sandbox)
+        self.executor = TraceExecutor(self.domain, config.per_trace_timeout_s, sandbox, runner)
         models = models or ModelSettings()
         # bad names fail before anything is stored
         self.coder = coder or make_coder(config.coder, self.domain, self.executor, models, config.round_token_cap)
         self.tester = tester or make_tester(config.tester, self.domain, models, config.round_token_cap)
         self.public = public_examples(self.domain, config.public_examples)
-        self.execution_config = {"domain": self.domain.name, "module": self.domain.module_name,
-                                 "entry": self.domain.entry_class,
-                                 **self.domain.execution_config(config.per_trace_timeout_s,
-                                                                **self.executor.sandbox_choice())}
+        self.execution_config = self.executor.execution_config()
         # bad acceptance settings are refused before anything is stored
         acceptance.AcceptanceRule(**config.acceptance).check_families(list(self.domain.families))
         self.store = RunStore(self.run_dir, command="gtdd experiment", allowed={"gtdd"})

@@ -163,8 +163,7 @@ class SimCoder:
                                                             for d in variants])
             runs = [Trace.of([{"cmd": SELECT_VARIANT, "args": [variants.index(d)]}, *t.ops], t.family)
                     for d, t in todo]
-            for (d, t), got in zip(todo, self.domain.run_traces(mux, runs, self.executor.per_trace_timeout_s,
-                                                                    **self.executor.sandbox_choice())):
+            for (d, t), got in zip(todo, self.executor.run(mux, runs)):
                 observed = TraceResult(tuple(got.replies[1:]), got.error)
                 exp = expected_of[t.id]
                 self._exposure[(d, t.id, _key(exp))] = (not got.replies

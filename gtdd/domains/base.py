@@ -106,8 +106,11 @@ def is_json_value(value: Any) -> bool:
     return False
 
 
+EXACT_LOSS = "exact: every reply equal as a JSON value (json_equal), and the same execution error"
+
+
 def first_divergence(expected: TraceResult, got: TraceResult) -> int | None:
-    """Index of the first operation whose outcome differs, or None when the results agree.
+    """The exact loss (EXACT_LOSS): index of the first operation whose outcome differs, or None when the results agree.
 
     A failed execution diverges at the operation it did not answer (len(replies)); a run that
     answered more or fewer operations than expected diverges where the shorter one stops."""
@@ -121,18 +124,25 @@ def first_divergence(expected: TraceResult, got: TraceResult) -> int | None:
 
 
 class Domain(Protocol):
-    """What GTDD needs from one behavioural contract (see module docstring). Every hook the loop,
-    the experiment and the simulated agents read is declared here; nothing is probed with getattr.
-    A domain outside the project is loaded with `--domain package.module:OBJECT` (gtdd.domains)."""
+    """What GTDD needs from one behavioural contract (see module docstring): behaviour only. Running a
+    candidate is the trace executor's (gtdd/execution.py runs every domain's candidates in the sandbox
+    of gtdd/isolation/), so a domain never imports the isolation. Every hook the loop, the experiment
+    and the simulated agents read is declared here; nothing is probed with getattr. A domain outside
+    the project is loaded with `--domain package.module:OBJECT` (gtdd.domains)."""
 
     name: str
     families: tuple[str, ...]
     module_name: str  # file name a candidate provides, e.g. "kvstore.py"
     entry_class: str  # the class in that module whose instances answer execute(cmd, args)
     max_ops: int  # the schema's trace-length limit L (bounds reduction cost)
-    # The defect catalogue the simulated coder injects from (an object with DEFECTS and
-    # apply_defects(source, ids)); None when the domain has none (then only LLM coders can run).
-    defects: Any
+    # How replies are compared (first_divergence), in words: part of every commitment, since it decides
+    # verdicts. EXACT_LOSS, or e.g. "judged: NAME: RUBRIC" (gtdd/domains/judged.py).
+    loss: str
+
+    @property
+    def defects(self) -> Any:
+        """The defect catalogue the simulated coder injects from (an object with DEFECTS and
+        apply_defects(source, ids)); None when the domain has none (then only LLM coders can run)."""
 
     def spec(self) -> str: ...
     def reference_source(self) -> str: ...  # HIDDEN from agents
@@ -142,14 +152,7 @@ class Domain(Protocol):
     def public_examples(self) -> tuple[Trace, ...]: ...  # the domain's own; () to let the loop draw some
     def family_of_op(self, op: Op) -> str: ...  # requirement family of one operation's command
     def reference_results(self, traces: Sequence[Trace]) -> list[TraceResult]: ...  # trusted, in-process
-    # untrusted, one fresh process per trace, in the sandbox `sandbox` names (None: the default; see
-    # testhelix/execution/seam.py): the command's --sandbox arrives here explicitly
-    def run_traces(self, module_source: str, traces: Sequence[Trace],
-                   per_trace_timeout_s: float = 1.0, sandbox: str | None = None) -> list[TraceResult]: ...
-    def execution_config(self, per_trace_timeout_s: float,
-                         sandbox: str | None = None) -> dict: ...  # sandbox, limits, versions: committed
-    def replies_equal(self, a: Any, b: Any) -> bool: ...
-    def first_divergence(self, expected: TraceResult, got: TraceResult) -> int | None: ...
+    def first_divergence(self, expected: TraceResult, got: TraceResult) -> int | None: ...  # the loss
 
 
 DOMAIN_HOOKS = protocol_members(Domain)  # the Protocol is the one list

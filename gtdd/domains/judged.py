@@ -1,9 +1,9 @@
 """Judged loss: a domain whose replies are judged acceptable or not instead of compared for equality.
 
 Exact reply equality suits a key-value store; a text normaliser, a speech or a language task has
-replies that differ without being wrong. Such a domain declares a `ReplyJudge` and implements its
-`first_divergence` hook with `judged_first_divergence(judge, ...)`: the loss of a case is
-ℓ(f; z) = 1 when some reply of the candidate is judged unacceptable against the reference's reply
+replies that differ without being wrong. Such a domain declares a `ReplyJudge`, implements its
+`first_divergence` hook with `judged_first_divergence(judge, ...)` and states the judge in `loss`:
+the loss of a case is ℓ(f; z) = 1 when some reply of the candidate is judged unacceptable against the reference's reply
 for the same operation (or the candidate fails to execute, or answers more or fewer operations),
 else 0. Everything downstream -- failures, counterexamples, regression tests, audits, population
 risk, Γ_t -- reads that loss through the domain, so nothing else changes.

@@ -19,7 +19,7 @@ from testhelix.llm.testing import FunctionModel
 from testhelix.store import RunStore
 from testhelix.strategy.model import Strategy
 from tests.autosaddler.autosaddler_fakes import fake_trace
-from tests.gtdd.loop_fakes import FakeDomain
+from tests.gtdd.loop_fakes import FakeDomain, InProcessRunner
 from tests.gtdd.test_loop_experiment import prompted_model
 
 PROPOSAL = [f"p{i:03d}" for i in range(12)]
@@ -90,7 +90,8 @@ def test_every_call_of_a_gtdd_experiment_is_one_ledger_row(tmp_path):
     model = Counted(prompted_model())
     config = ExperimentConfig(policies=("dynamic-informed",), blocks=1, rounds=3, domain="fake",
                               coder="scripted:fake", tester="scripted:fake", audit_seeded=True)
-    experiment = Experiment(tmp_path, config, domain=FakeDomain(), coder=LLMCoder(model), tester=LLMTester(model))
+    experiment = Experiment(tmp_path, config, domain=FakeDomain(), coder=LLMCoder(model), tester=LLMTester(model),
+                            runner=InProcessRunner())
     try:
         experiment.run()
         rows = ledger(experiment.store, "run_label = 'gtdd'")

@@ -2,8 +2,9 @@
 
 It satisfies gtdd.domains.base.Domain and carries its own defect catalogue (`domain.defects`), so
 the loop, the simulated agents and the experiment can be tested quickly and independently of the
-key-value store. Candidates run in-process here (the fake's modules are all derived from its own
-reference); the real domains isolate them.
+key-value store. Its candidates run in-process, through `InProcessRunner` given to the executor in
+place of the sandbox (the fake's modules are all derived from its own reference); a domain never
+runs candidates itself.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any
 
 from gtdd.domains import base
 from gtdd.domains.base import Trace, TraceResult
+from gtdd.execution import TraceExecutor
 
 REFERENCE = '''
 class Store:
@@ -106,11 +108,10 @@ class FakeDomain:
     module_name = "store.py"
     entry_class = "Store"
     max_ops = 12
+    loss = base.EXACT_LOSS
     defects = defects_module
 
     def __init__(self) -> None:
-        self.candidate_calls = 0
-        self.sandboxes: set[str | None] = set()  # the --sandbox choices run_traces was given
         self._population: tuple[Trace, ...] | None = None
 
     def spec(self) -> str:
@@ -163,26 +164,33 @@ class FakeDomain:
     def public_examples(self) -> tuple[Trace, ...]:
         return ()
 
-    def execution_config(self, per_trace_timeout_s: float, sandbox: str | None = None) -> dict:
-        return {"sandbox": "in-process test fake", "timeout_s": per_trace_timeout_s}
-
     def family_of_op(self, op: dict) -> str:
         return COMMANDS[op["cmd"]][0]
 
     def reference_results(self, traces: Sequence[Trace]) -> list[TraceResult]:
         return [_run(REFERENCE, t.ops) for t in traces]
 
-    def run_traces(self, module_source: str, traces: Sequence[Trace],
-                   per_trace_timeout_s: float = 1.0, sandbox: str | None = None) -> list[TraceResult]:
-        self.candidate_calls += 1
-        self.sandboxes.add(sandbox)
-        return [_run(module_source, t.ops) for t in traces]
-
-    def replies_equal(self, a: Any, b: Any) -> bool:
-        return base.json_equal(a, b)
-
     def first_divergence(self, expected: TraceResult, got: TraceResult) -> int | None:
         return base.first_divergence(expected, got)
+
+
+class InProcessRunner:
+    """A CandidateRunner (gtdd/execution.py) that runs the fake's candidates in this process: fast,
+    and safe only because every module the tests run derives from the fake's own reference."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def run(self, module_source: str, traces: Sequence[Trace], module_file: str, entry: str) -> list[TraceResult]:
+        self.calls += 1
+        return [_run(module_source, t.ops) for t in traces]
+
+    def config(self) -> dict:
+        return {"sandbox": "in-process test fake"}
+
+
+def fake_executor(domain: FakeDomain | None = None) -> TraceExecutor:
+    return TraceExecutor(domain or FakeDomain(), runner=InProcessRunner())
 
 
 DOMAIN = FakeDomain()  # for `--domain loop_fakes:DOMAIN` in command-line tests

@@ -15,7 +15,7 @@ from gtdd.experiment import Experiment, ExperimentConfig
 from gtdd.report import write_report
 from gtdd.stats.audit import audit_size
 from testhelix.errors import UserError
-from tests.gtdd.loop_fakes import FakeDomain
+from tests.gtdd.loop_fakes import FakeDomain, InProcessRunner
 
 POLICIES = ("public-only", "static-property", "dynamic-informed")
 
@@ -80,7 +80,7 @@ def test_family_tolerances_size_each_family_and_unknown_families_are_refused(tmp
 
 def run(tmp_path, policies=POLICIES, **kw):
     config = ExperimentConfig(policies=policies, blocks=2, rounds=3, domain="fake", audit_seeded=True, **kw)
-    experiment = Experiment(tmp_path, config, domain=FakeDomain())
+    experiment = Experiment(tmp_path, config, domain=FakeDomain(), runner=InProcessRunner())
     try:
         experiment.run()
     finally:

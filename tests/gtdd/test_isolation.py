@@ -133,11 +133,14 @@ def test_harness_errors_are_never_cached():
     class Flaky:
         calls = 0
 
-        def run_traces(self, source, batch, per_trace_timeout_s):
+        def run(self, source, batch, module_file, entry):
             Flaky.calls += 1
             return [TraceResult((), ERROR_WALL_CLOCK if Flaky.calls == 1 else None) for _ in batch]
 
-    executor = TraceExecutor(Flaky())  # type: ignore[arg-type]  # a domain double with only what runs traces
+        def config(self):
+            return {}
+
+    executor = TraceExecutor(DOMAIN, runner=Flaky())
     t = traces(1)
     assert executor.candidate("src", t)[0].error == ERROR_WALL_CLOCK
     assert executor.candidate("src", t)[0].error is None and executor.harness_errors == 1
@@ -174,16 +177,19 @@ def test_crashes_memory_and_exceptions_are_contained():
 
 def test_reference_source_passes_a_population_sample():
     sample = DOMAIN.population()[::80]
-    got = DOMAIN.run_traces(DOMAIN.reference_source(), sample)
+    got = TraceExecutor(DOMAIN).run(DOMAIN.reference_source(), sample)
     expected = DOMAIN.reference_results(sample)
     assert [DOMAIN.first_divergence(e, g) for e, g in zip(expected, got)] == [None] * len(sample)
 
 
-def test_execution_config_names_sandbox_limits_and_versions():
-    config = DOMAIN.execution_config(0.5)
+def test_execution_config_names_domain_loss_sandbox_limits_and_versions():
+    config = TraceExecutor(DOMAIN, 0.5).execution_config()
     assert config["sandbox"] == select_sandbox().kind and config["limits"]["cpu_s"] == 0.5
     assert config["python"] and len(config["isolation_code"]) == 64
-    assert config != DOMAIN.execution_config(1.0)
+    assert (config["domain"], config["module"], config["entry"], config["loss"]) == (
+        "kvstore", "kvstore.py", "Store", DOMAIN.loss)
+    assert config != TraceExecutor(DOMAIN, 1.0).execution_config()
+    assert TraceExecutor(DOMAIN, 0.5, "plain").execution_config()["sandbox"] == "plain"
     assert execution_config(FAST, "plain")["sandbox"] == "plain"
 
 

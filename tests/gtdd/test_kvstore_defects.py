@@ -9,6 +9,7 @@ import pytest
 from gtdd.domains.base import TraceResult, first_divergence
 from gtdd.domains.kvstore import DOMAIN
 from gtdd.domains.kvstore.defects import BY_ID, DEFECTS, apply_defects
+from gtdd.execution import TraceExecutor
 
 
 def load_store(source: str):
@@ -79,7 +80,7 @@ def test_apply_defects_rejects_unknown_and_overlapping_edits():
 def test_defect_through_the_isolated_runner():
     sample = [t for t in DOMAIN.population() if t.family == "hashes"][:60]
     source = apply_defects(DOMAIN.reference_source(), ["hashes-hincrby-int"])
-    got = DOMAIN.run_traces(source, sample)
+    got = TraceExecutor(DOMAIN).run(source, sample)
     expected = DOMAIN.reference_results(sample)
     diverging = [i for i, (e, g) in enumerate(zip(expected, got)) if DOMAIN.first_divergence(e, g) is not None]
     assert diverging

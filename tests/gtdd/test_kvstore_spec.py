@@ -67,7 +67,7 @@ def test_error_codes_in_spec_are_the_reference_vocabulary():
 
 
 def test_get_domain_and_unknown_domain():
-    assert get_domain("kvstore") is DOMAIN  # type: ignore[comparison-overlap]  # the protocol and the object
+    assert get_domain("kvstore") is DOMAIN
     with pytest.raises(UserError, match="unknown domain 'nope'"):
         get_domain("nope")
 

@@ -7,13 +7,14 @@ import random
 import pytest
 
 from gtdd.agents import CodingRequest, LLMCoder, LLMTester, TestingRequest, extract_code
+from gtdd.domains.base import TraceResult
 from gtdd.execution import TraceExecutor
 from gtdd.policies import POLICIES, parse_policies, proposals_from_raw, run_generator, staged_chunk
 from gtdd.sim import CODER_MARK, TESTER_MARK, SimCoder, SimTester
 from testhelix.errors import UserError
 from testhelix.llm.base import ModelUnavailable, Usage
 from testhelix.llm.testing import Reply, ScriptedModel
-from tests.gtdd.loop_fakes import REFERENCE, FakeDomain, apply_defects
+from tests.gtdd.loop_fakes import REFERENCE, FakeDomain, apply_defects, fake_executor
 
 
 def test_the_nine_policies_and_their_schedules():
@@ -119,7 +120,7 @@ def test_llm_tester_sees_the_module_only_when_informed_and_cut_off_replies_yield
 
 def test_sim_coder_repairs_exposed_defects_and_says_it_is_simulated():
     domain = FakeDomain()
-    ex = TraceExecutor(domain)
+    ex = fake_executor(domain)
     coder = SimCoder("sim:strong", domain, ex)
     first = coder.write_module(CodingRequest(0, 1, 5, domain.spec(), "store.py", None))
     assert first.simulated and first.module.startswith(CODER_MARK)
@@ -159,15 +160,25 @@ def test_rejected_credentials_stop_the_run_with_a_user_error():
         coder.write_module(CodingRequest(0, 1, 1, "SPEC", "store.py", None))
 
 
-def test_the_commands_sandbox_choice_reaches_the_domain_explicitly():
-    """`gtdd experiment --sandbox S` travels to every `run_traces` call as an argument (never through
-    the environment); without a choice the domain gets no keyword, as a domain written earlier expects."""
+def test_the_commands_sandbox_choice_reaches_the_isolation_explicitly(monkeypatch):
+    """`gtdd experiment --sandbox S` travels to every sandboxed run as an argument (never through the
+    environment), with the domain's module file and entry class: the executor, not the domain, runs a
+    candidate, so a domain that declares no runner of its own is isolated all the same."""
+    import gtdd.isolation
+
+    seen = []
+
+    def run_traces(source, traces, limits, module_file, entry, sandbox_kind):
+        seen.append((module_file, entry, sandbox_kind, limits.cpu_s))
+        return [TraceResult((), None) for _ in traces]
+
+    monkeypatch.setattr(gtdd.isolation, "run_traces", run_traces)
     domain = FakeDomain()
-    chosen, default = TraceExecutor(domain, 1.0, "plain"), TraceExecutor(domain)
+    chosen, default = TraceExecutor(domain, 0.5, "plain"), TraceExecutor(domain)
     chosen.candidate(REFERENCE, domain.population()[:2])
-    assert domain.sandboxes == {"plain"}
     default.candidate(REFERENCE + "\n", domain.population()[:2])
-    assert domain.sandboxes == {"plain", None}
+    assert seen == [("store.py", "Store", "plain", 0.5), ("store.py", "Store", None, 1.0)]
+    assert chosen.execution_config()["sandbox"] == "plain"
 
 
 def test_the_seeds_three_retries_are_the_sdks_own(monkeypatch):
@@ -182,5 +193,5 @@ def test_the_seeds_three_retries_are_the_sdks_own(monkeypatch):
         return scripted([])
 
     monkeypatch.setattr(registry, "create_model", create_model)
-    coder = make_coder("anthropic:claude-haiku-4-5", FakeDomain(), TraceExecutor(FakeDomain()))
+    coder = make_coder("anthropic:claude-haiku-4-5", FakeDomain(), fake_executor())
     assert isinstance(coder, LLMCoder) and built["max_retries"] == 3

@@ -8,10 +8,9 @@ import pytest
 
 from gtdd import acceptance
 from gtdd.commit import PUBLIC_TESTS_FILE, SPEC_FILE, Workspace
-from gtdd.execution import TraceExecutor
 from gtdd.stats.audit import audit_size
 from testhelix.errors import UserError
-from tests.gtdd.loop_fakes import REFERENCE, FakeDomain, apply_defects
+from tests.gtdd.loop_fakes import REFERENCE, FakeDomain, apply_defects, fake_executor
 
 CONFIG = {"domain": "fake", "per_trace_timeout_s": 1.0}
 
@@ -67,7 +66,7 @@ def test_audit_sizes_come_from_the_exact_statistics():
 
 def test_audits_are_reproducible_from_the_recorded_randomness_and_decide_acceptance():
     domain = FakeDomain()
-    ex = TraceExecutor(domain)
+    ex = fake_executor(domain)
     families = acceptance.population_by_family(domain.population())
     rule = acceptance.AcceptanceRule(allocation="one-candidate")
     good = acceptance.run_audit(rule, families, 1, b"r" * 32, lambda ts: ex.failures(REFERENCE, ts))

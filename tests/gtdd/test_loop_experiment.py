@@ -14,7 +14,7 @@ from gtdd.execution import EvaluatorError
 from gtdd.experiment import Experiment, ExperimentConfig
 from gtdd.report import SIMULATED_NOTE, paired_contrast, write_report
 from testhelix.errors import UserError
-from tests.gtdd.loop_fakes import FakeDomain
+from tests.gtdd.loop_fakes import FakeDomain, InProcessRunner
 
 ORDER = ["coding_end", "commitment", "testing_end", "audit_sampling", "audit_end", "acceptance_record",
          "population_end"]
@@ -23,7 +23,7 @@ ORDER = ["coding_end", "commitment", "testing_end", "audit_sampling", "audit_end
 def run_fake(run_dir, policies=("static-property", "dynamic-informed"), blocks=2, rounds=3, **kw):
     config = ExperimentConfig(policies=policies, blocks=blocks, rounds=rounds, domain="fake",
                               audit_seeded=True, **kw)
-    experiment = Experiment(run_dir, config, domain=FakeDomain())
+    experiment = Experiment(run_dir, config, domain=FakeDomain(), runner=InProcessRunner())
     try:
         return experiment.run()
     finally:
@@ -142,14 +142,19 @@ def test_results_are_the_same_for_any_number_of_jobs(tmp_path):
 def test_a_changed_execution_configuration_is_refused(tmp_path):
     run_fake(tmp_path, blocks=1, rounds=2)
 
-    class OtherSandbox(FakeDomain):
-        def execution_config(self, per_trace_timeout_s: float, sandbox: str | None = None) -> dict:
-            return {**super().execution_config(per_trace_timeout_s, sandbox), "sandbox": "another"}
+    class OtherSandbox(InProcessRunner):
+        def config(self) -> dict:
+            return {**super().config(), "sandbox": "another"}
+
+    class OtherLoss(FakeDomain):
+        loss = "judged: anything goes"
 
     config = ExperimentConfig(policies=("static-property", "dynamic-informed"), blocks=1, rounds=2, domain="fake",
                               audit_seeded=True)
     with pytest.raises(UserError, match="execution configuration differs.*sandbox"):
-        Experiment(tmp_path, config, domain=OtherSandbox())
+        Experiment(tmp_path, config, domain=FakeDomain(), runner=OtherSandbox())
+    with pytest.raises(UserError, match="execution configuration differs.*loss"):
+        Experiment(tmp_path, config, domain=OtherLoss(), runner=InProcessRunner())
 
 
 def test_fixed_tests_are_checked_against_their_manifest_before_a_rerun(tmp_path):
@@ -248,7 +253,7 @@ def test_llm_agents_drive_the_loop_offline(tmp_path):
     config = ExperimentConfig(policies=("dynamic-informed",), blocks=1, rounds=3, domain="fake",
                               coder="scripted:fake", tester="scripted:fake", audit_seeded=True)
     experiment = Experiment(tmp_path, config, domain=FakeDomain(), coder=LLMCoder(model),
-                            tester=LLMTester(model))
+                            tester=LLMTester(model), runner=InProcessRunner())
     try:
         assert experiment.run()["simulated"] is False
     finally:
@@ -275,7 +280,7 @@ def test_protected_file_edits_are_recorded_and_restored_in_the_loop(tmp_path):
 
     domain = FakeDomain()
     config = ExperimentConfig(policies=("public-only",), blocks=1, rounds=2, domain="fake", audit_seeded=True)
-    experiment = Experiment(tmp_path, config, domain=domain)
+    experiment = Experiment(tmp_path, config, domain=domain, runner=InProcessRunner())
     experiment.coder = TamperingCoder("sim:strong", domain, experiment.executor)
     try:
         experiment.run()

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from gtdd.domains.base import Trace
-from gtdd.execution import EXECUTION, MISMATCH, TraceExecutor
+from gtdd.execution import EXECUTION, MISMATCH
 from gtdd.feedback import CompactRule, ObservedFailure, StandardRule
 from gtdd.reduction import budget, reduce_failures
-from tests.gtdd.loop_fakes import REFERENCE, FakeDomain, apply_defects
+from tests.gtdd.loop_fakes import REFERENCE, FakeDomain, apply_defects, fake_executor
 
 
 def op(cmd, *args):
@@ -15,7 +15,7 @@ def op(cmd, *args):
 
 def setup(defects):
     domain = FakeDomain()
-    return domain, TraceExecutor(domain), apply_defects(REFERENCE, defects)
+    return domain, fake_executor(domain), apply_defects(REFERENCE, defects)
 
 
 def test_mismatch_reduces_to_the_divergent_operation_and_keeps_its_identity():

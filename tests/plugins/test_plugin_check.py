@@ -78,7 +78,7 @@ def test_gtdd_check_runs_the_reference_in_the_sandbox_it_is_given(
     monkeypatch.syspath_prepend(str(tmp_path))
     code, out, _ = cli(gtdd_main, ["plugin", "check", "counter", "--sandbox", "unlaunchable_sandbox:Unlaunchable"],
                        capsys)
-    assert code == 1 and "FAIL  run_traces on the reference" in out, out
+    assert code == 1 and "FAIL  the reference run in the sandbox" in out, out
 
 
 class AlwaysPasses:

@@ -1,9 +1,9 @@
 """The key-value store domain (spec.md): 61 commands in 8 families, Redis-compatible where shared.
 
-`DOMAIN` satisfies gtdd.domains.base.Domain. Candidates run through the domain-independent
-isolation in gtdd/isolation/ (one fresh sandboxed process per trace). Keep this module light: the
-sandbox never imports the package, and tools that only need the spec or the schema should not pay
-for more.
+`DOMAIN` satisfies gtdd.domains.base.Domain: it describes behaviour only; the trace executor runs
+its candidates (gtdd/execution.py, one fresh sandboxed process per trace). Keep this module light:
+the sandbox never imports the package, and tools that only need the spec or the schema should not
+pay for more.
 """
 
 from __future__ import annotations
@@ -13,13 +13,11 @@ from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
 from types import ModuleType
-from typing import Any
 
 from gtdd.domains import base
 from gtdd.domains.base import Op, Trace, TraceResult
 from gtdd.domains.kvstore import generator, schema
 from gtdd.domains.kvstore import population as population_module
-from gtdd.isolation import IsolationLimits, execution_config, run_traces
 
 HERE = Path(__file__).parent
 
@@ -34,10 +32,11 @@ def run_reference(ops: Sequence[Op]) -> TraceResult:
 
 class KVStoreDomain:
     name = "kvstore"
-    families = schema.FAMILIES
+    families: tuple[str, ...] = schema.FAMILIES
     module_name = "kvstore.py"
     entry_class = "Store"
     max_ops = schema.MAX_OPS
+    loss = base.EXACT_LOSS
 
     def spec(self) -> str:
         return (HERE / "spec.md").read_text()
@@ -72,17 +71,6 @@ class KVStoreDomain:
 
     def public_examples(self) -> tuple[Trace, ...]:
         return ()  # the loop draws seeded examples from the generator
-
-    def run_traces(self, module_source: str, traces: Sequence[Trace],
-                   per_trace_timeout_s: float = 1.0, sandbox: str | None = None) -> list[TraceResult]:
-        return run_traces(module_source, traces, IsolationLimits.for_timeout(per_trace_timeout_s),
-                          module_file=self.module_name, entry=self.entry_class, sandbox_kind=sandbox)
-
-    def execution_config(self, per_trace_timeout_s: float, sandbox: str | None = None) -> dict:
-        return execution_config(IsolationLimits.for_timeout(per_trace_timeout_s), sandbox)
-
-    def replies_equal(self, a: Any, b: Any) -> bool:
-        return base.json_equal(a, b)
 
     def first_divergence(self, expected: TraceResult, got: TraceResult) -> int | None:
         return base.first_divergence(expected, got)

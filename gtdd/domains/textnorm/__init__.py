@@ -8,7 +8,7 @@ accents, titles.
 
 The loss is judged, not exact: the rubric (`RUBRIC`) accepts a reply that differs from the
 reference's only in leading or trailing whitespace or, for TITLE, in the case of small words after
-the first. Candidates run in the project's domain-independent isolation, like the key-value store's.
+the first. The trace executor runs its candidates in the sandbox, as it runs every domain's.
 """
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ from typing import Any
 from gtdd.domains.base import Op, Trace, TraceResult
 from gtdd.domains.judged import RubricJudge, judged_first_divergence
 from gtdd.domains.textnorm import defects as defects_module
-from gtdd.isolation import IsolationLimits, execution_config, run_traces
 
 HERE = Path(__file__).parent
 COMMANDS = {"SPACES": "spacing", "FOLD": "accents", "TITLE": "titles"}
@@ -63,6 +62,7 @@ class TextNormDomain:
     max_ops = MAX_OPS
     defects = defects_module
     judge = JUDGE
+    loss = f"judged: {JUDGE.name}: {RUBRIC}"  # recorded with every commitment
 
     def __init__(self) -> None:
         self._population: tuple[Trace, ...] | None = None
@@ -113,18 +113,6 @@ class TextNormDomain:
 
     def reference_results(self, traces: Sequence[Trace]) -> list[TraceResult]:
         return [_reference(t.ops) for t in traces]
-
-    def run_traces(self, module_source: str, traces: Sequence[Trace],
-                   per_trace_timeout_s: float = 1.0, sandbox: str | None = None) -> list[TraceResult]:
-        return run_traces(module_source, traces, IsolationLimits.for_timeout(per_trace_timeout_s),
-                          module_file=self.module_name, entry=self.entry_class, sandbox_kind=sandbox)
-
-    def execution_config(self, per_trace_timeout_s: float, sandbox: str | None = None) -> dict:
-        return {**execution_config(IsolationLimits.for_timeout(per_trace_timeout_s), sandbox),
-                "loss": f"judged: {JUDGE.name}: {RUBRIC}"}
-
-    def replies_equal(self, a: Any, b: Any) -> bool:
-        return JUDGE.acceptable(a, b)
 
     def first_divergence(self, expected: TraceResult, got: TraceResult) -> int | None:
         return judged_first_divergence(JUDGE, expected, got)

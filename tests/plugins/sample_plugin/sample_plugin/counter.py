@@ -2,8 +2,9 @@
 
 Named counters: `INC name` returns the new value, `GET name` the value (0 when unset), `RESET name`
 returns 1 if the counter existed and removes it. It implements every hook of
-gtdd.domains.base.Domain itself and runs candidates through the project's domain-independent
-isolation (gtdd.isolation), as any second domain would; nothing in gtdd knows about it.
+gtdd.domains.base.Domain itself and describes behaviour only: GTDD's trace executor runs its
+candidates (a module `counters.py` with class `Counters`) in the sandbox, as for any domain;
+nothing in gtdd knows about it.
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ from typing import Any
 
 from gtdd.domains import base
 from gtdd.domains.base import Trace, TraceResult
-from gtdd.isolation import IsolationLimits, execution_config, run_traces
 
 REFERENCE = '''class Counters:
     def __init__(self):
@@ -76,6 +76,7 @@ class CounterDomain:
     module_name = "counters.py"
     entry_class = "Counters"
     max_ops = 8
+    loss = base.EXACT_LOSS
     defects = Defects
     _population: tuple[Trace, ...] | None = None
 
@@ -123,17 +124,6 @@ class CounterDomain:
 
     def reference_results(self, traces: Sequence[Trace]) -> list[TraceResult]:
         return [_reference(t.ops) for t in traces]
-
-    def run_traces(self, module_source: str, traces: Sequence[Trace],
-                   per_trace_timeout_s: float = 1.0, sandbox: str | None = None) -> list[TraceResult]:
-        return run_traces(module_source, traces, IsolationLimits.for_timeout(per_trace_timeout_s),
-                          module_file=self.module_name, entry=self.entry_class, sandbox_kind=sandbox)
-
-    def execution_config(self, per_trace_timeout_s: float, sandbox: str | None = None) -> dict:
-        return execution_config(IsolationLimits.for_timeout(per_trace_timeout_s), sandbox)
-
-    def replies_equal(self, a: Any, b: Any) -> bool:
-        return base.json_equal(a, b)
 
     def first_divergence(self, expected: TraceResult, got: TraceResult) -> int | None:
         return base.first_divergence(expected, got)

@@ -4,8 +4,9 @@ providers, executors and sandboxes; testhelix cannot import gtdd, so domains are
 The domain is loaded as `--domain` loads it, its hooks are compared with the Domain Protocol, and its
 own material must pass its own checks: every generated, population and public trace is valid and
 no longer than `max_ops`, each operation's family is one of `families`, every catalogued defect
-applies to the reference, and the reference run in the isolation every candidate runs in
-(`run_traces`) agrees with its trusted in-process results (`reference_results`) on every trace.
+applies to the reference, and the reference, run by the trace executor in the sandbox every
+candidate runs in, agrees with its trusted in-process results (`reference_results`) on every trace.
+It lives beside the executor, not among the domains, because it runs one.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 
 from gtdd.domains import DOMAINS, ENTRY_POINT_GROUP
 from gtdd.domains.base import Domain, Trace
+from gtdd.execution import TraceExecutor
 from testhelix.plugin_check import CheckReport
 from testhelix.plugins import load_plugin
 
@@ -39,6 +41,9 @@ def check_domain(spec: str, report: CheckReport, sandbox: str | None = None) -> 
         return
     report.check(bool(domain.spec().strip()) and bool(domain.reference_source().strip()),
                  "spec and reference source are text")
+    report.check(_is_module_file(domain.module_name) and str(domain.entry_class).isidentifier(),
+                 "the candidate is a module file with an entry class", f"{domain.module_name}: {domain.entry_class}")
+    report.check(isinstance(domain.loss, str) and bool(domain.loss.strip()), "the loss is stated", str(domain.loss))
     ok, traces = report.attempt("generate, population, public examples", lambda: _traces(domain))
     if not ok:
         return
@@ -53,18 +58,22 @@ def check_domain(spec: str, report: CheckReport, sandbox: str | None = None) -> 
     ok, expected = report.attempt("reference_results", lambda: domain.reference_results(traces))
     if not ok:
         return
-    ok, got = report.attempt("run_traces on the reference", lambda: domain.run_traces(
-        domain.reference_source(), traces, sandbox=sandbox))
+    executor = TraceExecutor(domain, 1.0, sandbox)
+    ok, got = report.attempt("the reference run in the sandbox", lambda: executor.run(domain.reference_source(), traces))
     if not ok:
         return
     diverging = [t.id for t, e, g in zip(traces, expected, got) if domain.first_divergence(e, g) is not None]
     report.check(len(got) == len(traces) and not diverging,
                  "the reference, run in isolation, agrees with its trusted results",
                  f"{len(traces)} traces" if not diverging else f"diverges on {', '.join(diverging[:3])}")
-    ok, config = report.attempt("execution_config", lambda: domain.execution_config(1.0, sandbox=sandbox))
+    ok, config = report.attempt("the execution configuration", executor.execution_config)
     if ok:
-        report.check(isinstance(config, dict), "execution_config is a record",
-                     f"{len(config)} keys" + (f", sandbox {config['sandbox']!r}" if "sandbox" in config else ""))
+        report.check(isinstance(config, dict), "the execution configuration is a record",
+                     f"{len(config)} keys, sandbox {config.get('sandbox')!r}")
+
+
+def _is_module_file(name: object) -> bool:
+    return isinstance(name, str) and name.endswith(".py") and name[:-3].isidentifier()
 
 
 def _traces(domain: Any) -> list[Trace]:
