@@ -73,7 +73,7 @@ def test_streamed_digest_matches_the_whole_file_digest(tmp_path):
 def test_seccomp_program_jumps_stay_inside():
     from testhelix.execution.syscalls import _SECCOMP_ARCH, _filter_program
     for arch in _SECCOMP_ARCH.values():
-        prog = _filter_program(*arch)
+        prog = _filter_program(arch)
         for i, (code, jt, jf, _k) in enumerate(prog):
             if code in (0x15, 0x35, 0x45):
                 assert 0 <= jt and 0 <= jf and i + 1 + max(jt, jf) < len(prog)
