@@ -124,18 +124,20 @@ DUCKDB_HEADERS_BYTES = 3 * 4096  # a DuckDB file starts with three 4 KiB headers
 
 
 def _require_every_block(conn: duckdb.DuckDBPyConnection, path: Path) -> None:
-    """A file shorter than the blocks its header declares was truncated (its last blocks may be free
-    ones no table read touches, but a writer would read them). With a write-ahead log beside it the
-    blocks the log adds are not in the file yet, so it is not judged by its size."""
+    """A file too short to hold the blocks in use was truncated (its last blocks may be ones no table
+    read touches, but a writer would read them). DuckDB itself trims free blocks off the end of a file
+    at a checkpoint while its header still counts them, so only the used blocks give a lower bound.
+    With a write-ahead log beside it the blocks the log adds are not in the file yet, so it is not
+    judged by its size."""
     if path.with_name(path.name + ".wal").exists():
         return
-    row = conn.execute("SELECT block_size, total_blocks FROM pragma_database_size()").fetchone()
+    row = conn.execute("SELECT block_size, used_blocks FROM pragma_database_size()").fetchone()
     if row is None:
         return
     expected = DUCKDB_HEADERS_BYTES + int(row[0]) * int(row[1])
     size = path.stat().st_size
     if size < expected:
-        raise UserError(f"{path}: the run store is damaged: {size} bytes, but its header declares {row[1]} blocks "
+        raise UserError(f"{path}: the run store is damaged: {size} bytes, but it has {row[1]} blocks in use "
                         f"({expected} bytes), so it was cut short; it was left as it is: restore it from a copy, "
                         "or start a new --run")
 

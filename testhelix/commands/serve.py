@@ -29,13 +29,14 @@ def command(model_name: str, port: int, pack_dir: Path | None, seed: int, faults
     from testhelix.tasks.task import load_pack
 
     info = resolve(model_name)
+    scripted = [parse_fault(f) for f in faults]   # bad input is refused before any slow step
     tasks = []
     if is_simulated(info.name):  # a test double plays the pack's tasks
         folder = pack_dir or bundled_pack("katas", log=lambda line: click.echo(line, err=True))
         click.echo(f"loading the tasks of {folder} for the simulated model (the first time takes a while)...",
                    err=True)   # a slow first step says what it is doing
         tasks = load_pack(folder)
-    server = ModelServer(model_name, tasks=tasks, port=port, seed=seed, faults=[parse_fault(f) for f in faults],
+    server = ModelServer(model_name, tasks=tasks, port=port, seed=seed, faults=scripted,
                          api_key=api_key)
     click.echo(f"serving {model_name} on {server.url} ({len(tasks)} tasks)")
     click.echo(f"  OpenAI-compatible: --model openai-compatible:{info.model}@{server.url}/v1")

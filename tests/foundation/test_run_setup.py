@@ -106,10 +106,9 @@ def test_search_hands_the_shared_options_to_its_runner_and_flags_override_the_se
     settings.write_text(json.dumps({"seed": 7, "per_task_token_cap": 5000}))
     result = CliRunner().invoke(cli, ["search", "--pack", "katas", "--model", "sim:weak", "--optimizer-model",
                                       "sim:strong", "--run", str(tmp_path / "run"), "--preset", "demo",
-                                      "--config", str(settings), "--seed", "9", "--workers", "1", "--jobs", "3",
+                                      "--settings", str(settings), "--seed", "9", "--workers", "1", "--jobs", "3",
                                       *MODEL_OPTIONS])
     assert isinstance(result.exception, Stop), result.output
-    assert "--config is deprecated here; use --settings" in result.output     # the old spelling still works
     setup, cfg = seen["setup"], seen["cfg"]
     assert cfg.seed == 9 and cfg.per_task_token_cap == 5000 and cfg.workers == 1  # flag over file over preset
     assert setup.models.call_timeout_s == 45.0 and setup.models.context_window("sim:weak") == 64000

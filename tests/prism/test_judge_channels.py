@@ -259,9 +259,11 @@ def test_socket_buffers_count_against_the_memory_limit(tmp_path):
 
 def test_without_job_cgroups_the_same_fill_holds_more_than_the_limit(tmp_path, monkeypatch):
     """The positive control: with no job cgroup (TESTHELIX_CGROUPS=0) nothing charges the
-    buffers, and a smaller fill (40 connections, held 3 s) passes holding more than 128 MB."""
+    buffers, and a smaller fill (80 connections, held 3 s) passes holding more than 128 MB. (40
+    connections measured 118 MB once: too close to the limit for MemAvailable, which other processes
+    move too, to tell apart.)"""
     monkeypatch.setenv(CGROUPS_ENV, "0")
-    out, drop_mb = _fill(tmp_path, pairs=40, hold=3)
+    out, drop_mb = _fill(tmp_path, pairs=80, hold=3)
     assert isinstance(out, Outcome)
     assert out.status == "pass", (out.reason, out.output[-2000:])
     assert drop_mb > FILL_LIMITS.memory_mb, drop_mb
