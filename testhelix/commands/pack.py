@@ -218,6 +218,31 @@ def list_packs(as_json: bool) -> None:
         click.echo(f"  cache: {where}")
 
 
+@command.command("reports")
+@click.argument("pack", type=PackDir())
+@click.option("--rewrite", is_flag=True, help="Rewrite each flawed report from a fresh run of the trusted tests.")
+@click.option("--workers", type=click.IntRange(1, 64), default=2, show_default=True, help="Parallel test processes.")
+def reports(pack: Path, rewrite: bool, workers: int) -> None:
+    """Check PACK's bug reports for position-mark lines (^^^^) and quoted lines of the faulty program;
+    with --rewrite, write them afresh (testhelix/pack/reports.py). Exit 1 while any stays flawed."""
+    from testhelix.pack import reports as rp
+
+    if rewrite:
+        from testhelix.execution.seam import create_executor
+        from testhelix.pack.createpack import executor_verifier
+
+        with create_executor(workers=workers) as executor:
+            done, failed = rp.rewrite_flawed(pack, executor_verifier(executor), log=lambda s: click.echo(s, err=True))
+        click.echo(f"rewrote {len(done)} report(s); {len(failed)} could not be rewritten")
+    flaws = [f for task in rp.task_dirs(pack) for f in rp.report_flaws(task)]
+    for flaw in flaws:
+        click.echo(f"FLAW {flaw.task}: {flaw.kind}: {flaw.line}")
+    tasks = len({f.task for f in flaws})
+    click.echo(f"{len(rp.task_dirs(pack))} reports checked, {tasks} flawed")
+    if flaws:
+        raise click.exceptions.Exit(1)
+
+
 @command.command("bundle")
 @click.argument("pack", type=InputDir(), required=False)
 @click.option("--name", default="katas", show_default=True, help="Name of the bundled pack.")
