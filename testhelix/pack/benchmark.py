@@ -71,17 +71,27 @@ def source_records(source: str, data: Path, pack: Path) -> list[fe.Record]:
     return out
 
 
-def measure_applicability(executor: Any, task: Path) -> dict[str, str]:
-    """ΔC and Entry Coverage applicability of one built task, from the trusted tests' coverage."""
-    from testhelix.prism.coverage import task_targets
+def measure_applicability(executor: Any, tasks: list[Path]) -> list[dict[str, str]]:
+    """ΔC and Entry Coverage applicability of built tasks, from the trusted tests' coverage on the
+    initial program and the reference (all runs of the batch at once)."""
+    from testhelix.execution.outcome import Limits
+    from testhelix.prism.coverage import REPORT_OUTPUT_BYTES, parse_line_report, targets_from_runs
 
-    targets = task_targets(executor, task / "environment", task / "solution" / "program", task / "tests")
-    if targets.status != "ok":
-        why = f"not applicable: coverage of the trusted tests failed ({targets.reason})"
-        return {"delta_c": why, "entry_coverage": why}
-    return {"delta_c": APPLICABLE if targets.change else "not applicable: the trusted tests execute no changed line",
-            "entry_coverage": APPLICABLE if targets.entry else
-            "not applicable: the trusted tests call no unique entry point with measured statements"}
+    limits = Limits(output_bytes=REPORT_OUTPUT_BYTES)
+    jobs = [(t / "tests", t / state) for t in tasks for state in ("environment", "solution/program")]
+    outcomes = executor.run_many(jobs, limits, coverage=True)
+    out = []
+    for i, task in enumerate(tasks):
+        on = [parse_line_report(outcomes[2 * i + k].output or "", jobs[2 * i + k][1]) for k in (0, 1)]
+        targets = targets_from_runs(task / "environment", task / "solution" / "program", task / "tests", *on)
+        if targets.status != "ok":
+            why = f"not applicable: coverage of the trusted tests failed ({targets.reason})"
+            out.append({"delta_c": why, "entry_coverage": why})
+            continue
+        out.append({"delta_c": APPLICABLE if targets.change else "not applicable: the trusted tests execute no changed line",
+                    "entry_coverage": APPLICABLE if targets.entry else
+                    "not applicable: the trusted tests call no unique entry point with measured statements"})
+    return out
 
 
 def panel_problem(task: Path, criterion: Diversity) -> str | None:
@@ -133,14 +143,16 @@ def load_applicability(path: Path) -> dict[str, dict[str, str]]:
     return json.loads(path.read_text()) if path.is_file() else {}
 
 
-def measure_all(executor: Any, tasks: dict[str, Path], path: Path, log: Callable[[str], None]) -> None:
-    """Measure every task without a status, saving after each one (resumable)."""
+def measure_all(executor: Any, tasks: dict[str, Path], path: Path, log: Callable[[str], None],
+                batch: int = 8) -> None:
+    """Measure every task without a status, saving after each batch (resumable)."""
     known = load_applicability(path)
     todo = [t for t in tasks if t not in known]
-    for i, task in enumerate(todo, 1):
-        known[task] = measure_applicability(executor, tasks[task])
+    for start in range(0, len(todo), batch):
+        chunk = todo[start:start + batch]
+        known.update(zip(chunk, measure_applicability(executor, [tasks[t] for t in chunk])))
         path.write_text(json.dumps(dict(sorted(known.items())), indent=1, ensure_ascii=False) + "\n")
-        log(f"[{i}/{len(todo)}] {task}: ΔC {known[task]['delta_c']}; Entry Coverage {known[task]['entry_coverage']}")
+        log(f"applicability: {start + len(chunk)}/{len(todo)} measured")
 
 
 def split_sizes(usable: int) -> dict[str, int]:
@@ -165,7 +177,7 @@ def task_entries(c: fe.Construction, applicability: dict[str, dict[str, str]], m
 
 
 def build_benchmark(packs: dict[str, Path], data: dict[str, Path], tasks_root: Path, splits_root: Path,
-                    docs_page: Path, executor: Any = None, seed: int = 42,
+                    docs_page: Path, executor: Any = None, measure_training: bool = False, seed: int = 42,
                     log: Callable[[str], None] = lambda s: None) -> dict:
     """Run the front end over the member packs and write everything the module docstring lists;
     with an executor, measure applicability first for tasks without a status (test pool first)."""
@@ -178,9 +190,11 @@ def build_benchmark(packs: dict[str, Path], data: dict[str, Path], tasks_root: P
     built = {t: f for name in SOURCES for t, f in _task_dirs(packs[name]).items()}
     app_path = tasks_root / "benchmark-applicability.json"
     if executor is not None:
-        first = {t: built[t] for t in sorted(pools.candidates) if t in built}
-        measure_all(executor, first, app_path, log)
-        measure_all(executor, {t: built[t] for t in sorted(pools.training) if t in built}, app_path, log)
+        # Final admission needs the candidate test pool's status; the training pool's is measured
+        # only with measure_training (a long run: two coverage runs per task).
+        measure_all(executor, {t: built[t] for t in sorted(pools.candidates) if t in built}, app_path, log)
+        if measure_training:
+            measure_all(executor, {t: built[t] for t in sorted(pools.training) if t in built}, app_path, log)
     applicability = load_applicability(app_path)
     candidates = {t: built[t] for t in pools.candidates if t in built}
     c = fe.construct(records, SOURCES, seed, admission(candidates, applicability, criterion_of(packs)))
