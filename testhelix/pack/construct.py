@@ -214,7 +214,7 @@ def construct(records: Sequence[Record], sources: Sequence[str], seed: int = 42,
         c.bounds[source] = lower_bounds(mine)
         c.screened_out |= {r.task for r in mine if any(r.signal(s) < c.bounds[source][s] for s in SIGNALS)}
         screened = [r for r in mine if r.task not in c.screened_out]
-        want, got = round(CANDIDATE_SHARE * len(screened)), 0
+        want, got = math.floor(CANDIDATE_SHARE * len(screened) + 0.5), 0
         for group in _seeded_groups(screened, seed, f"{source}:candidates"):
             ids = {r.task for r in group}
             if got < want:
@@ -229,7 +229,7 @@ def construct(records: Sequence[Record], sources: Sequence[str], seed: int = 42,
     eligible = {s: sorted(t for t in c.candidates if by_task[t].source == s and c.admission[t] == "admitted")
                 for s in sources}
     screened_total = sum(1 for r in kept if r.task not in c.screened_out)
-    c.quotas = proportional({s: len(v) for s, v in eligible.items()}, round(TEST_SHARE * screened_total))
+    c.quotas = proportional({s: len(v) for s, v in eligible.items()}, math.floor(TEST_SHARE * screened_total + 0.5))
     for source, tasks in eligible.items():
         rng = random.Random(seed)
         c.test |= set(rng.sample(tasks, c.quotas[source]))
