@@ -195,17 +195,22 @@ def _unpack(pack: BundledPack, slot: Path, log: Callable[[str], None]) -> None:
         if found != pack.tree_sha256:
             raise UserError(f"{archive}: unpacks to tree digest {found[:16]}, the manifest says "
                             f"{pack.tree_sha256[:16]}; reinstall the package")
-        target = slot / pack.name
-        (slot / _STAMP).unlink(missing_ok=True)
-        if target.exists():
-            old = slot / f".{pack.name}.damaged-{os.getpid()}"
-            target.rename(old)
-            shutil.rmtree(old, ignore_errors=True)
-        tmp.rename(target)
-        _write_stamp(slot, pack)
+        _install(tmp, slot, pack)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     log(f"bundled pack {pack.name}: ready in {time.monotonic() - start:.1f} s")
+
+
+def _install(tmp: Path, slot: Path, pack: BundledPack) -> None:
+    """Rename a checked folder into place (a damaged copy under the final name is moved away first)."""
+    target = slot / pack.name
+    (slot / _STAMP).unlink(missing_ok=True)
+    if target.exists():
+        old = slot / f".{pack.name}.damaged-{os.getpid()}"
+        target.rename(old)
+        shutil.rmtree(old, ignore_errors=True)
+    tmp.rename(target)
+    _write_stamp(slot, pack)
 
 
 def assemble_composite(members: tuple[tuple[str, tuple[str, ...]], ...], source: Path, dest: Path,
@@ -242,14 +247,7 @@ def _assemble(pack: BundledPack, slot: Path, log: Callable[[str], None]) -> None
         if found != pack.tree_sha256:
             raise UserError(f"bundled pack {pack.name}: assembles to tree digest {found[:16]}, the manifest says "
                             f"{pack.tree_sha256[:16]}; rebuild it with `testhelix pack construct`")
-        target = slot / pack.name
-        (slot / _STAMP).unlink(missing_ok=True)
-        if target.exists():
-            old = slot / f".{pack.name}.damaged-{os.getpid()}"
-            target.rename(old)
-            shutil.rmtree(old, ignore_errors=True)
-        tmp.rename(target)
-        _write_stamp(slot, pack)
+        _install(tmp, slot, pack)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

@@ -243,3 +243,23 @@ def test_an_installed_copy_never_writes_into_its_own_files(monkeypatch, capsys):
             helix_cli(args)
         err = capsys.readouterr().err
         assert done.value.code == 2 and "--out: give the" in err and "Traceback" not in err
+
+
+def test_a_composite_pack_is_assembled_from_its_member_packs_and_checked(data, tmp_path):
+    ids = sorted(p.name for p in FIXTURE_PACK.iterdir() if (p / "task.toml").is_file())[:2]
+    (data / "combo.json").write_text('{"selected": "by a test"}\n')
+    built = tmp_path / "combo"
+    bundle.assemble_composite((("fx", tuple(ids)),), data / "combo.json", built, lambda m: FIXTURE_PACK)
+    entry = bundle.BundledPack("combo", "", "", tree_sha256(built), tuple(ids), {"general": 2}, "combo.json",
+                               bundle.file_sha256(data / "combo.json"), 42, (("fx", tuple(ids)),))
+    doc = json.loads((data / bundle.MANIFEST).read_text())
+    doc["packs"]["combo"] = entry.to_json()
+    (data / bundle.MANIFEST).write_text(json.dumps(doc))
+    assert bundle.bundled_packs()["combo"] == entry
+    folder = bundle.pack_dir("combo")
+    assert sorted(p.name for p in folder.iterdir()) == sorted([*ids, "combo.json"])
+    assert tree_sha256(folder) == entry.tree_sha256 and bundle.pack_dir("combo") == folder
+    (data / "combo.json").write_text("{}\n")                   # the selection file changed: refused
+    shutil.rmtree(folder)
+    with pytest.raises(UserError, match="combo.json"):
+        bundle.pack_dir("combo")
