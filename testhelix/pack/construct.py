@@ -26,7 +26,7 @@ import ast
 import math
 import random
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from testhelix.pack.create import STAGES
@@ -67,7 +67,7 @@ class _NoDocstrings(ast.NodeTransformer):
         self.generic_visit(node)
         return node
 
-    visit_Module = visit_FunctionDef = visit_AsyncFunctionDef = visit_ClassDef = _strip  # type: ignore[assignment]
+    visit_Module = visit_FunctionDef = visit_AsyncFunctionDef = visit_ClassDef = _strip
 
 
 def _py_files(folder: Path) -> list[Path]:
@@ -236,6 +236,10 @@ def construct(records: Sequence[Record], sources: Sequence[str], seed: int = 42,
     return c
 
 
+def _member_of(keep: frozenset[str]) -> Callable[[Record], bool]:
+    return lambda r: r.task in keep
+
+
 def funnel_rows(c: Construction) -> list[tuple[str, dict[str, int]]]:
     """Seed 000 Table 5's shape: the tasks of each source still in after each stage."""
     by_source = {s: [r for r in c.records if r.source == s] for s in c.sources}
@@ -255,21 +259,10 @@ def funnel_rows(c: Construction) -> list[tuple[str, dict[str, int]]]:
     for stage in (*STAGES, "not built"):
         left -= {t for t in left if c.admission[t] == stage}
         name = "after panel construction was run" if stage == "not built" else f"after {stage}"
-        rows.append((f"  {name}", count(lambda r, keep=frozenset(left): r.task in keep)))
+        rows.append((f"  {name}", count(_member_of(frozenset(left)))))
     rows.append(("  after final admission (ΔC + Entry Coverage applicable, digests match)",
                  count(lambda r: r.task in cand and c.admission[r.task] == "admitted")))
     rows.append(("  unselected by the test quota (not a failure)",
                  count(lambda r: r.task in cand and c.admission[r.task] == "admitted" and r.task not in c.test)))
     rows.append(("**final test set**", count(lambda r: r.task in c.test)))
     return rows
-
-
-def funnel_markdown(c: Construction) -> str:
-    head = "| stage | " + " | ".join(c.sources) + " | all |\n|---|" + "---:|" * (len(c.sources) + 1) + "\n"
-    body = "".join(f"| {name} | " + " | ".join(str(v[s]) for s in c.sources) + f" | {sum(v.values())} |\n"
-                   for name, v in funnel_rows(c))
-    return head + body
-
-
-def with_panel(records: Sequence[Record], panel: dict[str, str | None]) -> list[Record]:
-    return [replace(r, panel=panel.get(r.task, "not built")) for r in records]
