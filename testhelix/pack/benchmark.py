@@ -220,7 +220,7 @@ def build_benchmark(packs: dict[str, Path], data: dict[str, Path], tasks_root: P
         assigned = splits._stratified(train_tasks, sizes, random.Random(seed), "kata")
         split = splits.SplitFile(pack=NAME, pack_digest=splits.pack_digest(scanned), seed=seed, group_by="kata",
                                  splits={**{k: sorted(v) for k, v in assigned.items()}, "test": sorted(c.test)},
-                                 stratify_by="context")
+                                 stratify_by="context", test_selection="source quotas (testhelix/pack/construct.py)")
         contexts = splits.coverage(split, folder)
     splits.write_split_file(split, splits_root / f"{NAME}.json")
     entry = bundle.BundledPack(NAME, "", "", tree, tuple(sorted(members)),
