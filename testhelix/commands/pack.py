@@ -320,6 +320,10 @@ def bundle(pack: Path | None, name: str, src: Path | None, seed: int, out: Path 
         from testhelix.pack.humaneval import default_data_file
 
         src = default_data_file()
+    if src is None and name == "mbpp":
+        from testhelix.pack import mbpp
+
+        src = mbpp.default_data_file()
     start = time.monotonic()
     write_archive(pack, out)
     entry = write_manifest(name, pack, out, src or tasks_dir() / "katas-src", seed)
