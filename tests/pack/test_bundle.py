@@ -182,7 +182,8 @@ def test_names_on_the_command_line(tmp_path):
     bad = run_cli("run", "--pack", "katas-nope", "--split", "all", "--config", "A", "--model", "sim:strong",
                   "--run", str(tmp_path / "r"), cwd=tmp_path)
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
-    assert "'--pack': katas-nope: no such folder" in bad.stderr and "(bundled: humaneval, katas)" in bad.stderr
+    names = ", ".join(sorted(bundle.bundled_packs()))
+    assert "'--pack': katas-nope: no such folder" in bad.stderr and f"(bundled: {names})" in bad.stderr
     bad = run_cli("strategy", "validate", "initial-nope", cwd=tmp_path)
     assert bad.returncode == 2 and "no bundled strategy has that name either (bundled: initial)" in bad.stderr
 
@@ -191,8 +192,10 @@ def test_pack_list_shows_the_bundled_packs_without_unpacking(tmp_path):
     done = run_cli("pack", "list", "--json", env_cache=tmp_path / "cache")
     assert done.returncode == 0, done.stderr
     rows = {row["name"]: row for row in json.loads(done.stdout)["packs"]}
-    assert sorted(rows) == ["humaneval", "katas"]
+    assert sorted(rows) == sorted(bundle.bundled_packs()) and {"humaneval", "katas", "mbpp"} <= set(rows)
     assert rows["katas"]["tasks"] == 312 and all(row["cached"] is None for row in rows.values())
+    archives = [n for n, p in bundle.bundled_packs().items() if not p.members]
+    assert len(archives) >= 3 and sum(rows[n]["tasks"] for n in archives) >= 1000   # three sources, 1,000+ tasks
     for name, row in rows.items():
         entry = bundle.bundled_packs()[name]
         assert row["tree_sha256"] == entry.tree_sha256 and row["tasks"] == len(entry.task_ids) > 0
