@@ -163,6 +163,28 @@ def split_sizes(usable: int) -> dict[str, int]:
     return {"proposal": usable - 2 * dev, "development": dev, "release": dev}
 
 
+def exact_sizes(assigned: dict[str, list[str]], sizes: dict[str, int], tasks: list[Any],
+                rng: random.Random) -> dict[str, list[str]]:
+    """Whole katas overshoot a split's share; bring every split to its size by moving single-task
+    units (not katas) out of a split that is too large and into one that is too small (seeded)."""
+    single = sorted(t.id for t in tasks if t.group == t.id)
+    used = {i for ids in assigned.values() for i in ids}
+    spare = [i for i in single if i not in used]
+    rng.shuffle(spare)
+    out = {k: sorted(v) for k, v in assigned.items()}
+    for name, want in sizes.items():
+        movable = [i for i in out[name] if i in set(single)]
+        rng.shuffle(movable)
+        while len(out[name]) > want and movable:
+            drop = movable.pop()
+            out[name].remove(drop)
+            spare.append(drop)
+    for name, want in sizes.items():
+        while len(out[name]) < want and spare:
+            out[name].append(spare.pop(0))
+    return {k: sorted(v) for k, v in out.items()}
+
+
 def task_entries(c: fe.Construction, applicability: dict[str, dict[str, str]], members: set[str]) -> dict[str, dict]:
     out = {}
     for r in sorted(c.records, key=lambda r: r.task):
@@ -217,7 +239,8 @@ def build_benchmark(packs: dict[str, Path], data: dict[str, Path], tasks_root: P
         tree = tree_sha256(folder)
         sizes = split_sizes(len(training))
         train_tasks = [t for t in scanned if t.id in set(training)]
-        assigned = splits._stratified(train_tasks, sizes, random.Random(seed), "kata")
+        assigned = exact_sizes(splits._stratified(train_tasks, sizes, random.Random(seed), "kata"), sizes,
+                               train_tasks, random.Random(f"{seed}:exact"))
         split = splits.SplitFile(pack=NAME, pack_digest=splits.pack_digest(scanned), seed=seed, group_by="kata",
                                  splits={**{k: sorted(v) for k, v in assigned.items()}, "test": sorted(c.test)},
                                  stratify_by="context", test_selection="source quotas (testhelix/pack/construct.py)")
