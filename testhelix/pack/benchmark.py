@@ -264,8 +264,9 @@ def page(c: fe.Construction, split: Any, contexts: dict[str, dict[str, int]], do
     names = sorted({k for v in contexts.values() for k in v})
     split_rows = "\n".join(f"| {n} | {len(ids)} | " + " | ".join(str(contexts[n].get(k, 0)) for k in names) + " |"
                            for n, ids in split.splits.items())
-    statuses = Counter((t["applicability"]["delta_c"] == APPLICABLE, t["applicability"]["entry_coverage"] == APPLICABLE,
-                        t["applicability"]["delta_c"] == "not measured") for t in doc["tasks"].values())
+    statuses = Counter(f"ΔC {t['applicability']['delta_c']}, Entry Coverage {t['applicability']['entry_coverage']}"
+                       for t in doc["tasks"].values())
+    refusals = Counter(why.split(" (")[0] for why in doc["excluded"].values())
     return f"""# The bundled benchmark `{NAME}`
 
 Written by `testhelix pack construct` (testhelix/pack/construct.py and benchmark.py) from the bundled
@@ -297,6 +298,12 @@ Test quotas (proportional to each source's eligible candidates, at least one eac
 |---|---:|{"---:|" * len(names)}
 {split_rows}
 
-Applicability over the benchmark's {len(doc["tasks"])} tasks (ΔC applicable, Entry Coverage applicable,
-not measured): {dict(sorted((str(k), v) for k, v in statuses.items()))}.
-"""
+## Applicability and exclusions
+
+Applicability status of the benchmark's {len(doc["tasks"])} tasks (measured for the candidate test pool;
+`not measured` for a training task unless `--measure all` ran):
+
+""" + "".join(f"- {v} tasks: {k}\n" for k, v in statuses.most_common()) + """
+Candidate test tasks not admitted, by reason (each task's reason is in `tasks/benchmark.json`):
+
+""" + "".join(f"- {v}: {k}\n" for k, v in refusals.most_common())
