@@ -62,15 +62,19 @@ class BundledPack:
     source: str             # what it was built from: the kata source folder beside the manifest, or a data file
     source_sha256: str      # tree digest of that folder (file digest of that file) when the pack was built
     seed: int
+    members: tuple[tuple[str, tuple[str, ...]], ...] = ()   # a composite pack: (member pack, task ids)
 
     @property
     def tasks(self) -> int:
         return len(self.task_ids)
 
     def to_json(self) -> dict:
-        return {"archive": self.archive, "archive_sha256": self.archive_sha256, "tree_sha256": self.tree_sha256,
+        body = {"archive": self.archive, "archive_sha256": self.archive_sha256, "tree_sha256": self.tree_sha256,
                 "tasks": list(self.task_ids), "contexts": self.contexts, "source": self.source,
                 "source_sha256": self.source_sha256, "seed": self.seed}
+        if self.members:
+            body["members"] = {name: list(ids) for name, ids in self.members}
+        return body
 
 
 def _tasks_dir() -> Path:
@@ -90,7 +94,8 @@ def bundled_packs() -> dict[str, BundledPack]:
     try:
         doc = json.loads(path.read_text(encoding="utf-8"))
         return {name: BundledPack(name, e["archive"], e["archive_sha256"], e["tree_sha256"], tuple(e["tasks"]),
-                                  dict(e["contexts"]), e["source"], e["source_sha256"], int(e["seed"]))
+                                  dict(e["contexts"]), e["source"], e["source_sha256"], int(e["seed"]),
+                                  tuple((m, tuple(ids)) for m, ids in sorted(e.get("members", {}).items())))
                 for name, e in sorted(doc["packs"].items())}
     except (OSError, ValueError, KeyError, TypeError) as err:
         raise UserError(f"{path}: the bundled-pack manifest is damaged ({err}); reinstall the package") from None
@@ -167,7 +172,10 @@ def pack_dir(name: str, log: Callable[[str], None] = lambda s: None) -> Path:
                 _write_stamp(slot, pack)
                 return target
             log(f"bundled pack {name}: the cached copy in {target} does not match its digest; unpacking it again")
-        _unpack(pack, slot, log)
+        if pack.members:
+            _assemble(pack, slot, log)
+        else:
+            _unpack(pack, slot, log)
     return target
 
 
@@ -187,17 +195,61 @@ def _unpack(pack: BundledPack, slot: Path, log: Callable[[str], None]) -> None:
         if found != pack.tree_sha256:
             raise UserError(f"{archive}: unpacks to tree digest {found[:16]}, the manifest says "
                             f"{pack.tree_sha256[:16]}; reinstall the package")
-        target = slot / pack.name
-        (slot / _STAMP).unlink(missing_ok=True)
-        if target.exists():
-            old = slot / f".{pack.name}.damaged-{os.getpid()}"
-            target.rename(old)
-            shutil.rmtree(old, ignore_errors=True)
-        tmp.rename(target)
-        _write_stamp(slot, pack)
+        _install(tmp, slot, pack)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     log(f"bundled pack {pack.name}: ready in {time.monotonic() - start:.1f} s")
+
+
+def _install(tmp: Path, slot: Path, pack: BundledPack) -> None:
+    """Rename a checked folder into place (a damaged copy under the final name is moved away first)."""
+    target = slot / pack.name
+    (slot / _STAMP).unlink(missing_ok=True)
+    if target.exists():
+        old = slot / f".{pack.name}.damaged-{os.getpid()}"
+        target.rename(old)
+        shutil.rmtree(old, ignore_errors=True)
+    tmp.rename(target)
+    _write_stamp(slot, pack)
+
+
+def assemble_composite(members: tuple[tuple[str, tuple[str, ...]], ...], source: Path, dest: Path,
+                       member_dir: Callable[[str], Path]) -> None:
+    """A composite pack's folder: its member packs' task folders (hard links where the file system
+    allows, copies otherwise) and the file it was selected by (`source`, e.g. benchmark.json)."""
+    dest.mkdir(parents=True, exist_ok=True)
+    for name, ids in members:
+        root = member_dir(name)
+        for task_id in ids:
+            if not (root / task_id).is_dir():
+                raise UserError(f"composite pack: task {task_id} is missing from pack {name} ({root})")
+            shutil.copytree(root / task_id, dest / task_id, copy_function=_link_or_copy,
+                            ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    shutil.copyfile(source, dest / source.name)
+
+
+def _link_or_copy(src: str, dst: str) -> None:
+    try:
+        os.link(src, dst)
+    except OSError:
+        shutil.copy2(src, dst)
+
+
+def _assemble(pack: BundledPack, slot: Path, log: Callable[[str], None]) -> None:
+    source = _tasks_dir() / pack.source
+    if not source.is_file() or file_sha256(source) != pack.source_sha256:
+        raise UserError(f"{source}: missing or not the file recorded in {MANIFEST}; reinstall the package")
+    log(f"bundled pack {pack.name}: assembling {pack.tasks} tasks from {', '.join(m for m, _ in pack.members)}")
+    tmp = Path(tempfile.mkdtemp(prefix=f".{pack.name}.assembling-", dir=slot))
+    try:
+        assemble_composite(pack.members, source, tmp, lambda m: pack_dir(m, log))
+        found = tree_sha256(tmp)
+        if found != pack.tree_sha256:
+            raise UserError(f"bundled pack {pack.name}: assembles to tree digest {found[:16]}, the manifest says "
+                            f"{pack.tree_sha256[:16]}; rebuild it with `testhelix pack construct`")
+        _install(tmp, slot, pack)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def extract_archive(archive: Path, dest: Path) -> None:

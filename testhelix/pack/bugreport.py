@@ -5,6 +5,11 @@ tracebacks; the first failing test's section gives the check's source lines (its
 expected value) and pytest's explanation (`E` lines: the observed value). The report quotes those,
 never a test path or name, and is refused when it quotes a line of the reference that the faulty
 program does not have (the fix), like the kata builder's `leaked_fix`.
+
+Only the frames of the test files are quoted: a traceback that goes on into the program shows the
+faulty line itself, which would point at the bug, and pytest's position marks (`^^^^` under the
+failing expression, on Python 3.11+) are layout, not code; both are left out, and so is any check
+line that is also a line of the faulty program.
 """
 
 from __future__ import annotations
@@ -14,7 +19,8 @@ from collections.abc import Iterable
 
 # pytest's section header for one failing test: "____ test_name ____" (optionally "Class.test_name").
 _SECTION = re.compile(r"^_{3,} (\S+?) _{3,}$")
-_LOCATION = re.compile(r"^\S+\.py:\d+: in \S+$|^\S+\.py:\d+: \w+$")
+_LOCATION = re.compile(r"^(\S+\.py):\d+: (?:in \S+|\w+)$")
+_MARKS = re.compile(r"^[\s^~+-]*[\^~][\s^~+-]*$")   # pytest/Python position marks under an expression
 _MAX_LINES, _MAX_CHARS = 14, 240
 
 
@@ -38,11 +44,32 @@ def _clip(line: str) -> str:
     return line if len(line) <= _MAX_CHARS else line[:_MAX_CHARS] + " ..."
 
 
-def report_text(lines: list[str]) -> str | None:
-    """The report for one failing section: the check (source lines) and what happened (E lines)."""
-    check = [_clip(line.strip()) for line in lines if line.startswith("    ") and not line.startswith("E")]
+def _is_test_file(path: str) -> bool:
+    name = path.replace("\\", "/").rsplit("/", 1)[-1]
+    return name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py"
+
+
+def check_lines(lines: list[str], program_lines: Iterable[str] = ()) -> list[str]:
+    """The source lines of a section's test-file frames, without position marks or program lines."""
+    program = {line.strip() for line in program_lines if len(line.strip()) >= 10}
+    keep, in_test = [], True     # a section without location lines is the test's own frame
+    for line in lines:
+        where = _LOCATION.match(line.strip())
+        if where:
+            in_test = _is_test_file(where.group(1))
+            continue
+        code = line.strip()
+        if not line.startswith("    ") or not code or not in_test or _MARKS.match(code) or code in program:
+            continue
+        keep.append(_clip(code))
+    return keep[-_MAX_LINES:]
+
+
+def report_text(lines: list[str], program_lines: Iterable[str] = ()) -> str | None:
+    """The report for one failing section: the check (source lines of the test frames) and what
+    happened (E lines)."""
+    check = check_lines(lines, program_lines)
     observed = [_clip(line[1:].strip()) for line in lines if line.startswith("E")]
-    check = [c for c in check if c and not _LOCATION.match(c)][-_MAX_LINES:]
     observed = [o for o in observed if o][:_MAX_LINES]
     if not observed:
         return None
@@ -71,7 +98,7 @@ def bug_report(output: str, reference_source: str, initial_source: str) -> tuple
         return None, "no failing check in the verifier's output"
     why = "no failing check could be described"
     for _name, lines in sections:
-        text = report_text(lines)
+        text = report_text(lines, initial_source.splitlines())
         if text is None:
             continue
         leak = leaked_line(text, reference_source.splitlines(), initial_source.splitlines())

@@ -38,6 +38,7 @@ from testhelix.prism.astfeatures import ast_features
 
 _IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache")
 STAGES = ("verifier validation", "initial assembly", "bug report", "diversity refinement")
+STRICT_STAGE = "surviving faulty candidate"   # --strict only: a candidate generated as faulty passed
 
 
 @dataclass(frozen=True)
@@ -101,10 +102,25 @@ class TaskOutcome:
     outputs: int               # generated outputs charged to the budget
     gated: dict[str, int]      # admission-gate removals by reason class
     labels: dict[str, int]     # valid / invalid / error among the labelled outputs
+    survivors: tuple[str, ...] = ()  # candidates generated as faulty that passed the verifier (labelled valid)
 
     def to_json(self) -> dict:
         return {"task": self.task, "stage": self.stage, "reason": self.reason, "outputs": self.outputs,
-                "gated": dict(sorted(self.gated.items())), "labels": dict(sorted(self.labels.items()))}
+                "gated": dict(sorted(self.gated.items())), "labels": dict(sorted(self.labels.items())),
+                "survivors": list(self.survivors)}
+
+
+@dataclass(frozen=True)
+class PanelShape:
+    """How many valid alternatives and invalid programs a panel holds (seed: 4 and 5; the panel-size
+    analysis of Fig. 3 draws from 7 and 7), and whether a surviving faulty candidate excludes a task."""
+
+    alternatives: int = PANEL_ALTERNATIVES
+    invalids: int = PANEL_INVALIDS
+    strict: bool = False
+
+
+SEED_PANEL = PanelShape()
 
 
 class _Work:
@@ -124,6 +140,7 @@ class _Work:
         self.labels: dict[str, int] = {}
         self.features: dict[str, frozenset[str]] = {"reference": ast_features(src.reference)}
         self.tried_initial: set[str] = set()
+        self.survivors: list[str] = []
 
     def sources(self) -> tuple[str, ...]:
         return (self.ref_text, *((c.path / self.src.target).read_text(encoding="utf-8") for c in self.valid))
@@ -169,6 +186,8 @@ def _generate(work: _Work, intents: Sequence[Intent], generator: CandidateGenera
         work.count(work.labels, cand.label or "error")
         if cand.label == "valid":
             work.valid.append(cand)
+            if cand.intent == "faulty":     # labelled valid, as the seed says; named, since it hints at weak tests
+                work.survivors.append(cand.id)
         elif cand.label == "invalid":
             work.invalid.append(cand)
         if cand.label is not None:
@@ -199,13 +218,14 @@ def _given_initial_report(work: _Work, verifier: Verifier) -> tuple[str | None, 
 
 
 def build_panel(src: TaskSource, generator: CandidateGenerator, verifier: Verifier, scratch: Path,
-                budget: int, criterion: Diversity, seed: int) -> tuple[TaskOutcome, Panel | None]:
+                budget: int, criterion: Diversity, seed: int,
+                shape: PanelShape = SEED_PANEL) -> tuple[TaskOutcome, Panel | None]:
     """Run the procedure above for one task source."""
     scratch.mkdir(parents=True, exist_ok=True)
     work = _Work(src, scratch, Budget(budget))
 
     def outcome(stage: str | None, reason: str) -> TaskOutcome:
-        return TaskOutcome(src.id, stage, reason, work.budget.used, work.gated, work.labels)
+        return TaskOutcome(src.id, stage, reason, work.budget.used, work.gated, work.labels, tuple(work.survivors))
 
     (ref_run,) = verifier(src.tests, [src.reference], "line")
     if ref_run.status != "pass":
@@ -219,8 +239,8 @@ def build_panel(src: TaskSource, generator: CandidateGenerator, verifier: Verifi
             return outcome("verifier validation" if why.startswith("the verifier") else "bug report", why), None
     try:
         while True:
-            need_valid = PANEL_ALTERNATIVES - len(work.valid)
-            need_invalid = PANEL_INVALIDS + (1 if src.initial is None else 0) - len(work.invalid)
+            need_valid = shape.alternatives - len(work.valid)
+            need_invalid = shape.invalids + (1 if src.initial is None else 0) - len(work.invalid)
             if need_valid <= 0 and need_invalid <= 0:
                 break
             alternatives: list[Intent] = ["alternative"] * max(0, need_valid)
@@ -240,9 +260,9 @@ def build_panel(src: TaskSource, generator: CandidateGenerator, verifier: Verifi
             _generate(work, ["faulty"], generator, verifier)
         while True:
             pool_invalid = [c for c in work.invalid if c is not initial]
-            valid_ids, valid_ok = select_group(["reference"], [c.id for c in work.valid], 1 + PANEL_ALTERNATIVES,
+            valid_ids, valid_ok = select_group(["reference"], [c.id for c in work.valid], 1 + shape.alternatives,
                                                work.features, criterion, group_seed)
-            invalid_ids, invalid_ok = select_group([], [c.id for c in pool_invalid], PANEL_INVALIDS, work.features,
+            invalid_ids, invalid_ok = select_group([], [c.id for c in pool_invalid], shape.invalids, work.features,
                                                    criterion, group_seed)
             if valid_ok and invalid_ok:
                 break
@@ -254,6 +274,9 @@ def build_panel(src: TaskSource, generator: CandidateGenerator, verifier: Verifi
                                          f"{budget} outputs"), None
         return outcome("diversity refinement", f"the groups miss the B.4 criterion (pair >= {criterion.min_pair}, "
                                                f"mean >= {criterion.min_mean}) when the budget of {budget} ran out"), None
+    if shape.strict and work.survivors:
+        return outcome(STRICT_STAGE, f"--strict: candidate(s) generated as faulty passed every check "
+                                     f"({', '.join(work.survivors)}): the verifier's tests may be weak"), None
     chosen = set(valid_ids) | set(invalid_ids)
     by_id = {c.id: c for c in [*work.valid, *work.invalid]}
     spare = [c for c in [*work.valid, *work.invalid] if c.id not in chosen and c is not initial]

@@ -13,7 +13,17 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from testhelix.errors import UserError
-from testhelix.pack.create import STAGES, RunResult, TaskOutcome, TaskSource, Verifier, build_panel
+from testhelix.pack.create import (
+    SEED_PANEL,
+    STAGES,
+    STRICT_STAGE,
+    PanelShape,
+    RunResult,
+    TaskOutcome,
+    TaskSource,
+    Verifier,
+    build_panel,
+)
 from testhelix.pack.generators import CandidateGenerator
 from testhelix.pack.panelgate import Diversity
 from testhelix.readers import read_toml
@@ -102,20 +112,24 @@ def state_dir(out: Path) -> Path:
     return out.parent / f".{out.name}.create-state"
 
 
-def funnel(total: int, outcomes: Sequence[TaskOutcome], refused: int = 0) -> list[tuple[str, int]]:
+def funnel(total: int, outcomes: Sequence[TaskOutcome], refused: int = 0,
+           stages: Sequence[str] = STAGES) -> list[tuple[str, int]]:
     """Tasks remaining after each stage, from the sources given (`refused`: not convertible at all)."""
     rows = [("source problems", total), ("converted to a task source", total - refused)]
     remaining = total - refused
-    for stage in STAGES:
+    for stage in stages:
         remaining -= sum(1 for o in outcomes if o.stage == stage)
         rows.append((f"after {stage}", remaining))
     rows.append(("admitted", sum(1 for o in outcomes if o.stage is None)))
+    survived = sum(1 for o in outcomes if o.stage is None and o.survivors)
+    if survived:
+        rows.append(("admitted with a surviving faulty candidate (labelled valid; weak tests?)", survived))
     return rows
 
 
 def create_pack(sources: Sequence[TaskSource], out: Path, generator: CandidateGenerator, verifier: Verifier, *,
                 budget: int, criterion: Diversity, seed: int, with_bank: bool, refused: Sequence[tuple[str, str]] = (),
-                source_note: str = "", tasks_at_once: int = 2,
+                source_note: str = "", tasks_at_once: int = 2, shape: PanelShape = SEED_PANEL,
                 log: Callable[[str], None] = print) -> dict:
     """Build every source into `out` (resumable: finished tasks are kept in the journal beside it);
     returns the pack index written to out/pack.json."""
@@ -138,10 +152,10 @@ def create_pack(sources: Sequence[TaskSource], out: Path, generator: CandidateGe
             data = json.loads(entry.read_text())
             if data["stage"] is not None or (out / src.id).is_dir():
                 return TaskOutcome(data["task"], data["stage"], data["reason"], data["outputs"], data["gated"],
-                               data["labels"])
+                                   data["labels"], tuple(data.get("survivors", ())))
         shutil.rmtree(out / src.id, ignore_errors=True)
         with tempfile.TemporaryDirectory(prefix="pack-create-") as tmp:
-            result, panel = build_panel(src, generator, verifier, Path(tmp), budget, criterion, seed)
+            result, panel = build_panel(src, generator, verifier, Path(tmp), budget, criterion, seed, shape)
             if panel is not None:
                 staging = out / f".{src.id}.writing"
                 shutil.rmtree(staging, ignore_errors=True)
@@ -149,6 +163,9 @@ def create_pack(sources: Sequence[TaskSource], out: Path, generator: CandidateGe
                 staging.rename(out / src.id)
         entry.write_text(json.dumps(result.to_json(), sort_keys=True) + "\n")
         verdict = "admitted" if result.stage is None else f"excluded at {result.stage}: {result.reason}"
+        if result.survivors and result.stage is None:
+            verdict += (f"; WARNING: {', '.join(result.survivors)} generated as faulty passed every check "
+                        f"(labelled valid: the task's tests may be weak; --strict excludes such tasks)")
         with lock:
             done += 1
             log(f"[{done}/{len(sources)}] {src.id}: {verdict} ({result.outputs} outputs)")
@@ -166,7 +183,10 @@ def create_pack(sources: Sequence[TaskSource], out: Path, generator: CandidateGe
     index = {"builder": "testhelix pack create", "generator": generator.name, "seed": seed, "budget": budget,
              "diversity": {"min_pair": criterion.min_pair, "min_mean": criterion.min_mean}, "source": source_note,
              "tasks": admitted, "contexts": dict(sorted(contexts.items())),
-             "funnel": [{"stage": s, "tasks": n} for s, n in funnel(len(sources) + len(refused), outcomes, len(refused))],
+             "panel": {"alternatives": shape.alternatives, "invalids": shape.invalids, "strict": shape.strict},
+             "surviving_faulty": {o.task: list(o.survivors) for o in outcomes if o.survivors},
+             "funnel": [{"stage": s, "tasks": n} for s, n in funnel(len(sources) + len(refused), outcomes, len(refused),
+                                                                  (*STAGES, STRICT_STAGE) if shape.strict else STAGES)],
              "excluded": [{"task": o.task, "stage": o.stage, "reason": o.reason} for o in outcomes if o.stage is not None]
              + [{"task": t, "stage": "conversion", "reason": r} for t, r in refused],
              "outputs": {o.task: o.outputs for o in outcomes}}

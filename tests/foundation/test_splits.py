@@ -125,3 +125,22 @@ def test_cli_check_shows_contexts_per_split(tmp_path):
     r = CliRunner().invoke(cli, ["splits", "check", str(out), "--pack", str(pack)])
     assert r.exit_code == 0, r.output
     assert "every split holds all 2 contexts" in r.output and "release" in r.output and "cli" in r.output
+
+
+def test_a_test_split_chosen_by_its_own_rule_is_exempt_from_the_context_check(tmp_path):
+    from testhelix.splits import SplitFile, check_splits, parse_split_file, scan_pack
+
+    pack = tmp_path / "p"
+    for i, context in enumerate(["algorithm", "general", "algorithm", "general", "general"]):
+        (pack / f"t{i}").mkdir(parents=True)
+        (pack / f"t{i}" / "task.toml").write_text(f'[metadata]\nid = "t{i}"\ncontext = "{context}"\n')
+    from testhelix.splits import pack_digest
+
+    digest = pack_digest(scan_pack(pack))
+    splits = {"proposal": ["t0", "t1"], "development": ["t2", "t3"], "test": ["t4"]}
+    dealt = SplitFile("p", digest, 42, None, splits, stratify_by="context")
+    assert check_splits(dealt, pack) == [("splits.test", "stratified by context but holds no algorithm task")]
+    quota = SplitFile("p", digest, 42, None, splits, stratify_by="context", test_selection="source quotas")
+    assert check_splits(quota, pack) == []
+    again = parse_split_file(quota.to_json(), "x")
+    assert again.test_selection == "source quotas" and again.to_json() == quota.to_json()

@@ -182,7 +182,8 @@ def test_names_on_the_command_line(tmp_path):
     bad = run_cli("run", "--pack", "katas-nope", "--split", "all", "--config", "A", "--model", "sim:strong",
                   "--run", str(tmp_path / "r"), cwd=tmp_path)
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
-    assert "'--pack': katas-nope: no such folder" in bad.stderr and "(bundled: humaneval, katas)" in bad.stderr
+    names = ", ".join(sorted(bundle.bundled_packs()))
+    assert "'--pack': katas-nope: no such folder" in bad.stderr and f"(bundled: {names})" in bad.stderr
     bad = run_cli("strategy", "validate", "initial-nope", cwd=tmp_path)
     assert bad.returncode == 2 and "no bundled strategy has that name either (bundled: initial)" in bad.stderr
 
@@ -191,8 +192,10 @@ def test_pack_list_shows_the_bundled_packs_without_unpacking(tmp_path):
     done = run_cli("pack", "list", "--json", env_cache=tmp_path / "cache")
     assert done.returncode == 0, done.stderr
     rows = {row["name"]: row for row in json.loads(done.stdout)["packs"]}
-    assert sorted(rows) == ["humaneval", "katas"]
+    assert sorted(rows) == sorted(bundle.bundled_packs()) and {"humaneval", "katas", "mbpp"} <= set(rows)
     assert rows["katas"]["tasks"] == 312 and all(row["cached"] is None for row in rows.values())
+    archives = [n for n, p in bundle.bundled_packs().items() if not p.members]
+    assert len(archives) >= 3 and sum(rows[n]["tasks"] for n in archives) >= 1000   # three sources, 1,000+ tasks
     for name, row in rows.items():
         entry = bundle.bundled_packs()[name]
         assert row["tree_sha256"] == entry.tree_sha256 and row["tasks"] == len(entry.task_ids) > 0
@@ -243,3 +246,23 @@ def test_an_installed_copy_never_writes_into_its_own_files(monkeypatch, capsys):
             helix_cli(args)
         err = capsys.readouterr().err
         assert done.value.code == 2 and "--out: give the" in err and "Traceback" not in err
+
+
+def test_a_composite_pack_is_assembled_from_its_member_packs_and_checked(data, tmp_path):
+    ids = sorted(p.name for p in FIXTURE_PACK.iterdir() if (p / "task.toml").is_file())[:2]
+    (data / "combo.json").write_text('{"selected": "by a test"}\n')
+    built = tmp_path / "combo"
+    bundle.assemble_composite((("fx", tuple(ids)),), data / "combo.json", built, lambda m: FIXTURE_PACK)
+    entry = bundle.BundledPack("combo", "", "", tree_sha256(built), tuple(ids), {"general": 2}, "combo.json",
+                               bundle.file_sha256(data / "combo.json"), 42, (("fx", tuple(ids)),))
+    doc = json.loads((data / bundle.MANIFEST).read_text())
+    doc["packs"]["combo"] = entry.to_json()
+    (data / bundle.MANIFEST).write_text(json.dumps(doc))
+    assert bundle.bundled_packs()["combo"] == entry
+    folder = bundle.pack_dir("combo")
+    assert sorted(p.name for p in folder.iterdir()) == sorted([*ids, "combo.json"])
+    assert tree_sha256(folder) == entry.tree_sha256 and bundle.pack_dir("combo") == folder
+    (data / "combo.json").write_text("{}\n")                   # the selection file changed: refused
+    shutil.rmtree(folder)
+    with pytest.raises(UserError, match="combo.json"):
+        bundle.pack_dir("combo")

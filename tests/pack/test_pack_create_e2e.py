@@ -125,7 +125,9 @@ def test_pack_create_with_the_offline_generator_writes_a_pack_that_verifies(tmp_
     assert result.exit_code == 0, result.output
     index = json.loads(result.stdout)
     assert index["tasks"] == ["wordstat-top"] and index["generator"] == "offline" and index["budget"] == 30
-    assert [r["tasks"] for r in index["funnel"]] == [1, 1, 1, 1, 1, 1, 1]
+    assert [r["tasks"] for r in index["funnel"]][:7] == [1, 1, 1, 1, 1, 1, 1]
+    # the offline generator's mutants can pass every check: such a task is named (one funnel row more)
+    assert len(index["funnel"]) == 7 + bool(index["surviving_faulty"])
     task = out / "wordstat-top"
     manifest = read_manifest(task / "panel" / "manifest.json").model_dump()
     roles = [c["role"] for c in manifest["candidates"]]

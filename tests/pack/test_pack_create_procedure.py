@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from testhelix.pack.bugreport import bug_report, failing_sections, leaked_line
-from testhelix.pack.create import RunResult, TaskOutcome, build_panel
-from testhelix.pack.createpack import funnel, load_source
+from testhelix.pack.create import STRICT_STAGE, PanelShape, RunResult, TaskOutcome, build_panel
+from testhelix.pack.createpack import create_pack, funnel, load_source
 from testhelix.pack.generators import GeneratedOutput, GenerationRequest, OfflineGenerator
 from testhelix.pack.panelgate import Budget, BudgetExhausted, Diversity, gate, select_group
 
@@ -219,3 +219,66 @@ def test_a_bug_report_quotes_the_failing_check_but_never_the_fix():
     assert leaked_line(leaky, reference.splitlines(), initial.splitlines())
     assert bug_report(leaky, reference, initial)[0] is None
     assert bug_report("all passed\n", reference, initial) == (None, "no failing check in the verifier's output")
+
+
+def test_a_bug_report_quotes_neither_position_marks_nor_the_faulty_program():
+    # Python 3.11+ tracebacks under pytest --tb=short: the test frame, then the program's frame
+    # (the faulty line itself), each with a line of ^ marks under the failing expression.
+    output = ("F\n____ test_check_01 ____\nsuite/test_program.py:7: in test_check_01\n"
+              "    assert merge_all([[1, 3], [2, 4]]) == [[1, 4]]\n           ^^^^^^^^^^^^^^^^^^^^^^^^^\n"
+              "program.py:5: in merge_all\n    merged[-0][1] = max(merged[-0][1], end)\n"
+              "    ~~~~~~^^^\nE   IndexError: list index out of range\n==== short test summary info ====\n")
+    reference = "def merge_all(xs):\n    merged[-1][1] = max(merged[-1][1], end)\n"
+    initial = "def merge_all(xs):\n    merged[-0][1] = max(merged[-0][1], end)\n"
+    text, why = bug_report(output, reference, initial)
+    assert why == "ok" and text is not None
+    assert "assert merge_all([[1, 3], [2, 4]]) == [[1, 4]]" in text and "IndexError" in text
+    assert "^" not in text and "~" not in text and "merged[-0]" not in text and "program.py" not in text
+
+
+class FirstFaultySurvives:
+    """Test double: the first output requested as faulty is an equivalent rewrite (it passes every
+    check); everything else comes from the offline generator."""
+
+    name = "test:surviving-mutant"
+
+    def __init__(self) -> None:
+        self.offline, self.first = OfflineGenerator(7), True
+
+    def generate(self, request):
+        if request.intent == "faulty" and self.first:
+            self.first = False
+            return GeneratedOutput(_variant('"""Word statistics for short texts."""', '"""Word stats."""'), self.name,
+                                   "a mutation that changes nothing the tests see")
+        return self.offline.generate(request)
+
+
+def test_a_surviving_faulty_candidate_is_labelled_valid_and_named_and_strict_excludes_its_task(tmp_path):
+    src = _source(tmp_path)
+    outcome, panel = build_panel(src, FirstFaultySurvives(), OracleVerifier(), tmp_path / "w", 30, Diversity(), 42)
+    assert outcome.stage is None and panel is not None
+    everything = [*panel.valid, *panel.spare]
+    (survivor,) = [c for c in everything if c.provenance == "a mutation that changes nothing the tests see"]
+    assert survivor.intent == "faulty" and survivor.label == "valid" and survivor.id in outcome.survivors
+    # (the offline generator's own mutants can survive too: every survivor is a faulty-intent valid candidate)
+    assert all(c.intent == "faulty" and c.label == "valid" for c in everything if c.id in outcome.survivors)
+
+    index = create_pack([src], tmp_path / "pack", FirstFaultySurvives(), OracleVerifier(), budget=30,
+                        criterion=Diversity(), seed=42, with_bank=False, log=lambda s: None)
+    assert index["surviving_faulty"] == {src.id: list(outcome.survivors)} and index["tasks"] == [src.id]
+    assert dict((r["stage"], r["tasks"]) for r in index["funnel"])[
+        "admitted with a surviving faulty candidate (labelled valid; weak tests?)"] == 1
+
+    strict = create_pack([src], tmp_path / "strict", FirstFaultySurvives(), OracleVerifier(), budget=30,
+                         criterion=Diversity(), seed=42, with_bank=False, shape=PanelShape(strict=True),
+                         log=lambda s: None)
+    assert strict["tasks"] == [] and strict["excluded"][0]["stage"] == STRICT_STAGE
+    assert outcome.survivors[0] in strict["excluded"][0]["reason"]
+    assert dict((r["stage"], r["tasks"]) for r in strict["funnel"])[f"after {STRICT_STAGE}"] == 0
+
+
+def test_a_diagnostic_pool_of_seven_and_seven_fits_the_same_budget(tmp_path):
+    outcome, panel = build_panel(_source(tmp_path), OfflineGenerator(7), OracleVerifier(), tmp_path / "w", 30,
+                                 Diversity(), 42, PanelShape(alternatives=7, invalids=7))
+    assert outcome.stage is None and panel is not None and outcome.outputs <= 30
+    assert len(panel.valid) == 7 and len(panel.invalid) == 7 and panel.initial is not None
