@@ -27,7 +27,7 @@ from testhelix import atomic
 from testhelix.cliutil import json_option, print_json
 from testhelix.errors import UserError
 from testhelix.inputs import InputFile, NewRunDir, PackDir
-from testhelix.llm.registry import is_simulated
+from testhelix.llm.registry import is_simulated, require_credentials
 from testhelix.parallel.progress import TaskProgress
 from testhelix.plaintext import clip, output_width, wrap
 from testhelix.runoptions import RunOptions, setup_options
@@ -57,6 +57,7 @@ def run_gate(challenger_file: Path, baseline_file: Path, pack: Path, split: str,
     splits = load_pack_splits(pack, split_file)
     ids = splits.ids(split)
     cfg = load_config(preset)
+    require_credentials(model)   # a hosted model without its key: refused before anything is created
     setup = search_setup(options or RunOptions(), model, cfg)   # checked before anything is stored
     same = challenger.content_hash() == baseline.content_hash()
     evaluates, note = same_strategy_verdict(model, len(ids), challenger.content_hash()) if same else (True, "")

@@ -22,7 +22,7 @@ from testhelix.cliutil import json_option, print_json
 from testhelix.errors import UserError
 from testhelix.heartbeat import command_started
 from testhelix.inputs import SEED, InputFile, NewRunDir, PackDir, RunDir
-from testhelix.llm.registry import is_simulated, resolve
+from testhelix.llm.registry import is_simulated, require_credentials, resolve
 from testhelix.parallel.progress import TaskProgress
 from testhelix.plaintext import output_width, wrap
 from testhelix.runoptions import RunOptions, setup_options
@@ -141,7 +141,9 @@ def search(pack: Path, model: str, optimizer_model: str, run_dir: Path, preset: 
            split_file: Path | None, seed: int | None, token_cap: int | None,
            limit: int | None, options: RunOptions, as_json: bool) -> None:
     """Evolve a TestHelix strategy on the proposal split, ranking children on the development split."""
-    resolve(model), resolve(optimizer_model)
+    for name in (model, optimizer_model):   # unknown names and hosted models without a key: nothing created
+        resolve(name)
+        require_credentials(name)
     flags = {"seed": seed, "per_task_token_cap": token_cap, "development_limit": limit, "workers": options.workers}
     cfg = load_config(preset, settings_file,
                       {key: value for key, value in flags.items() if value is not None})

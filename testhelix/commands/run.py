@@ -15,7 +15,7 @@ from testhelix.helix.config import get_config, with_strategy_pairs
 from testhelix.helix.promotion import describe, promotion_status
 from testhelix.helix.results import Finished, Incomplete, TaskResult
 from testhelix.inputs import SEED, FiniteFloat, InputFile, NewRunDir, PackDir, RunDir
-from testhelix.llm.registry import is_simulated, resolve
+from testhelix.llm.registry import is_simulated, require_credentials, resolve
 from testhelix.parallel.progress import TaskProgress
 from testhelix.runoptions import RunOptions, setup_options
 from testhelix.splits import sample_across_groups
@@ -87,6 +87,7 @@ def command(pack_dir: Path, split: str, split_file: Path | None, configs: tuple[
 
     for m in models:
         resolve(m)  # unknown model names fail before any work
+        require_credentials(m)  # and so does a hosted model without its key: nothing is created
     setup = options.setup(models)   # the run's settings, built once and passed explicitly
     check_run_folder(run_dir, {"helix", "evaluate"}, "testhelix run")
     cfgs = [get_config(c, token_cap=token_cap, seed=seed, agent_time_limit_s=agent_time_limit) for c in configs]

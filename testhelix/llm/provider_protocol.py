@@ -60,6 +60,15 @@ class ServesTestDoubles(Protocol):
 
 
 @runtime_checkable
+class NeedsCredentials(Protocol):
+    """A provider whose models cannot answer without one of its `credential_env_vars` set (a hosted
+    API), so a command refuses such a model before it creates any folder or store
+    (registry.require_credentials) rather than after the first request fails."""
+
+    credentials_required: bool
+
+
+@runtime_checkable
 class SuggestsConcurrency(Protocol):
     """A provider that says how many tasks `--jobs` runs at once by default for its models
     (registry.concurrent_tasks; a provider without it gets registry.HOSTED_API_TASKS)."""

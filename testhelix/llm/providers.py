@@ -26,6 +26,7 @@ class _SdkProvider:
 
     name: str
     credential_env_vars: tuple[str, ...]
+    credentials_required = True   # NeedsCredentials: a hosted API answers nothing without its key
 
     def resolve(self, name: str, model: str) -> ModelInfo:  # noqa: ARG002 - ModelProvider's signature
         return listed_model(name)
@@ -84,6 +85,7 @@ class OpenAICompatibleProvider(OpenAIProvider):
 
     name = "openai-compatible"
     credential_env_vars = (OPENAI_COMPATIBLE_KEY_ENV,)
+    credentials_required = False   # local servers usually take any key (openai_provider.py sends "no-key")
 
     def concurrent_tasks(self, name: str, cores: int) -> int:  # noqa: ARG002 - the optional hook's signature
         return 4  # such a server often runs on this machine or a small one: it shares its hardware

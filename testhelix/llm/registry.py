@@ -23,6 +23,7 @@ provider_protocol.py (tested with isinstance); nothing here branches on which pr
 from __future__ import annotations
 
 import difflib
+import os
 import re
 import sys
 from dataclasses import replace
@@ -35,6 +36,7 @@ from testhelix.llm.provider_protocol import (
     MakesOptimizerModels,
     ModelInfo,
     ModelProvider,
+    NeedsCredentials,
     Prices,
     ServesTestDoubles,
     SuggestsConcurrency,
@@ -152,6 +154,18 @@ def credential_env_vars() -> tuple[str, ...]:
     for provider in list(_LOADED.values()):
         names += [n for n in provider.credential_env_vars if n not in names]
     return tuple(names)
+
+
+def require_credentials(name: str) -> None:
+    """Refuse a model whose provider needs a credential that no variable holds, before a command makes
+    any folder or store (a refused start leaves nothing behind). The model itself checks again when it
+    is built, for callers that skip this."""
+    provider, _ = _provider(_canonical(name))
+    if not (isinstance(provider, NeedsCredentials) and provider.credentials_required):
+        return
+    if not any(os.environ.get(var) for var in provider.credential_env_vars):
+        raise UserError(f"{' or '.join(provider.credential_env_vars)} is not set: export it to use {name} "
+                        "(nothing was created)")
 
 
 def is_simulated(name: str) -> bool:

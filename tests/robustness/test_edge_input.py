@@ -54,6 +54,13 @@ CASES = [
     ("--executor factory exits", "testhelix", [*RUN, "--executor", "edge_sandboxes:executor_raising"],
      ["--executor", "sys.exit(3)"]),
     ("--executor empty", "testhelix", [*RUN, "--executor", ""], ["--executor", "empty"]),
+    # a hosted model without its key: refused before any folder or store is made
+    ("run: anthropic without a key", "testhelix", ["run", "--pack", "katas", "--split", "all", "--config", "A",
+                                                   "--model", "anthropic:claude-opus-4-6", "--limit", "1", "--run",
+                                                   "{tmp}/run"], ["ANTHROPIC_API_KEY is not set"]),
+    ("search: openai optimizer without a key", "autosaddler",
+     ["search", "--pack", "katas", "--model", "sim:strong", "--optimizer-model", "openai:gpt-4o", "--run",
+      "{tmp}/run"], ["OPENAI_API_KEY is not set"]),
     ("--sandbox constructor raises", "testhelix", [*RUN, "--sandbox", "edge_sandboxes:Raises"], ["--sandbox", "ValueError"]),
     ("gate --sandbox not a class", "autosaddler", ["gate", "--sandbox", "edge_sandboxes:NOT_A_CLASS"], ["--sandbox"]),
     ("--domain syntax error", "gtdd", [*EXP, "--domain", "edge_syntax:X"], ["--domain", "SyntaxError"]),
@@ -155,6 +162,8 @@ def test_refused_in_one_line(case, program, argv, words, material, tmp_path, cap
         else:
             shutil.copy(src, tmp_path / name)
     monkeypatch.syspath_prepend(str(material / "plugins"))
+    for key in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY"):
+        monkeypatch.delenv(key, raising=False)
     before = sorted(p.name for p in tmp_path.iterdir())
     code: object = 0
     try:
