@@ -138,7 +138,9 @@ def in_words(edit: Edit | None, before: dict | None = None, width: int = 60) -> 
     if edit is None:
         return "initial strategy"
     if isinstance(edit, FieldEdit):
-        old = f"{_clip(before[edit.field], width // 2)} → " if before and edit.field in before else "→ "
+        shown = before.get(edit.field) if before else None
+        old = "→ " if not before or edit.field not in before else \
+            "none → " if shown == "" else f"{_clip(shown, width // 2)} → "   # empty text reads as empty maps do
         return f"{edit.field} {old}{_clip(edit.value, width // 2)}"
     if isinstance(edit, LessonEdit):
         lesson = edit.lesson or {}

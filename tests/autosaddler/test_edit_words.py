@@ -28,3 +28,8 @@ def test_an_answer_that_is_no_edit_says_why():
 def test_structured_values_read_as_words():
     edit = parse_edit({"kind": "field", "field": "skillRoutes", "value": {"general": ["boundaries", "errors"]}})
     assert in_words(edit, {"skillRoutes": {}}) == "skillRoutes none → general: boundaries, errors"
+
+
+def test_an_empty_old_value_is_named_not_left_blank():
+    edit = parse_edit({"kind": "field", "field": "guidance", "value": "Reproduce the report."})
+    assert in_words(edit, {"guidance": ""}) == "guidance none → Reproduce the report."
