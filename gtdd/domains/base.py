@@ -60,6 +60,18 @@ class Trace:
 
 
 @dataclass(frozen=True)
+class Defect:
+    """One entry of a domain's defect catalogue: the simulated coder's mistake, written as a text edit
+    (`find` -> `replace`) of the reference source, in a behaviour family."""
+
+    id: str
+    family: str
+    description: str
+    find: str
+    replace: str
+
+
+@dataclass(frozen=True)
 class TraceResult:
     replies: tuple[Any, ...]
     error: str | None  # class of an execution failure: exception type name, "timeout", "import", ...

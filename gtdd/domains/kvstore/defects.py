@@ -9,16 +9,8 @@ least one population trace fail and that the reference with no defect fails none
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 
-
-@dataclass(frozen=True)
-class Defect:
-    id: str
-    family: str
-    description: str
-    find: str
-    replace: str
+from gtdd.domains.base import Defect
 
 
 def _d(defect_id: str, family: str, description: str, find: str, replace: str) -> Defect:

@@ -8,17 +8,8 @@ loss, which is what the example shows.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
-
-@dataclass(frozen=True)
-class Defect:
-    id: str
-    family: str
-    description: str
-    find: str
-    replace: str
-
+from gtdd.domains.base import Defect
 
 DEFECTS: tuple[Defect, ...] = (
     Defect("spaces-tabs-kept", "spacing", "SPACES collapses spaces only, keeping tabs and newlines",
