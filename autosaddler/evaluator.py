@@ -16,6 +16,7 @@ from testhelix.errors import EvaluationIncomplete
 from testhelix.helix.config import RunConfig
 from testhelix.helix.results import Finished, Incomplete
 from testhelix.helix.runner import HelixRunner
+from testhelix.llm.modelref import ModelRef
 from testhelix.strategy.model import Strategy
 from testhelix.tasks.task import Task
 
@@ -23,7 +24,7 @@ EXCERPT_CHARS = 400
 
 
 class HelixStrategyEvaluator:
-    def __init__(self, runner: HelixRunner, tasks: dict[str, Task], model: str, config: RunConfig, scope: str):
+    def __init__(self, runner: HelixRunner, tasks: dict[str, Task], model: ModelRef, config: RunConfig, scope: str):
         self.runner = runner
         self.tasks = tasks
         self.model = model

@@ -18,6 +18,7 @@ import numpy as np
 from scipy.stats import binom
 
 from testhelix.errors import UserError
+from testhelix.llm.modelref import ModelRef
 
 ALPHA = 0.05
 BOOTSTRAP_RESAMPLES = 10_000
@@ -136,14 +137,15 @@ def render(result: GateResult) -> str:
     ])
 
 
-def same_strategy_verdict(model: str, n: int, digest: str) -> tuple[bool, str]:
+def same_strategy_verdict(model: ModelRef, n: int, digest: str) -> tuple[bool, str]:
     """For a challenger with the baseline's hash: (whether the gate must evaluate, why). A simulated
     model without noise is deterministic (common random numbers: the same strategy makes the same
     decisions on every task), so both arms would succeed on the same tasks and no discordant task is
     possible; any other model samples, so two arms of one strategy can differ by chance."""
-    from testhelix.llm.sim.options import parse_sim_name
+    from testhelix.llm.sim.options import SimOptions
 
-    noise = parse_sim_name(model)[1].noise if model.startswith("sim:") else None
+    options = model.info.options      # parsed once, when the command resolved --model
+    noise = options.noise if isinstance(options, SimOptions) else None
     same = f"The challenger is the baseline strategy itself (same hash {digest[:12]})"
     if noise == 0:
         return False, (f"{same} and {model} is deterministic (a simulated model without noise), so both arms would "

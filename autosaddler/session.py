@@ -12,7 +12,7 @@ from autosaddler.evaluator import HelixStrategyEvaluator
 from testhelix.bundle import recorded_pack
 from testhelix.errors import UserError
 from testhelix.helix.config import get_config
-from testhelix.llm.registry import resolve
+from testhelix.llm.modelref import ModelRef
 from testhelix.runoptions import RunOptions
 from testhelix.runsetup import RunSetup
 from testhelix.splits import SplitFile, load_checked_split_file
@@ -47,20 +47,19 @@ def refuse_spent(store: RunStore, pack_name: str, *names: str) -> None:
 
 
 @contextmanager
-def helix_evaluator(store: RunStore, run_dir: Path, tasks: dict[str, Task], model: str, cfg: SearchConfig,
+def helix_evaluator(store: RunStore, run_dir: Path, tasks: dict[str, Task], model: ModelRef, cfg: SearchConfig,
                     scope: str, setup: RunSetup) -> Iterator[HelixStrategyEvaluator]:
     """The strategy evaluator of a search or gate: a runner and backend built from `setup`
     (testhelix/runbuild.py, as `testhelix run` builds its own)."""
     from testhelix.runbuild import task_runner
 
-    resolve(model)
     helix = get_config(cfg.helix_config, token_cap=cfg.per_task_token_cap, seed=cfg.seed,
                        agent_time_limit_s=cfg.agent_time_limit_s)
     with task_runner(setup, store, Path(run_dir) / "work", coverage=False, panel=False) as runner:
         yield HelixStrategyEvaluator(runner, tasks, model, helix, scope)
 
 
-def search_setup(options: RunOptions, model: str, cfg: SearchConfig) -> RunSetup:
+def search_setup(options: RunOptions, model: ModelRef, cfg: SearchConfig) -> RunSetup:
     """A search's or gate's RunSetup: the shared options, with the settings' `workers` as the
     default number of execution slots."""
     return options.setup([model], execution_slots=cfg.workers)

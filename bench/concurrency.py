@@ -37,6 +37,7 @@ from autosaddler.session import (  # noqa: E402
     load_pack_splits,
     search_setup,
 )
+from testhelix.llm.registry import model_ref  # noqa: E402
 from testhelix.runoptions import RunOptions  # noqa: E402
 from testhelix.store import RunStore  # noqa: E402
 from testhelix.strategy.model import initial_strategy  # noqa: E402
@@ -55,8 +56,9 @@ def evaluate(root: Path, name: str, splits: PackSplits, ids: list[str], model: s
     store = RunStore(run)
     started = time.monotonic()
     try:
-        setup = search_setup(RunOptions(jobs=jobs, backend=backend), model, cfg)
-        with helix_evaluator(store, run, splits.tasks, model, cfg, "bench", setup) as ev:
+        ref = model_ref(model)      # the bench's edge: --model resolved once
+        setup = search_setup(RunOptions(jobs=jobs, backend=backend), ref, cfg)
+        with helix_evaluator(store, run, splits.tasks, ref, cfg, "bench", setup) as ev:
             out = ev.evaluate(initial_strategy(), ids)
         wall = time.monotonic() - started
         _, rows = store.query("SELECT count(*) FROM model_calls")

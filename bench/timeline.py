@@ -33,6 +33,7 @@ from autosaddler.config import load_config  # noqa: E402
 from autosaddler.session import helix_evaluator, load_pack_splits, search_setup  # noqa: E402
 from bench.concurrency import minibatch  # noqa: E402
 from testhelix.bundle import bundled_pack  # noqa: E402
+from testhelix.llm.registry import model_ref  # noqa: E402
 from testhelix.runoptions import RunOptions  # noqa: E402
 from testhelix.store import RunStore  # noqa: E402
 from testhelix.strategy.model import initial_strategy  # noqa: E402
@@ -172,8 +173,9 @@ def main() -> None:
         global T0
         T0 = started
         cfg = load_config("paper")
-        setup = search_setup(RunOptions(jobs=args.jobs), args.model, cfg)
-        with helix_evaluator(store, root / "run", splits.tasks, args.model, cfg, "bench", setup) as ev:
+        model = model_ref(args.model)   # the bench's edge: --model resolved once
+        setup = search_setup(RunOptions(jobs=args.jobs), model, cfg)
+        with helix_evaluator(store, root / "run", splits.tasks, model, cfg, "bench", setup) as ev:
             out = ev.evaluate(initial_strategy(), ids)
         wall = time.monotonic() - started
         after = os.times()

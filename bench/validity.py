@@ -76,6 +76,8 @@ from testhelix.agent.budget import Budget  # noqa: E402
 from testhelix.bundle import bundled_pack  # noqa: E402
 from testhelix.execution.seam import Executor  # noqa: E402
 from testhelix.helix.config import get_config  # noqa: E402
+from testhelix.llm.modelref import ModelRef  # noqa: E402
+from testhelix.llm.registry import model_ref  # noqa: E402
 from testhelix.runbuild import build_runner, make_backend  # noqa: E402
 from testhelix.runoptions import RunOptions  # noqa: E402
 from testhelix.runsetup import RunSetup  # noqa: E402
@@ -122,7 +124,7 @@ def tree_cpu() -> float:
 
 
 @contextmanager
-def real_evaluator(store: RunStore, run_dir: Path, tasks: dict[str, Task], model: str, cfg: SearchConfig,
+def real_evaluator(store: RunStore, run_dir: Path, tasks: dict[str, Task], model: ModelRef, cfg: SearchConfig,
                    scope: str, setup: RunSetup, executor: Executor) -> Iterator[HelixStrategyEvaluator]:
     """autosaddler.session.helix_evaluator, except that the study's one executor (and with it its
     outcome cache) serves every run instead of one executor per run."""
@@ -159,8 +161,8 @@ class Study:
     def progress(self, text: str) -> None:
         print(f"[{time.monotonic() - self.started:7.0f} s] {text}", flush=True)
 
-    def model(self, r: int) -> str:
-        return f"sim:weak?noise={self.noise:g}&seed={r}"
+    def model(self, r: int) -> ModelRef:
+        return model_ref(f"sim:weak?noise={self.noise:g}&seed={r}")
 
     def gate(self, store: RunStore, run: Path, r: int, challenger: Strategy, plant: Plant | None,
              played: dict) -> dict:
@@ -204,7 +206,7 @@ class Study:
             setup = search_setup(options, model, cfg)
             timeouts = cfg.session_timeouts()
             settings = options.models([OPTIMIZER_MODEL])
-            optimizer = ModelOptimizer({s: settings.create_optimizer_model(OPTIMIZER_MODEL, seed=cfg.seed, timeout_s=t)
+            optimizer = ModelOptimizer({s: settings.create_optimizer_model(model_ref(OPTIMIZER_MODEL), seed=cfg.seed, timeout_s=t)
                                         for s, t in timeouts.items()},
                                        Budget(5_000_000, label="optimizer", run_label="optimizer", sink=store),
                                        timeouts=timeouts)
@@ -269,7 +271,7 @@ def main() -> None:
           f"{', '.join(f'{s:.2f}' for s in shares)}) + {args.null_gates - args.replicates} null gates without a "
           f"search = {units} units; model sim:weak?noise={args.noise:g}, configuration C (the demo preset), "
           f"--jobs {args.jobs}; load average {os.getloadavg()[0]:.2f} at the start", flush=True)
-    setup = search_setup(RunOptions(jobs=args.jobs), "sim:weak", load_config("demo"))
+    setup = search_setup(RunOptions(jobs=args.jobs), model_ref("sim:weak"), load_config("demo"))
     with tempfile.TemporaryDirectory(prefix="validity-") as tmp, \
             setup.execution.create_executor(workers=setup.concurrency.fork_servers(), cache=None) as executor:
         study = Study(splits, args.noise, args.jobs, args.work or Path(tmp), executor)

@@ -43,6 +43,7 @@ from gtdd.loop import LoopContext, TrajectoryState, public_examples, run_round, 
 from gtdd.policies import POLICIES, Policy, run_generator
 from gtdd.roles import make_coder, make_tester
 from testhelix.errors import UserError
+from testhelix.llm.registry import model_ref
 from testhelix.runsetup import ModelSettings
 from testhelix.store import RunStore
 
@@ -141,8 +142,10 @@ class Experiment:
         self.executor = TraceExecutor(self.domain, config.per_trace_timeout_s, sandbox, runner)
         models = models or ModelSettings()
         # bad names fail before anything is stored
-        self.coder = coder or make_coder(config.coder, self.domain, self.executor, models, config.round_token_cap)
-        self.tester = tester or make_tester(config.tester, self.domain, models, config.round_token_cap)
+        # the experiment's edge: each role's model name (given or recorded) resolved once
+        self.coder = coder or make_coder(model_ref(config.coder), self.domain, self.executor, models,
+                                         config.round_token_cap)
+        self.tester = tester or make_tester(model_ref(config.tester), self.domain, models, config.round_token_cap)
         self.public = public_examples(self.domain, config.public_examples)
         self.execution_config = self.executor.execution_config()
         # bad acceptance settings are refused before anything is stored

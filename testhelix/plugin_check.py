@@ -98,15 +98,15 @@ def check_provider(name: str, model: str | None, report: CheckReport) -> None:
         report.note("give --model MODEL to resolve a model and send it one request")
         return
     full = f"{spec}/{model}" if is_dotted_path(spec) else f"{spec}:{model}"
-    ok, info = report.attempt(f"resolve {full!r}", lambda: registry.resolve(full))
+    ok, ref = report.attempt(f"resolve {full!r}", lambda: registry.model_ref(full))
     if not ok:
         return
+    info = ref.info
     report.check(info.context_window > 0 and info.max_output_tokens > 0, f"resolve {full!r}",
                  f"context window {info.context_window}, max output {info.max_output_tokens}")
-    simulated = registry.is_simulated(full)
-    task = _a_task() if simulated else None  # a test double plays a task; a real model needs none
+    task = _a_task() if ref.simulated else None  # a test double plays a task; a real model needs none
     try:
-        made = registry.create_model(full, task=task, max_retries=0, timeout_s=60)
+        made = registry.create_model(ref, task=task, max_retries=0, timeout_s=60)
     except ModelError as err:
         report.check(False, "create a model", f"{type(err).__name__}: {err} (credentials: {', '.join(names)})")
         return
@@ -126,8 +126,8 @@ def check_provider(name: str, model: str | None, report: CheckReport) -> None:
                         f"stop {reply.stop_reason}, {len(reply.tool_calls)} tool call(s), {reply.usage.input_tokens}"
                         f"+{reply.usage.output_tokens} tokens" if well_formed else f"got {reply!r}"):
         return
-    report.check(not simulated or reply.simulated, "a test double's reply is marked simulated",
-                 "simulated" if simulated else "a real model")
+    report.check(not ref.simulated or reply.simulated, "a test double's reply is marked simulated",
+                 "simulated" if ref.simulated else "a real model")
 
 
 def _a_task() -> Any:

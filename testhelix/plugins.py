@@ -99,11 +99,14 @@ def load_dotted(path: str, *, option: str, spec: str, default_attr: str | None =
 _MISSING = object()
 
 
-def load_plugin(spec: str, *, group: str, builtins: Mapping[str, str], option: str, what: str,
+def load_plugin(spec: str, *, group: str, builtins: Mapping[str, Any], option: str, what: str,
                 default_attr: str | None = None) -> Any:
-    """Resolve `spec` as a built-in name, a `package.module:OBJECT` path or an entry point of `group`."""
+    """Resolve `spec` as a built-in name, a `package.module:OBJECT` path or an entry point of `group`.
+    A built-in is a dotted path to import on first use, or the object itself (the model registry's
+    providers)."""
     if spec in builtins:
-        return load_dotted(builtins[spec], option=option, spec=spec)
+        found = builtins[spec]
+        return load_dotted(found, option=option, spec=spec) if isinstance(found, str) else found
     if is_dotted_path(spec):
         return load_dotted(spec, option=option, spec=spec, default_attr=default_attr)
     found = [ep for ep in group_entry_points(group) if ep.name == spec]

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from testhelix.execution.cache import OutcomeCache
     from testhelix.execution.seam import Executor
     from testhelix.llm.base import ChatModel
+    from testhelix.llm.modelref import ModelRef
     from testhelix.store import RunStore
     from testhelix.tasks.task import Task
 
@@ -32,8 +33,8 @@ if TYPE_CHECKING:
 def model_factory(models: ModelSettings) -> ModelFactory:
     """The runner's model factory with the setup's context windows and rate limits."""
 
-    def create(name: str, task: Task, seed: int) -> ChatModel:
-        return models.create_model(name, task=task, seed=seed)
+    def create(ref: ModelRef, task: Task, seed: int) -> ChatModel:
+        return models.create_model(ref, task=task, seed=seed)
 
     return create
 

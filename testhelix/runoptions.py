@@ -10,6 +10,10 @@ default rule on `testhelix run`, `testhelix evaluate`, `autosaddler search|resum
 - execution: `--executor`, `--sandbox` (defaults: $TESTHELIX_EXECUTOR, $TESTHELIX_SANDBOX);
 - concurrency: `--jobs` (tasks in flight), `--workers` (execution slots), `--backend`, `--ray-address`.
 
+A command's `--model` options use `MODEL` as their type: the name is resolved once, while the
+command line is parsed, into a `ModelRef` (testhelix/llm/modelref.py) that everything below carries;
+a bad name is a UserError naming it (exit 2).
+
 """
 
 from __future__ import annotations
@@ -22,6 +26,8 @@ from typing import Any, TypeVar
 import click
 
 from testhelix.inputs import FiniteFloat, PluginName
+from testhelix.llm.modelref import ModelRef
+from testhelix.llm.registry import model_ref
 from testhelix.parallel.jobs import BACKENDS, default_jobs
 from testhelix.runsetup import Concurrency, ExecutionChoice, ModelSettings, RunSetup
 
@@ -29,6 +35,19 @@ JOBS_RANGE = click.IntRange(1, 256)
 WORKERS_RANGE = click.IntRange(1, 64)
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+
+class ModelName(click.ParamType):
+    """A `--model` value, resolved once into a ModelRef (unknown names, bad options: UserError)."""
+
+    name = "model"
+
+    def convert(self, value: Any, param: click.Parameter | None,  # noqa: ARG002 - click's signature
+                ctx: click.Context | None) -> ModelRef:  # noqa: ARG002 - click's signature
+        return value if isinstance(value, ModelRef) else model_ref(str(value))
+
+
+MODEL = ModelName()
 
 
 @dataclass(frozen=True)
@@ -46,8 +65,8 @@ class RunOptions:
     backend: str = "local"
     ray_address: str | None = None
 
-    def models(self, names: Sequence[str]) -> ModelSettings:
-        return ModelSettings.for_models(list(names), self.call_timeout, self.context_window, self.rpm, self.tpm)
+    def models(self, refs: Sequence[ModelRef | str]) -> ModelSettings:
+        return ModelSettings.for_models(list(refs), self.call_timeout, self.context_window, self.rpm, self.tpm)
 
     def execution(self) -> ExecutionChoice:
         return ExecutionChoice.from_options(self.executor, self.sandbox)
@@ -56,11 +75,11 @@ class RunOptions:
         """The sandbox alone (commands that run no executor, e.g. GTDD's trace isolation), checked."""
         return self.execution().sandbox
 
-    def tasks_in_flight(self, names: Sequence[str]) -> int:
+    def tasks_in_flight(self, refs: Sequence[ModelRef]) -> int:
         """`--jobs`, else what the models' providers suggest (testhelix.parallel.default_jobs)."""
-        return self.jobs or default_jobs(names)
+        return self.jobs or default_jobs(refs)
 
-    def setup(self, names: Sequence[str], execution_slots: int | None = None) -> RunSetup:
+    def setup(self, refs: Sequence[ModelRef], execution_slots: int | None = None) -> RunSetup:
         """The run's setup for these models. `execution_slots`: the default when --workers is not
         given (a search's settings); without either, one slot per core."""
         from testhelix.errors import UserError
@@ -68,9 +87,9 @@ class RunOptions:
         if self.ray_address and self.backend != "ray":
             raise UserError("--ray-address needs --backend ray")
         slots = self.workers or execution_slots
-        concurrency = Concurrency(self.tasks_in_flight(names)) if slots is None else \
-            Concurrency(self.tasks_in_flight(names), slots)
-        return RunSetup(models=self.models(names), execution=self.execution(), concurrency=concurrency,
+        concurrency = Concurrency(self.tasks_in_flight(refs)) if slots is None else \
+            Concurrency(self.tasks_in_flight(refs), slots)
+        return RunSetup(models=self.models(refs), execution=self.execution(), concurrency=concurrency,
                         backend=self.backend, ray_address=self.ray_address)
 
 

@@ -20,6 +20,7 @@ once, when the setup is built (`ExecutionChoice.from_options`), and never writte
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
     from testhelix.execution.cache import OutcomeCache
     from testhelix.execution.seam import Executor
     from testhelix.llm.base import ChatModel
+    from testhelix.llm.modelref import ModelRef
 
 # Fork servers per execution slot when many callers share the executor. An execution is far from
 # all CPU: measured on the bundled katas, one costs ~0.23 s of CPU in its process tree but takes
@@ -41,20 +43,21 @@ SERVERS_PER_SLOT = 2
 @dataclass(frozen=True)
 class ModelSettings:
     """What the command line says about models: `--call-timeout`, `--context-window`, `--rpm/--tpm`
-    (per model name as given)."""
+    (per model name as given; every value range-checked once, by its option)."""
 
     call_timeout_s: float | None = None
     context_windows: tuple[tuple[str, int], ...] = ()                     # (model name, tokens)
     rate_limits: tuple[tuple[str, float | None, float | None], ...] = ()  # (model name, rpm, tpm)
 
     @classmethod
-    def for_models(cls, models: tuple[str, ...] | list[str], call_timeout_s: float | None = None,
+    def for_models(cls, models: Sequence[ModelRef | str], call_timeout_s: float | None = None,
                    context_window: int | None = None, rpm: float | None = None,
                    tpm: float | None = None) -> ModelSettings:
-        """The same context window and rate limits for every model a command names."""
+        """The same context window and rate limits for every model a command names (keyed by the
+        name as given: a ModelRef's `given`, or GTDD's recorded role names)."""
         return cls(call_timeout_s=call_timeout_s,
-                   context_windows=tuple((m, int(context_window)) for m in models if context_window),
-                   rate_limits=tuple((m, rpm, tpm) for m in models if rpm or tpm))
+                   context_windows=tuple((str(m), int(context_window)) for m in models if context_window),
+                   rate_limits=tuple((str(m), rpm, tpm) for m in models if rpm or tpm))
 
     def context_window(self, name: str) -> int | None:
         return next((tokens for m, tokens in self.context_windows if m == name), None)
@@ -69,21 +72,21 @@ class ModelSettings:
         return replace(self, rate_limits=tuple((m, rpm / count if rpm else rpm, tpm / count if tpm else tpm)
                                                for m, rpm, tpm in self.rate_limits))
 
-    def create_model(self, name: str, *, task: Any = None, seed: int = 0,
+    def create_model(self, ref: ModelRef, *, task: Any = None, seed: int = 0,
                      timeout_s: float | None = None, max_retries: int = 2) -> ChatModel:
-        """The model `name` with this setup's context window and rate limits (`max_retries`: the
+        """The model `ref` names with this setup's context window and rate limits (`max_retries`: the
         SDK's own retries, the only retry layer)."""
         from testhelix.llm.registry import create_model
 
-        rpm, tpm = self.rate_limit(name)
-        return create_model(name, task=task, seed=seed, timeout_s=timeout_s, context_window=self.context_window(name),
+        rpm, tpm = self.rate_limit(ref.given)
+        return create_model(ref, task=task, seed=seed, timeout_s=timeout_s, context_window=self.context_window(ref.given),
                             requests_per_minute=rpm, tokens_per_minute=tpm, max_retries=max_retries)
 
-    def create_optimizer_model(self, name: str, *, seed: int = 0, timeout_s: float | None = None) -> ChatModel:
+    def create_optimizer_model(self, ref: ModelRef, *, seed: int = 0, timeout_s: float | None = None) -> ChatModel:
         from testhelix.llm.registry import create_optimizer_model
 
-        rpm, tpm = self.rate_limit(name)
-        return create_optimizer_model(name, seed=seed, timeout_s=timeout_s, context_window=self.context_window(name),
+        rpm, tpm = self.rate_limit(ref.given)
+        return create_optimizer_model(ref, seed=seed, timeout_s=timeout_s, context_window=self.context_window(ref.given),
                                       requests_per_minute=rpm, tokens_per_minute=tpm)
 
 

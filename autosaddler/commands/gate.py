@@ -27,10 +27,10 @@ from testhelix import atomic
 from testhelix.cliutil import json_option, print_json
 from testhelix.errors import UserError
 from testhelix.inputs import InputFile, NewRunDir, PackDir
-from testhelix.llm.registry import is_simulated, require_credentials
+from testhelix.llm.modelref import ModelRef
 from testhelix.parallel.progress import TaskProgress
 from testhelix.plaintext import clip, output_width, wrap
-from testhelix.runoptions import RunOptions, setup_options
+from testhelix.runoptions import MODEL, RunOptions, setup_options
 from testhelix.store import RunStore
 from testhelix.strategy.model import is_frozen_strategy_file, load_strategy
 from testhelix.tracking import mlflow_option, requested_mlflow_uri
@@ -47,7 +47,7 @@ class GateRun:
     same_strategy_note: str | None = None   # the challenger is the baseline, evaluated anyway: why
 
 
-def run_gate(challenger_file: Path, baseline_file: Path, pack: Path, split: str, model: str, run_dir: Path,
+def run_gate(challenger_file: Path, baseline_file: Path, pack: Path, split: str, model: ModelRef, run_dir: Path,
              split_file: Path | None, preset: str, allow_reuse: bool = False, options: RunOptions | None = None,
              progress: bool = False) -> GateRun:
     """Evaluate both strategies with the same model on the release split, decide, record, and mark
@@ -57,7 +57,7 @@ def run_gate(challenger_file: Path, baseline_file: Path, pack: Path, split: str,
     splits = load_pack_splits(pack, split_file)
     ids = splits.ids(split)
     cfg = load_config(preset)
-    require_credentials(model)   # a hosted model without its key: refused before anything is created
+    model.require_credentials()   # a hosted model without its key: refused before anything is created
     setup = search_setup(options or RunOptions(), model, cfg)   # checked before anything is stored
     same = challenger.content_hash() == baseline.content_hash()
     evaluates, note = same_strategy_verdict(model, len(ids), challenger.content_hash()) if same else (True, "")
@@ -69,7 +69,7 @@ def run_gate(challenger_file: Path, baseline_file: Path, pack: Path, split: str,
     ledger = ReleaseLedger.for_scope(cfg.release_ledger, run_dir)
     replay, earlier = check_release(ledger, pack=splits.split.pack, pack_digest=splits.split.pack_digest, split=split,
                                     task_ids=ids, challenger_hash=challenger.content_hash(),
-                                    baseline_hash=baseline.content_hash(), model=model, allow_reuse=allow_reuse)
+                                    baseline_hash=baseline.content_hash(), model=model.given, allow_reuse=allow_reuse)
     if replay is not None and replay.result is not None:
         data = dict(replay.result)
         data["ci95"], data["ci99"] = tuple(data["ci95"]), tuple(data["ci99"])
@@ -99,14 +99,14 @@ def run_gate(challenger_file: Path, baseline_file: Path, pack: Path, split: str,
         with store.transaction():
             store.upsert("gate_results", {
                 "gate_id": gate_id, "challenger_hash": challenger.content_hash(), "baseline_hash": baseline.content_hash(),
-                "split": split, "model": model, "n": result.n, "wins": result.wins, "losses": result.losses,
+                "split": split, "model": model.given, "n": result.n, "wins": result.wins, "losses": result.losses,
                 "challenger_successes": result.challenger_successes, "baseline_successes": result.baseline_successes,
                 "p_value": result.p_value, "ci95": list(result.ci95), "ci99": list(result.ci99),
                 "promoted": result.promoted})
             store.upsert("spent_splits", {"pack": splits.split.pack, "split": split, "gate_id": gate_id})
         ledger.record(new_entry(pack=splits.split.pack, pack_digest=splits.split.pack_digest, split=split, task_ids=ids,
                                 challenger_hash=challenger.content_hash(), baseline_hash=baseline.content_hash(),
-                                model=model, run_dir=run_dir, gate_id=gate_id, result=result.to_json(),
+                                model=model.given, run_dir=run_dir, gate_id=gate_id, result=result.to_json(),
                                 reused=reused))
         with atomic.atomic_path(Path(run_dir) / "gate_outcomes.csv") as tmp, tmp.open("w", newline="") as fh:
             writer = csv.writer(fh)
@@ -115,7 +115,7 @@ def run_gate(challenger_file: Path, baseline_file: Path, pack: Path, split: str,
         atomic.write_text(Path(run_dir) / "gate_report.md",
             f"# Release gate\n\nchallenger: {challenger_file} ({challenger.content_hash()[:12]})\n"
             f"baseline: {baseline_file} ({baseline.content_hash()[:12]})\nmodel: {model}"
-            f"{' (simulated test double)' if is_simulated(model) else ''}\nsplit: {split} of {pack} ({len(ids)} tasks)\n"
+            f"{' (simulated test double)' if model.simulated else ''}\nsplit: {split} of {pack} ({len(ids)} tasks)\n"
             f"release ledger: {ledger.describe()}\n\n"
             + (f"**Not a fresh test.** {REUSE_NOTE}.\n\n" if reused else "")
             + (f"**Same strategy.** {note}\n\n" if same else "")
@@ -141,7 +141,7 @@ def _replayed_clusters(replay: SpentRelease) -> ClusterDiagnostics | None:
         return None
 
 
-def _skipped_report(challenger_file: Path, digest: str, model: str, split: str, pack: Path, why: str) -> str:
+def _skipped_report(challenger_file: Path, digest: str, model: ModelRef, split: str, pack: Path, why: str) -> str:
     return (f"# Release gate\n\nchallenger and baseline: {challenger_file} ({digest[:12]}), the same strategy\n"
             f"model: {model}\nsplit: {split} of {pack} (not evaluated, not spent)\n\n"
             f"decision: NOT PROMOTED (the initial strategy stays)\n\n{why}\n")
@@ -167,7 +167,7 @@ def next_steps(run_dir: Path) -> str:
 @click.option("--split", default="release", show_default=True, help="The release split (spent afterwards).")
 @click.option("--split-file", type=InputFile(bundled="split file"),
               help="Split file or a bundled one's name (default: splits/<pack>.json).")
-@click.option("--model", help="Execution model for both strategies.")
+@click.option("--model", type=MODEL, help="Execution model for both strategies.")
 @click.option("--run", "run_dir", type=NewRunDir(), help="Run folder for the gate.")
 @click.option("--preset", type=click.Choice(["paper", "demo"]), default="paper", show_default=True,
               help="Execution settings (TestHelix configuration, caps) shared with the search.")
@@ -180,7 +180,7 @@ def next_steps(run_dir: Path) -> str:
 @setup_options()
 @json_option
 def command(outcomes_csv: Path | None, challenger: Path | None, baseline: Path | None, pack: Path | None, split: str,
-            split_file: Path | None, model: str | None, run_dir: Path | None, preset: str, allow_reuse: bool,
+            split_file: Path | None, model: ModelRef | None, run_dir: Path | None, preset: str, allow_reuse: bool,
             allow_unfrozen_challenger: bool, options: RunOptions, as_json: bool) -> None:
     """Promote a frozen challenger only on a positive difference with one-sided exact McNemar p <= 0.05."""
     fresh, replay, run = True, None, None
@@ -216,7 +216,8 @@ def command(outcomes_csv: Path | None, challenger: Path | None, baseline: Path |
         diagnostics = run.diagnostics if run.diagnostics is not None else diagnostics
     if replay is None:   # a replay was tracked when it was decided
         track_gate_command(requested_mlflow_uri(), result, outcomes_csv=outcomes_csv, challenger=challenger,
-                           baseline=baseline, pack=pack, split=split, model=model, run_dir=run_dir)  # no-op without URI
+                           baseline=baseline, pack=pack, split=split, model=model.given if model else None,
+                           run_dir=run_dir)  # no-op without URI
     same = replay.challenger_hash == replay.baseline_hash if replay is not None else (
         run is not None and challenger is not None and baseline is not None
         and load_strategy(challenger).content_hash() == load_strategy(baseline).content_hash())

@@ -22,10 +22,11 @@ from testhelix.cliutil import json_option, print_json
 from testhelix.errors import UserError
 from testhelix.heartbeat import command_started
 from testhelix.inputs import SEED, InputFile, NewRunDir, PackDir, RunDir
-from testhelix.llm.registry import is_simulated, require_credentials, resolve
+from testhelix.llm.modelref import ModelRef
+from testhelix.llm.registry import model_ref
 from testhelix.parallel.progress import TaskProgress
 from testhelix.plaintext import output_width, wrap
-from testhelix.runoptions import RunOptions, setup_options
+from testhelix.runoptions import MODEL, RunOptions, setup_options
 from testhelix.splits import spread_by_context
 from testhelix.store import RunStore
 from testhelix.strategy.model import initial_strategy
@@ -34,7 +35,9 @@ from testhelix.tracking import mlflow_option, requested_mlflow_uri
 OPTIMIZER_TOKEN_CAP = 5_000_000  # the optimizer's own accounting scope, separate from the generator's
 
 
-def _run(run_dir: Path, meta: dict, cfg: SearchConfig, as_json: bool, options: RunOptions) -> None:
+def _run(run_dir: Path, meta: dict, cfg: SearchConfig, as_json: bool, options: RunOptions, model: ModelRef,
+         optimizer_model: ModelRef) -> None:
+    """`meta` records the names as given; `model` and `optimizer_model` are them resolved, once."""
     console = Console(quiet=as_json)
     splits = load_pack_splits(Path(meta["pack"]), Path(meta["split_file"]) if meta.get("split_file") else None)
     for role, name in (("proposal split (proposal_split)", cfg.proposal_split),
@@ -42,7 +45,7 @@ def _run(run_dir: Path, meta: dict, cfg: SearchConfig, as_json: bool, options: R
         if not splits.ids(name):  # checked before the store exists: a refused search leaves no file
             raise UserError(f"the {role} {name!r} of pack {splits.split.pack} is empty: a search needs tasks to train "
                             "and rank on")
-    setup = search_setup(options, meta["model"], cfg)   # checked before the store exists
+    setup = search_setup(options, model, cfg)   # checked before the store exists
     store = RunStore(run_dir, command="autosaddler search", allowed={"search", "gate"})
     started = command_started()   # durations cover the whole command, start-up included
     try:
@@ -52,9 +55,9 @@ def _run(run_dir: Path, meta: dict, cfg: SearchConfig, as_json: bool, options: R
             refuse_spent_tasks(ReleaseLedger(), splits.split.pack, splits.split.pack_digest, name, splits.ids(name),
                                "a search")
         store.put_state("meta", meta)
-        optimizer_settings = options.models([meta["optimizer_model"]])  # the same model options for the optimizer
+        optimizer_settings = options.models([optimizer_model])  # the same model options for the optimizer
         timeouts = cfg.session_timeouts()
-        opt_models = {session: optimizer_settings.create_optimizer_model(meta["optimizer_model"], seed=cfg.seed,
+        opt_models = {session: optimizer_settings.create_optimizer_model(optimizer_model, seed=cfg.seed,
                                                                          timeout_s=limit)
                       for session, limit in timeouts.items()}
         optimizer = ModelOptimizer(opt_models, Budget(OPTIMIZER_TOKEN_CAP, label="optimizer", run_label="optimizer",
@@ -70,7 +73,7 @@ def _run(run_dir: Path, meta: dict, cfg: SearchConfig, as_json: bool, options: R
             console.print(wrap(text, console.width, hang=" " * 10),  # a log keeps lines within its width
                           markup=False, highlight=False, soft_wrap=True)
 
-        with helix_evaluator(store, run_dir, splits.tasks, meta["model"], cfg, "search", setup) as evaluator, \
+        with helix_evaluator(store, run_dir, splits.tasks, model, cfg, "search", setup) as evaluator, \
                 TaskProgress("task evaluations", enabled=not as_json, console=console) as progress:
             evaluator.runner.progress = progress
             search = Search(cfg, store, evaluator, optimizer, splits.ids(cfg.proposal_split),
@@ -81,7 +84,7 @@ def _run(run_dir: Path, meta: dict, cfg: SearchConfig, as_json: bool, options: R
     finally:
         store.close()
     summary.update(run=str(run_dir), wall_s=round(time.monotonic() - started, 1),
-                   simulated=is_simulated(meta["model"]) or is_simulated(meta["optimizer_model"]))
+                   simulated=model.simulated or optimizer_model.simulated)
     if as_json:
         print_json(summary)
         return
@@ -119,8 +122,8 @@ def _parent_strategy(store: RunStore, node_id: str) -> dict | None:
 
 @click.command("search")
 @click.option("--pack", required=True, type=PackDir(), help="Task pack folder, or a bundled pack's name (katas).")
-@click.option("--model", required=True, help="Execution model (runs TestHelix), e.g. sim:strong.")
-@click.option("--optimizer-model", required=True, help="Optimizer model (three sessions), e.g. sim:strong.")
+@click.option("--model", required=True, type=MODEL, help="Execution model (runs TestHelix), e.g. sim:strong.")
+@click.option("--optimizer-model", required=True, type=MODEL, help="Optimizer model (three sessions), e.g. sim:strong.")
 @click.option("--run", "run_dir", required=True, type=NewRunDir(), help="Run folder.")
 @click.option("--preset", type=click.Choice(sorted(PRESETS)), default="paper", show_default=True)
 @click.option("--settings", "settings_file", type=InputFile(),
@@ -137,17 +140,16 @@ def _parent_strategy(store: RunStore, node_id: str) -> dict | None:
 @mlflow_option
 @setup_options()
 @json_option
-def search(pack: Path, model: str, optimizer_model: str, run_dir: Path, preset: str, settings_file: Path | None,
+def search(pack: Path, model: ModelRef, optimizer_model: ModelRef, run_dir: Path, preset: str, settings_file: Path | None,
            split_file: Path | None, seed: int | None, token_cap: int | None,
            limit: int | None, options: RunOptions, as_json: bool) -> None:
     """Evolve a TestHelix strategy on the proposal split, ranking children on the development split."""
-    for name in (model, optimizer_model):   # unknown names and hosted models without a key: nothing created
-        resolve(name)
-        require_credentials(name)
+    for ref in (model, optimizer_model):   # unknown names failed in parsing; hosted models without a key: nothing created
+        ref.require_credentials()
     flags = {"seed": seed, "per_task_token_cap": token_cap, "development_limit": limit, "workers": options.workers}
     cfg = load_config(preset, settings_file,
                       {key: value for key, value in flags.items() if value is not None})
-    meta = {"pack": str(pack), "model": model, "optimizer_model": optimizer_model, "preset": preset,
+    meta = {"pack": str(pack), "model": model.given, "optimizer_model": optimizer_model.given, "preset": preset,
             "config": cfg.model_dump(), "split_file": str(split_file) if split_file else None,
             "development_order": "by_context"}
     if (Path(run_dir) / "run.duckdb").exists():
@@ -167,7 +169,7 @@ def search(pack: Path, model: str, optimizer_model: str, run_dir: Path, preset: 
             # The same command again is the same search: it continues (a finished one has nothing left to do).
             click.echo(f"{run_dir}: this search already ran here with the same settings; continuing it "
                        "(finished steps are never redone)")
-    _run(run_dir, meta, cfg, as_json, options)
+    _run(run_dir, meta, cfg, as_json, options, model, optimizer_model)
     track_search(run_dir, requested_mlflow_uri())  # no-op without --mlflow-uri
 
 
@@ -187,7 +189,9 @@ def resume(run_dir: Path, options: RunOptions, as_json: bool) -> None:
         raise UserError(f"{run_dir}: no search to resume here")
     if not isinstance(meta, dict):
         raise UserError(f"{_meta_row(run_dir)} is not an object")
-    _run(run_dir, meta, _stored_config(run_dir, meta), as_json, options)
+    cfg = _stored_config(run_dir, meta)
+    # the resume's edge: the recorded names resolved once
+    _run(run_dir, meta, cfg, as_json, options, model_ref(meta["model"]), model_ref(meta["optimizer_model"]))
 
 
 def _development_order(splits: PackSplits, name: str, meta: dict) -> list[str]:
@@ -210,8 +214,6 @@ def _stored_config(run_dir: Path, meta: dict) -> SearchConfig:
     for key in ("pack", "model", "optimizer_model"):
         if not isinstance(meta.get(key), str) or not meta[key]:
             raise UserError(f"{where}: {key!r} is missing or not a string")
-    for key in ("model", "optimizer_model"):
-        resolve(meta[key])
     if not isinstance(meta.get("config"), dict):
         raise UserError(f"{where}: 'config' is not an object")
     try:

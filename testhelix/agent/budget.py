@@ -65,8 +65,8 @@ from testhelix.llm.base import (
     RateLimited,
     ToolCall,
     Usage,
+    is_test_double,
 )
-from testhelix.llm.registry import is_simulated
 
 PER_MESSAGE_OVERHEAD = 16       # role markers and separators a chat template adds, generously
 REQUEST_OVERHEAD = 64
@@ -243,7 +243,7 @@ class Budget:
         the request allowed) or, when the provider reported none, the kept reservation -- so sums
         over model_calls equal the budget's `used`; `usage_reported` tells them apart."""
         # a provider marks a reply that a served simulated model gave (sdk_model.served_metadata)
-        simulated = is_simulated(model.name) or (answer is not None and answer.simulated)
+        simulated = is_test_double(model) or (answer is not None and answer.simulated)
         with self._lock:
             self.statuses[status] += 1
             self.simulated_calls += simulated

@@ -54,8 +54,8 @@ from testhelix.llm.base import (
     ModelError,
     ToolCall,
     ToolSpec,
+    is_test_double,
 )
-from testhelix.llm.registry import is_simulated
 
 if TYPE_CHECKING:
     from testhelix.skills import Skill
@@ -195,7 +195,7 @@ class AgentSession(ToolSession):
                          step_cap=strategy.repairSteps if config.phase == "repair" else strategy.agentSteps)
         self.n_prefix = len(self.messages)          # the opening messages trimming always keeps
         # The trajectory shares the message list: it always holds the full history.
-        self.trajectory = Trajectory(meta={"model": model.name, "simulated": is_simulated(model.name),
+        self.trajectory = Trajectory(meta={"model": model.name, "simulated": is_test_double(model),
                                            "task_id": self.public.id, "phase": config.phase, "pair": config.pair,
                                            "round": config.round, "writable": list(config.writable),
                                            "strategy_hash": strategy.content_hash()}, messages=self.messages)

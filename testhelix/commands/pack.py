@@ -12,8 +12,9 @@ import click
 from testhelix.cliutil import json_option, print_json
 from testhelix.errors import UserError
 from testhelix.inputs import SEED, FiniteFloat, InputDir, OutputFile, PackDir
+from testhelix.llm.modelref import ModelRef
 from testhelix.paths import is_installed, tasks_dir
-from testhelix.runoptions import RunOptions, setup_options
+from testhelix.runoptions import MODEL, RunOptions, setup_options
 from testhelix.tasks.model import CONTEXTS
 
 
@@ -67,7 +68,7 @@ def build(src: Path | None, out: Path | None, seed: int, workers: int, katas: tu
 @click.option("--problems", default=None, help="HumanEval/MBPP problem numbers to build, e.g. 0-47,60 (default: all).")
 @click.option("--generator", type=click.Choice(["offline", "model"]), default="offline", show_default=True,
               help="offline: AST rewrites and mutations; model: a chat model (--model) writes the candidates.")
-@click.option("--model", "model_name", default=None, help="The model of --generator model (any provider name).")
+@click.option("--model", "model", default=None, type=MODEL, help="The model of --generator model (any provider name).")
 @click.option("--budget", type=click.IntRange(10, 1000), default=30, show_default=True,
               help="Generated outputs per task, shared by initial assembly and diversity refinement.")
 @click.option("--min-pair", type=FiniteFloat(0, 1), default=0.02, show_default=True,
@@ -89,7 +90,7 @@ def build(src: Path | None, out: Path | None, seed: int, workers: int, katas: tu
 @json_option
 def create(sources: tuple[Path, ...], out: Path, humaneval: bool, humaneval_data: Path | None, mbpp: bool,
            mbpp_data: Path | None, problems: str | None,
-           generator: str, model_name: str | None, budget: int, min_pair: float, min_mean: float, seed: int,
+           generator: str, model: ModelRef | None, budget: int, min_pair: float, min_mean: float, seed: int,
            bank: bool | None, workers: int, alternatives: int, invalids: int, strict: bool, jobs: int,
            as_json: bool) -> int:
     """Build tasks with ten-program panels from Python programs, as seed 000 Appendix B builds them.
@@ -129,11 +130,11 @@ def create(sources: tuple[Path, ...], out: Path, humaneval: bool, humaneval_data
         raise UserError("give exactly one of SOURCES (task-source folders), --humaneval or --mbpp")
     gen: CandidateGenerator
     if generator == "model":
-        if not model_name:
+        if model is None:
             raise UserError("--generator model needs --model NAME (any model the provider registry knows)")
         from testhelix.llm.registry import create_model
 
-        gen = ModelGenerator(create_model(model_name, seed=seed), model_name)
+        gen = ModelGenerator(create_model(model, seed=seed), model.given)
     else:
         gen = OfflineGenerator(seed)
     with_bank = (generator == "offline") if bank is None else bank

@@ -15,9 +15,9 @@ from testhelix.helix.config import get_config, with_strategy_pairs
 from testhelix.helix.promotion import describe, promotion_status
 from testhelix.helix.results import Finished, Incomplete, TaskResult
 from testhelix.inputs import SEED, FiniteFloat, InputFile, NewRunDir, PackDir, RunDir
-from testhelix.llm.registry import is_simulated, require_credentials, resolve
+from testhelix.llm.modelref import ModelRef
 from testhelix.parallel.progress import TaskProgress
-from testhelix.runoptions import RunOptions, setup_options
+from testhelix.runoptions import MODEL, RunOptions, setup_options
 from testhelix.splits import sample_across_groups
 from testhelix.store import RunStore, check_run_folder
 from testhelix.strategy.model import check_run_compatibility, initial_strategy, load_strategy
@@ -57,7 +57,7 @@ def select_tasks(pack_dir: Path, split: str, split_file: Path | None, limit: int
 @click.option("--split-file", type=InputFile(bundled="split file"),
               help="Split file or a bundled one's name (default: splits/<pack>.json).")
 @click.option("--config", "configs", multiple=True, required=True, help="A, B, C, D or E (repeatable).")
-@click.option("--model", "models", multiple=True, required=True, help="e.g. sim:strong, anthropic:claude-opus-4-6.")
+@click.option("--model", "models", multiple=True, required=True, type=MODEL, help="e.g. sim:strong, anthropic:claude-opus-4-6.")
 @click.option("--strategy", "strategy_file", type=InputFile(bundled="strategy"),
               help="Frozen strategy for configuration E (A-D use strategies/initial.json).")
 @click.option("--run", "run_dir", required=True, type=NewRunDir(), help="Run folder.")
@@ -76,7 +76,7 @@ def select_tasks(pack_dir: Path, split: str, split_file: Path | None, limit: int
 @mlflow_option
 @setup_options()
 @json_option
-def command(pack_dir: Path, split: str, split_file: Path | None, configs: tuple[str, ...], models: tuple[str, ...],
+def command(pack_dir: Path, split: str, split_file: Path | None, configs: tuple[str, ...], models: tuple[ModelRef, ...],
             strategy_file: Path | None, run_dir: Path, token_cap: int, limit: int | None, first: bool, seed: int,
             coverage: bool, promoted_by: Path | None, agent_time_limit: float | None, options: RunOptions,
             as_json: bool) -> int:
@@ -85,9 +85,8 @@ def command(pack_dir: Path, split: str, split_file: Path | None, configs: tuple[
     Returns the exit status (cliutil.entry_point): 3 when the provider prevented a task evaluation."""
     from testhelix.runbuild import task_runner
 
-    for m in models:
-        resolve(m)  # unknown model names fail before any work
-        require_credentials(m)  # and so does a hosted model without its key: nothing is created
+    for m in models:   # resolved by --model's type; unknown names failed before any work
+        m.require_credentials()  # and so does a hosted model without its key: nothing is created
     setup = options.setup(models)   # the run's settings, built once and passed explicitly
     check_run_folder(run_dir, {"helix", "evaluate"}, "testhelix run")
     cfgs = [get_config(c, token_cap=token_cap, seed=seed, agent_time_limit_s=agent_time_limit) for c in configs]
@@ -133,7 +132,7 @@ def command(pack_dir: Path, split: str, split_file: Path | None, configs: tuple[
                "new_results": len(finished), "incomplete": len(incomplete),
                "incomplete_causes": _causes(incomplete), "wall_s": round(time.monotonic() - started, 1),
                # a served simulated model behind a real provider's name counts too (runner's detail)
-               "simulated": any(is_simulated(m) for m in models)
+               "simulated": any(m.simulated for m in models)
                or any(r.simulated for r in finished)}
     if promotion is not None:
         summary["configuration_e_strategy"] = promotion

@@ -7,8 +7,10 @@ completion order. The backends themselves (threads, Ray) live above this layer i
 by these Protocols, so `helix/` never imports `parallel/`.
 
 A job names its task by a path every worker can read plus the digest of that folder; the worker
-refuses a folder whose digest differs. The strategy travels as its JSON and the run configuration as
-a frozen dataclass. No secret travels: a worker builds its model clients from its own environment.
+refuses a folder whose digest differs. The strategy travels as the Strategy (validated once, where it
+entered; pickled only when the job leaves the process), the run configuration as a frozen dataclass
+and the model as the ModelRef the command resolved. No secret travels: a worker builds its model
+clients from its own environment.
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ from typing import TYPE_CHECKING, Protocol
 
 from testhelix.helix.config import RunConfig
 from testhelix.helix.results import TaskResult
+from testhelix.llm.modelref import ModelRef
+from testhelix.strategy.model import Strategy
 
 if TYPE_CHECKING:
     from testhelix.agent.budget import LedgerSink
@@ -29,9 +33,9 @@ class TaskJob:
     task_id: str
     task_path: str
     task_digest: str          # tree digest of the task folder ("" when the job never leaves this process)
-    strategy: dict            # Strategy.model_dump(mode="json")
+    strategy: Strategy
     config: RunConfig
-    model: str
+    model: ModelRef
     label: str
 
 

@@ -42,7 +42,8 @@ from testhelix.helix.jobs import Backend, ProgressSink, TaskJob
 from testhelix.helix.pipeline import run_task
 from testhelix.helix.results import Finished, Incomplete, TaskResult, Usage, WorkerRecords
 from testhelix.llm.base import ChatModel, ModelError
-from testhelix.llm.registry import create_model, is_simulated, model_label
+from testhelix.llm.modelref import ModelRef
+from testhelix.llm.registry import create_model
 from testhelix.prism.coverage import MISSING, CoverageMeter
 from testhelix.prism.evaluation import evaluate_task, no_submission, record_panel_order, reference_only
 from testhelix.prism.judgement import TaskMetrics
@@ -54,11 +55,11 @@ from testhelix.tasks.task import Task, load_task
 if TYPE_CHECKING:
     from testhelix.execution.executor import Executor
 
-ModelFactory = Callable[[str, Task, int], ChatModel]
+ModelFactory = Callable[[ModelRef, Task, int], ChatModel]
 
 
-def default_model_factory(name: str, task: Task, seed: int) -> ChatModel:
-    return create_model(name, task=task, seed=seed)
+def default_model_factory(ref: ModelRef, task: Task, seed: int) -> ChatModel:
+    return create_model(ref, task=task, seed=seed)
 
 
 def evaluation_seed(seed: int, label: str) -> int:
@@ -93,18 +94,18 @@ class HelixRunner:
             raise RuntimeError("this HelixRunner has no store (a worker's runner); it only evaluates jobs")
         return self.store
 
-    def run_label(self, model: str, config: RunConfig) -> str:
-        return f"{model_label(model)}/{config.name}"
+    def run_label(self, model: ModelRef, config: RunConfig) -> str:
+        return f"{model.label}/{config.name}"
 
     def done(self, label: str, task_id: str) -> bool:
         _, rows = self.require_store().query("SELECT 1 FROM task_results WHERE run_label = ? AND task_id = ?", [label, task_id])
         return bool(rows)
 
-    def run_one(self, task: Task, strategy: Strategy, config: RunConfig, model_name: str, label: str,
+    def run_one(self, task: Task, strategy: Strategy, config: RunConfig, model: ModelRef, label: str,
                 record: bool = True) -> Finished:
         """Run the pipeline on one task and judge its submission; store it unless `record` is off.
         An evaluation the provider prevented raises `EvaluationIncomplete` (after storing its cause)."""
-        result = self.evaluate_one(task, strategy, config, model_name, label)
+        result = self.evaluate_one(task, strategy, config, model, label)
         match result:
             case Incomplete():
                 if record:
@@ -115,7 +116,7 @@ class HelixRunner:
                     self.record(task, result)
                 return result
 
-    def evaluate_one(self, task: Task, strategy: Strategy, config: RunConfig, model_name: str, label: str,
+    def evaluate_one(self, task: Task, strategy: Strategy, config: RunConfig, model: ModelRef, label: str,
                      sink: LedgerSink | None = None) -> TaskResult:
         """Pipeline + judgement of one task; writes no result (model calls go to `sink`, default the
         store). A provider failure gives `Incomplete` (with its cause) instead of `Finished`."""
@@ -131,7 +132,7 @@ class HelixRunner:
         # resumed run evaluates the task exactly as an uninterrupted one does.
         shutil.rmtree(work, ignore_errors=True)
         ctx = HelixContext(task=task, strategy=strategy, config=config,
-                           model=self.model_factory(model_name, task, evaluation_seed(config.seed, label)), budget=budget,
+                           model=self.model_factory(model, task, evaluation_seed(config.seed, label)), budget=budget,
                            executor=executor_for(self.executor, task), work_dir=work, library=self.library,
                            concurrent=self.concurrent_pairs)
         budget.deadline = ctx.deadline
@@ -152,7 +153,7 @@ class HelixRunner:
             submission=result.submission.rule, pair=result.submission.pair, support=result.submission.support,
             pairs=list(result.pairs), events=[HelixEvent.model_validate(e) for e in result.events],
             budget=BudgetUse(cap=budget.cap_tokens, used=budget.used, refused=budget.refused),
-            elided=_elided(work), simulated=is_simulated(model_name) or budget.simulated_calls > 0)
+            elided=_elided(work), simulated=model.simulated or budget.simulated_calls > 0)
         return Finished(task_id=task.id, run_label=label, metrics=TaskMetrics(judged.indicators, cov),
                         submitted=suite is not None, suite_digest=judged.suite_digest, rule=result.submission.rule,
                         detail=detail, outcomes=judged.outcomes, panel_order=judged.panel_order,
@@ -185,12 +186,12 @@ class HelixRunner:
         return replace(result, records=WorkerRecords())
 
     # --- many tasks -------------------------------------------------------------------------
-    def job(self, task: Task, strategy: Strategy, config: RunConfig, model_name: str, label: str) -> TaskJob:
+    def job(self, task: Task, strategy: Strategy, config: RunConfig, model: ModelRef, label: str) -> TaskJob:
         self.tasks.setdefault(task.id, task)
         digest = ""
         if self.backend is not None and self.backend.remote:     # only a job that leaves this process needs the digest
             digest = self._digests.get(task.id) or self._digests.setdefault(task.id, tree_sha256(task.root))
-        return TaskJob(task.id, str(task.root), digest, strategy.model_dump(mode="json"), config, model_name, label)
+        return TaskJob(task.id, str(task.root), digest, strategy, config, model, label)
 
     def evaluate_job(self, job: TaskJob, sink: LedgerSink | None = None) -> TaskResult:
         """A job on this process: the task by id when known here, else from its path, digest-checked."""
@@ -200,7 +201,7 @@ class HelixRunner:
             if job.task_digest and tree_sha256(task.root) != job.task_digest:
                 raise UserError(f"{job.task_path}: task {job.task_id} differs from the driver's copy (digest mismatch)")
             self.tasks[job.task_id] = task
-        return self.evaluate_one(task, Strategy.model_validate(job.strategy), job.config, job.model, job.label, sink)
+        return self.evaluate_one(task, job.strategy, job.config, job.model, job.label, sink)
 
     def evaluate_jobs(self, jobs: Sequence[TaskJob]) -> Iterator[tuple[TaskJob, TaskResult]]:
         """Results in completion order, handed to the calling (driver) thread, each after what a
@@ -231,13 +232,13 @@ class HelixRunner:
         self.require_store().record_incomplete(result.run_label, result.task_id, result.cause, result.error,
                                                result.usage.tokens, result.usage.calls)
 
-    def run(self, tasks: Sequence[Task], plans: Sequence[tuple[str, RunConfig, Strategy]],
+    def run(self, tasks: Sequence[Task], plans: Sequence[tuple[ModelRef, RunConfig, Strategy]],
             on_task: Callable[[str, TaskResult | None], None] = lambda label, r: None) -> None:
         jobs = []
-        for model_name, config, strategy in plans:
+        for model, config, strategy in plans:
             config = with_strategy_pairs(config, strategy)
-            label = self.run_label(model_name, config)
-            meta = {"model": model_name, "config": config.name, "tasks": len(tasks),
+            label = self.run_label(model, config)
+            meta = {"model": model.given, "config": config.name, "tasks": len(tasks),
                     "strategy_hash": strategy.content_hash(), "pairs": config.pairs, "token_cap": config.token_cap}
             if config.name == "E":  # was its strategy promoted, and by which gate (testhelix/helix/promotion.py)
                 meta["promotion"] = self.promotion
@@ -246,7 +247,7 @@ class HelixRunner:
                 if self.done(label, task.id):
                     on_task(label, None)
                 else:
-                    jobs.append(self.job(task, strategy, config, model_name, label))
+                    jobs.append(self.job(task, strategy, config, model, label))
         for job, result in self.evaluate_jobs(jobs):
             match result:
                 case Incomplete():

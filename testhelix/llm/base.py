@@ -24,11 +24,9 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 if TYPE_CHECKING:
     from testhelix.llm.ratelimit import RateLimiter
 
-# Environment variables that hold credentials. They are read by the providers only and must never
-# be passed to executed code (the sandbox builds its environment from an allow-list; this tuple
-# lets it, and tests, check that none of them leaks).
-ANTHROPIC_KEY_ENV, OPENAI_KEY_ENV, OPENAI_COMPATIBLE_KEY_ENV = "ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENAI_COMPATIBLE_API_KEY"
-CREDENTIAL_ENV_VARS = (ANTHROPIC_KEY_ENV, OPENAI_KEY_ENV, OPENAI_COMPATIBLE_KEY_ENV)
+# The header `testhelix serve` puts on every reply a simulated model gave (llm/serve/server.py); the
+# SDK-backed models read it (callwatch.py) and label such a reply simulated.
+SIMULATED_HEADER = "x-testhelix-simulated"
 
 Role = Literal["system", "user", "assistant", "tool"]
 StopReason = Literal["end_turn", "tool_use", "max_tokens", "refusal", "other"]
@@ -215,6 +213,19 @@ class ChatModel(Protocol):
     context_window: int
 
     def complete(self, request: ModelRequest) -> Completion: ...
+
+
+@runtime_checkable
+class TestDouble(Protocol):
+    """A model that is a test double (`simulated = True`: the simulated models and the doubles of
+    testing.py); the agent loop labels its trajectories simulated. A reply a served double gave is
+    labelled by `Completion.simulated` instead."""
+
+    simulated: bool
+
+
+def is_test_double(model: object) -> bool:
+    return isinstance(model, TestDouble) and bool(model.simulated)
 
 
 @runtime_checkable

@@ -21,6 +21,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+from testhelix.llm.base import SIMULATED_HEADER
+
 DEFAULT_MAX_RETRY_WAIT_S = 30.0
 _BACKOFF_GUESS_S = 0.5          # the SDKs' first backoff when no retry-after is sent
 
@@ -38,6 +40,7 @@ class CallRecord:
     last_end: float | None = None
     responded: bool = True
     stopped_by_deadline: bool = False
+    served_simulated: bool = False    # a response carried base.SIMULATED_HEADER (`testhelix serve`)
 
     def summary(self) -> dict:
         return {"retries": max(0, self.attempts - 1), "causes": list(self.causes), "wait_s": round(self.wait_s, 3)}
@@ -98,6 +101,8 @@ class CallWatch:
             return
         now = self._clock()
         rec.responded, rec.last_end = True, now
+        if response.headers.get(SIMULATED_HEADER) == "true":
+            rec.served_simulated = True
         if not _retryable(response.status_code):
             return
         rec.causes.append(str(response.status_code))

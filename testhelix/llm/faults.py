@@ -21,7 +21,7 @@ import threading
 from collections import Counter
 from dataclasses import replace
 
-from testhelix.llm.base import ChatModel, Completion, ModelRequest, ModelUnavailable, ToolCall
+from testhelix.llm.base import ChatModel, Completion, ModelRequest, ModelUnavailable, ToolCall, is_test_double
 
 FAULT_KINDS = ("rate_limit", "server", "timeout", "malformed")
 
@@ -36,6 +36,7 @@ class FaultyModel:
         self.inner = inner
         self.name = inner.name
         self.context_window = inner.context_window
+        self.simulated = is_test_double(inner)   # base.TestDouble: as the model it wraps
         self.rate = rate
         self.kinds = kinds
         self.injected: Counter[str] = Counter()

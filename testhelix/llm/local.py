@@ -133,7 +133,7 @@ class LocalModel:
 
     def complete(self, request: ModelRequest) -> Completion:
         from testhelix.llm.local_format import tool_call_handler
-        from testhelix.llm.openai_provider import to_chat
+        from testhelix.llm.openai_model import to_chat
         llama = _llama(self.path, self.info.context_window)
         tools = [{"type": "function", "function": t.to_dict()} for t in request.tools]
         try:
@@ -166,7 +166,7 @@ class LocalProvider:
     name = "local"
     credential_env_vars: tuple[str, ...] = ()
 
-    def concurrent_tasks(self, name: str, cores: int) -> int:  # noqa: ARG002 - the optional hook's signature
+    def concurrent_tasks(self, info: ModelInfo, cores: int) -> int:  # noqa: ARG002 - the optional hook's signature
         return max(1, cores)   # CPU-bound: one model instance per core, never more
 
     def resolve(self, name: str, model: str) -> ModelInfo:

@@ -28,6 +28,8 @@ from pathlib import Path
 from typing import Any
 
 from testhelix.errors import UserError
+from testhelix.llm.provider_protocol import ModelInfo, Prices
+from testhelix.plugins import PROVIDERS_GROUP, entry_point_names
 from testhelix.readers import read_toml
 
 PACKAGE_FILE = Path(__file__).with_name("models.toml")
@@ -35,6 +37,7 @@ USER_FILE_MAX_BYTES = 256 * 1024   # a price list of a few hundred models fits i
 _NUMBERS = ("context_window", "max_output_tokens", "input_usd_per_mtok", "output_usd_per_mtok",
             "cache_read_usd_per_mtok", "cache_write_usd_per_mtok", "requests_per_minute", "tokens_per_minute")
 _APIS = ("messages", "chat", "responses")
+UNPRICED: set[str] = set()     # hosted models resolved without prices in this process (registry notes them)
 
 
 def user_models_file() -> Path:
@@ -54,6 +57,42 @@ def provider_defaults(section: str) -> dict[str, Any]:
     for part in section.split("."):
         found = found.get(part, {}) if isinstance(found, dict) else {}
     return dict(found)
+
+
+def unknown_model(name: str) -> UserError:
+    """The error for a name no provider takes: what the table knows and how other names are spelled."""
+    reg = table()
+    known = ", ".join(sorted(reg.get("models", {})) + sorted(reg.get("aliases", {})))
+    plugins = entry_point_names(PROVIDERS_GROUP)
+    more = f"; plug-in providers: {', '.join(p + ':MODEL' for p in plugins)}" if plugins else ""
+    return UserError(f"unknown model {name!r}: use anthropic:MODEL or openai:MODEL (any model id) or one of: {known}; "
+                     "OpenAI-compatible servers are named openai-compatible:NAME@http://HOST:PORT/v1; "
+                     f"a provider outside the project is PROVIDER:MODEL (a {PROVIDERS_GROUP} entry point) "
+                     f"or package.module:OBJECT/MODEL{more}")
+
+
+def _prices(entry: dict) -> Prices | None:
+    if "input_usd_per_mtok" not in entry or "output_usd_per_mtok" not in entry:
+        return None
+    return Prices(input=float(entry["input_usd_per_mtok"]), output=float(entry["output_usd_per_mtok"]),
+                  cache_read=entry.get("cache_read_usd_per_mtok"), cache_write=entry.get("cache_write_usd_per_mtok"))
+
+
+def listed_model(name: str) -> ModelInfo:
+    """A hosted model (the Anthropic and OpenAI providers): its entry in the model table, laid over
+    its provider's [unlisted.PROVIDER] defaults; any model id is accepted."""
+    provider, _, model = name.partition(":")
+    defaults = provider_defaults(f"unlisted.{provider}")
+    entry = {**defaults, **table().get("models", {}).get(name, {})}
+    if not model or "api" not in entry:
+        raise unknown_model(name)
+    if _prices(entry) is None:
+        UNPRICED.add(name)
+    return ModelInfo(name=name, provider=provider, model=model, api=entry["api"],
+                     context_window=int(entry["context_window"]),
+                     max_output_tokens=int(entry["max_output_tokens"]), prices=_prices(entry),
+                     requests_per_minute=entry.get("requests_per_minute"),
+                     tokens_per_minute=entry.get("tokens_per_minute"))
 
 
 @lru_cache(maxsize=1)

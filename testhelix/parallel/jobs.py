@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from testhelix.helix.jobs import JobEvaluator
+from testhelix.llm.modelref import ModelRef
 from testhelix.runsetup import RunSetup
 
 BACKENDS = ("local", "ray")  # the --backend choices (testhelix/runoptions.py)
@@ -40,11 +41,8 @@ class WorkerSettings:
 WorkerBuilder = Callable[[WorkerSettings, Any], tuple[Any, JobEvaluator]]
 
 
-def default_jobs(models: Sequence[str]) -> int:
+def default_jobs(models: Sequence[ModelRef]) -> int:
     """Tasks in flight when --jobs is not given: the smallest number any of the models' providers
-    suggests (registry.concurrent_tasks), so one slow local server sets the pace for all."""
-    from testhelix.llm.registry import concurrent_tasks
-
-    cores = os.cpu_count() or 1
-    return max(1, min([concurrent_tasks(name, cores) for name in models] or [cores]))
+    suggests (`ModelRef.suggested_tasks`), so one slow local server sets the pace for all."""
+    return max(1, min([ref.suggested_tasks for ref in models] or [os.cpu_count() or 1]))
 

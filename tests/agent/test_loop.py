@@ -10,7 +10,7 @@ from testhelix.agent.trajectory import Trajectory, replay
 from testhelix.digest import tree_sha256
 from testhelix.execution.executor import Limits
 from testhelix.llm.base import Completion, Message, ToolCall, Usage
-from testhelix.llm.registry import create_model
+from testhelix.llm.registry import create_model, model_ref
 from testhelix.llm.testing import ScriptedModel
 from testhelix.store import RunStore
 from testhelix.strategy.model import initial_strategy
@@ -20,7 +20,7 @@ def session(task, executor, root, model="sim:strong", seed=3, budget=None, **kw)
     budget = budget or Budget(300000, task_id=task.id, run_label="test", sink=MemoryLedger())
     # the simulated model's own draws are keyed by the model string's ?seed=N (common random numbers);
     # create_model's seed only seeds sampling noise, which these models do not have
-    result = run_agent_session(create_model(f"{model}?seed={seed}", task=task, seed=seed), budget, SessionConfig(
+    result = run_agent_session(create_model(model_ref(f"{model}?seed={seed}"), task=task, seed=seed), budget, SessionConfig(
         task=task, strategy=kw.pop("strategy", initial_strategy()), workspace_root=root, executor=executor, **kw))
     return result, budget
 

@@ -14,7 +14,7 @@ from testhelix.errors import EvaluationIncomplete
 from testhelix.helix.config import get_config
 from testhelix.helix.runner import HelixRunner
 from testhelix.llm.base import ContextOverflowError, ModelAuthError, ModelUnavailable
-from testhelix.llm.registry import create_model
+from testhelix.llm.registry import create_model, model_ref
 from testhelix.llm.testing import FunctionModel
 from testhelix.store import RunStore
 from testhelix.strategy.model import initial_strategy
@@ -28,7 +28,7 @@ def failing_on(inner, errors: dict[int, Exception]) -> FunctionModel:
 
 
 def test_a_strategy_larger_than_the_window_is_clamped_in_the_session(tmp_path, sim_task, executor):
-    model = create_model("sim:strong", task=sim_task, seed=1, context_window=4000)
+    model = create_model(model_ref("sim:strong"), task=sim_task, seed=1, context_window=4000)
     strategy = initial_strategy().model_copy(update={"contextTokens": 64000})
     result = run_agent_session(model, Budget(10**6), SessionConfig(
         task=sim_task, strategy=strategy, workspace_root=tmp_path / "p", executor=executor))
@@ -37,7 +37,7 @@ def test_a_strategy_larger_than_the_window_is_clamped_in_the_session(tmp_path, s
 
 
 def test_a_context_refusal_is_answered_by_trimming(tmp_path, sim_task, executor):
-    model = failing_on(create_model("sim:strong", task=sim_task, seed=1), {2: ContextOverflowError("too long")})
+    model = failing_on(create_model(model_ref("sim:strong"), task=sim_task, seed=1), {2: ContextOverflowError("too long")})
     ledger = MemoryLedger()
     result = run_agent_session(model, Budget(10**6, sink=ledger), SessionConfig(
         task=sim_task, strategy=initial_strategy(), workspace_root=tmp_path / "p", executor=executor))
@@ -46,7 +46,7 @@ def test_a_context_refusal_is_answered_by_trimming(tmp_path, sim_task, executor)
 
 
 def test_an_unavailable_model_ends_the_session_without_a_loop_retry(tmp_path, sim_task, executor):
-    model = failing_on(create_model("sim:strong", task=sim_task, seed=1), {2: ModelUnavailable("503", status=503)})
+    model = failing_on(create_model(model_ref("sim:strong"), task=sim_task, seed=1), {2: ModelUnavailable("503", status=503)})
     with pytest.raises(ModelUnavailable):
         run_agent_session(model, Budget(10**6), SessionConfig(
             task=sim_task, strategy=initial_strategy(), workspace_root=tmp_path / "p", executor=executor,
@@ -66,7 +66,7 @@ def test_every_role_marks_the_task_incomplete_never_a_traceback(config, call, tm
     runner = HelixRunner(store, executor, tmp_path / "work", model_factory=factory, coverage=False)
     cfg = get_config(config, token_cap=400_000)
     with pytest.raises(EvaluationIncomplete, match="incomplete \\(overloaded\\)"):
-        runner.run_one(sim_task, initial_strategy(), cfg, "sim:strong", "sim:strong/" + config)
+        runner.run_one(sim_task, initial_strategy(), cfg, model_ref("sim:strong"), "sim:strong/" + config)
     assert store.task_results() == [] and store.task_outcomes() == []
     pending = store.unresolved_incomplete()
     assert [(p.task_id, p.cause) for p in pending] == [(sim_task.id, "overloaded")]
@@ -82,6 +82,6 @@ def test_an_auth_error_in_any_role_stops_the_job(tmp_path, sim_task, executor):
 
     runner = HelixRunner(store, executor, tmp_path / "work", model_factory=factory, coverage=False)
     with pytest.raises(ModelAuthError):
-        runner.run_one(sim_task, initial_strategy(), get_config("C"), "sim:strong", "sim:strong/C")
+        runner.run_one(sim_task, initial_strategy(), get_config("C"), model_ref("sim:strong"), "sim:strong/C")
     assert store.unresolved_incomplete() == [] and store.task_results() == []
     store.close()

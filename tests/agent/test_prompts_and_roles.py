@@ -7,7 +7,7 @@ from testhelix.agent.budget import Budget, MemoryLedger
 from testhelix.agent.calls import corrective_feedback, differential_challenge, plan_directions, review_suite
 from testhelix.agent.prompts import PublicTask, session_messages
 from testhelix.llm.base import Usage
-from testhelix.llm.registry import create_model
+from testhelix.llm.registry import create_model, model_ref
 from testhelix.llm.role_prompts import GUIDANCE_HEADER
 from testhelix.llm.sim.cues import read_cues
 from testhelix.llm.testing import ScriptedModel
@@ -70,12 +70,12 @@ def test_strategy_text_reaches_the_simulation_only_as_documented_cues(sim_task):
 def test_single_call_roles_with_a_simulated_model(sim_task):
     ledger = MemoryLedger()
     budget = Budget(100000, task_id=sim_task.id, sink=ledger)
-    model = create_model("sim:strong", task=sim_task, seed=2)
+    model = create_model(model_ref("sim:strong"), task=sim_task, seed=2)
     plan = plan_directions(model, budget, sim_task, initial_strategy(), 3)
     assert plan.parsed and len(set(plan.directions)) == 3
     suite = {"test_reproduction.py": "def test_clamp_wrong_expectation():\n    assert clamp(5, 0, 3) == 5\n\n"
                                      "def test_keeps_last_partial_chunk():\n    assert True\n"}
-    verdicts = [review_suite(create_model("sim:strong", task=sim_task, seed=s), budget, sim_task, initial_strategy(),
+    verdicts = [review_suite(create_model(model_ref("sim:strong"), task=sim_task, seed=s), budget, sim_task, initial_strategy(),
                              "source", suite, "fails on initial") for s in range(8)]
     assert all(v.parsed for v in verdicts)
     flagged = sum("test_clamp_wrong_expectation" in v.suspect_tests for v in verdicts)

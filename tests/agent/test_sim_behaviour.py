@@ -11,7 +11,7 @@ from testhelix.agent.loop import ELIDED, SessionConfig, run_agent_session
 from testhelix.execution.executor import Limits
 from testhelix.llm.base import CallTags, Message, ModelRequest, ModelUnavailable, ToolCall
 from testhelix.llm.faults import FaultyModel
-from testhelix.llm.registry import create_model
+from testhelix.llm.registry import create_model, model_ref
 from testhelix.llm.sim.agent import SUITE_FILE, read_view
 from testhelix.llm.sim.bank import bank_for
 from testhelix.strategy.model import Strategy, initial_strategy
@@ -23,7 +23,7 @@ def test_twenty_percent_faults_every_failure_in_the_ledger(sim_task, executor, t
     injected: dict[str, int] = {}
     exits = []
     for pair in range(6):     # a provider failure ends a session, so more sessions to see every kind
-        model = FaultyModel(create_model("sim:strong", task=sim_task, seed=pair), rate=0.2, seed=pair)
+        model = FaultyModel(create_model(model_ref("sim:strong"), task=sim_task, seed=pair), rate=0.2, seed=pair)
         try:
             result = run_agent_session(model, budget, SessionConfig(
                 task=sim_task, strategy=initial_strategy(), workspace_root=tmp_path / f"pair{pair}",
@@ -76,7 +76,7 @@ def _rate(task, executor, tmp_path, model, strategy, seeds):
     bank = bank_for(task)
     for seed in seeds:
         # `?seed=N` picks another simulated agent (without noise, the creation seed changes nothing)
-        result = run_agent_session(create_model(f"{model}?seed={seed}", task=task), Budget(10**6), SessionConfig(
+        result = run_agent_session(create_model(model_ref(f"{model}?seed={seed}"), task=task), Budget(10**6), SessionConfig(
             task=task, strategy=strategy, workspace_root=tmp_path / f"{model}-{strategy.content_hash()[:8]}-{seed}",
             executor=executor))
         ok = _qualified(task, executor, result)

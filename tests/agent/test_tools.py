@@ -95,13 +95,13 @@ def test_api_keys_never_reach_executed_code(tmp_path, sim_task, executor):
     import os
 
     from testhelix.execution.executor import Limits
-    from testhelix.llm.base import CREDENTIAL_ENV_VARS
-    assert all(os.environ.get(n, "").startswith("secret-") for n in CREDENTIAL_ENV_VARS)
+    from testhelix.llm.registry import credential_env_vars
+    assert all(os.environ.get(n, "").startswith("secret-") for n in credential_env_vars())
     ws = AgentWorkspace.create(tmp_path / "ws", sim_task.initial_dir)
     box = ToolBox(ws, executor, Limits(wall_s=30), writable=("suite",))
     box.execute(call("write_file", path="suite/test_env.py", content=(
         "import os\n\ndef test_no_keys():\n"
-        f"    leaked = [n for n in {list(CREDENTIAL_ENV_VARS)!r} if n in os.environ]\n"
+        f"    leaked = [n for n in {list(credential_env_vars())!r} if n in os.environ]\n"
         "    assert leaked == []\n"
         "    assert not any('secret-' in v for v in os.environ.values())\n")))
     assert box.execute(call("run_tests", program="initial")).startswith("suite on initial program: pass")

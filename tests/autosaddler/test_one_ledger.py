@@ -14,7 +14,7 @@ from gtdd.agents import LLMCoder, LLMTester
 from gtdd.experiment import Experiment, ExperimentConfig
 from testhelix.agent.budget import Budget
 from testhelix.llm.base import CallTags, Completion, Message, ModelRequest
-from testhelix.llm.registry import create_optimizer_model
+from testhelix.llm.registry import create_optimizer_model, model_ref
 from testhelix.llm.testing import FunctionModel
 from testhelix.store import RunStore
 from testhelix.strategy.model import Strategy
@@ -65,7 +65,7 @@ def test_every_call_of_a_simulated_search_is_one_ledger_row_and_sessions_sum_the
     store = RunStore(tmp_path / "search")
     cfg = load_config("demo", overrides={"train_minibatch_size": 3, "completed_train_iterations": 2,
                                          "max_candidate_proposals": 3, "development_limit": None, "workers": 1})
-    optimizer_model = Counted(create_optimizer_model("sim:strong", seed=cfg.seed))
+    optimizer_model = Counted(create_optimizer_model(model_ref("sim:strong"), seed=cfg.seed))
     generator = Counted(FunctionModel(lambda request: "simulated answer", name="sim:generator-double"))
     optimizer = ModelOptimizer(optimizer_model, Budget(5_000_000, label="optimizer", run_label="optimizer", sink=store))
     dag = Search(cfg, store, MeteredEvaluator(store, generator), optimizer, PROPOSAL, DEV).run(Strategy())

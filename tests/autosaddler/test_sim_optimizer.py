@@ -14,7 +14,7 @@ from autosaddler import sim_optimizer
 from autosaddler.edits import FieldEdit, LessonEdit, UnparsedEdit, apply_edit, describe, parse_edit
 from autosaddler.prompts import history_message, optimizer_messages, reflection_messages, selection_messages
 from testhelix.llm.base import Message, ModelRequest
-from testhelix.llm.registry import create_model, create_optimizer_model
+from testhelix.llm.registry import create_model, create_optimizer_model, model_ref
 from testhelix.llm.serve.roles import infer_tags
 from testhelix.llm.serve.server import ModelServer
 from testhelix.llm.sim.contributed import UNRECOGNISED, SimulatedRole, simulated_roles
@@ -158,7 +158,7 @@ def test_each_session_is_installed_as_a_simulated_role_that_recognises_only_its_
 
 
 def test_the_sessions_answer_in_their_protocols():
-    model = create_optimizer_model("sim:strong", seed=4)
+    model = create_optimizer_model(model_ref("sim:strong"), seed=4)
     answers = {name: model.complete(ModelRequest(tuple(messages))) for name, messages in sessions().items()}
     assert isinstance(parse_edit(answers["optimizer"].text), (FieldEdit, LessonEdit))
     assert json.loads(answers["selection"].text)["parent"] in ("n001", "n002")   # a best-scored candidate
@@ -171,7 +171,7 @@ def test_the_sessions_answer_in_their_protocols():
 def test_a_simulated_model_playing_a_task_answers_a_diagnosis_through_the_same_role():
     task = load_task(Path(__file__).resolve().parents[1] / "fixtures" / "sim_task" / "sim-chunker-m01")
     messages = tuple(sessions()["optimizer"])
-    answer = create_model("sim:strong", task=task, seed=2).complete(ModelRequest(messages))
+    answer = create_model(model_ref("sim:strong"), task=task, seed=2).complete(ModelRequest(messages))
     assert answer.text == sim_optimizer.propose(messages, random.Random(request_seed(2, messages)))
     assert isinstance(parse_edit(answer.text), (FieldEdit, LessonEdit))
 
@@ -179,9 +179,9 @@ def test_a_simulated_model_playing_a_task_answers_a_diagnosis_through_the_same_r
 def test_a_served_simulated_optimizer_answers_as_the_one_in_process(monkeypatch):
     """`testhelix serve` reads the session from the request text and answers with the same double."""
     monkeypatch.setenv("OPENAI_COMPATIBLE_API_KEY", "k")
-    in_process = create_optimizer_model("sim:strong", seed=7)
+    in_process = create_optimizer_model(model_ref("sim:strong"), seed=7)
     with ModelServer("sim:strong", seed=7) as server:
-        served = create_model(f"openai-compatible:sim@{server.url}/v1")
+        served = create_model(model_ref(f"openai-compatible:sim@{server.url}/v1"))
         for messages in sessions().values():
             request = ModelRequest(tuple(messages), max_output_tokens=1024)
             here, there = in_process.complete(request), served.complete(request)

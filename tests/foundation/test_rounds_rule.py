@@ -13,6 +13,7 @@ from testhelix.cli import cli, main
 from testhelix.errors import UserError
 from testhelix.helix.config import get_config
 from testhelix.helix.runner import HelixRunner
+from testhelix.llm.registry import model_ref
 from testhelix.store import RunStore
 from testhelix.strategy.model import SEARCH_MINIMUM, Strategy, check_run_compatibility, initial_strategy
 
@@ -59,7 +60,7 @@ def test_a_run_refuses_one_round_before_any_work(tmp_path):
     runner = HelixRunner(RunStore(tmp_path / "run"), executor=None, work_root=tmp_path / "work",  # type: ignore[arg-type]
                          model_factory=factory, coverage=False)
     with pytest.raises(UserError, match="does not fit this run configuration"):
-        runner.run_one(object(), Strategy(rounds=1), get_config("C"), "sim:strong", "sim:strong/C")  # type: ignore[arg-type]
+        runner.run_one(object(), Strategy(rounds=1), get_config("C"), model_ref("sim:strong"), "sim:strong/C")  # type: ignore[arg-type]
 
 
 def test_testhelix_run_refuses_a_one_round_strategy_for_e(tmp_path, capsys):

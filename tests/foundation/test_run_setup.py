@@ -12,6 +12,7 @@ import click
 import pytest
 from click.testing import CliRunner
 
+from testhelix.llm.registry import model_ref
 from testhelix.runsetup import ModelSettings, RunSetup
 from testhelix.strategy.model import initial_strategy
 
@@ -71,7 +72,7 @@ def test_model_settings_give_each_model_its_own_window_and_limits():
     assert settings.rate_limit("sim:strong") == (60.0, None) and settings.rate_limit("other") == (None, None)
     assert ModelSettings.for_models(["sim:weak"]) == ModelSettings()
     model = ModelSettings.for_models(["openai-compatible:m@http://127.0.0.1:9/v1"], context_window=16000) \
-        .create_model("openai-compatible:m@http://127.0.0.1:9/v1")
+        .create_model(model_ref("openai-compatible:m@http://127.0.0.1:9/v1"))
     assert model.context_window == 16000
 
 

@@ -13,6 +13,7 @@ from gtdd.policies import POLICIES, parse_policies, proposals_from_raw, run_gene
 from gtdd.sim import CODER_MARK, TESTER_MARK, SimCoder, SimTester
 from testhelix.errors import UserError
 from testhelix.llm.base import ModelUnavailable, Usage
+from testhelix.llm.registry import model_ref
 from testhelix.llm.testing import Reply, ScriptedModel
 from tests.gtdd.loop_fakes import REFERENCE, FakeDomain, apply_defects, fake_executor
 
@@ -193,5 +194,5 @@ def test_the_seeds_three_retries_are_the_sdks_own(monkeypatch):
         return scripted([])
 
     monkeypatch.setattr(registry, "create_model", create_model)
-    coder = make_coder("anthropic:claude-haiku-4-5", FakeDomain(), fake_executor())
+    coder = make_coder(model_ref("anthropic:claude-haiku-4-5"), FakeDomain(), fake_executor())
     assert isinstance(coder, LLMCoder) and built["max_retries"] == 3

@@ -14,6 +14,7 @@ import pytest
 from testhelix.bundle import bundled_pack
 from testhelix.helix.config import get_config
 from testhelix.helix.runner import HelixRunner
+from testhelix.llm.registry import model_ref
 from testhelix.store import RunStore
 from testhelix.strategy.model import Strategy, initial_strategy
 from testhelix.tasks.task import load_task
@@ -32,7 +33,7 @@ def replies(root: Path, executor, task_id: str, strategy: Strategy, model: str =
     """What the simulated models did: every reply (text and tool calls) of every session, and the result."""
     runner = HelixRunner(RunStore(root / "store"), executor, root / "work", coverage=False, panel=False)
     try:
-        result = runner.run_one(load_task(bundled_pack("katas") / task_id), strategy, get_config("C"), model,
+        result = runner.run_one(load_task(bundled_pack("katas") / task_id), strategy, get_config("C"), model_ref(model),
                                 f"{model}/C", record=False)
     finally:
         assert runner.store is not None

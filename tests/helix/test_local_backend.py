@@ -7,6 +7,7 @@ import time
 import pytest
 
 from testhelix.errors import UserError
+from testhelix.llm.registry import model_ref
 from testhelix.parallel import default_jobs
 from testhelix.parallel.local import LocalBackend
 from testhelix.runbuild import make_backend
@@ -50,10 +51,10 @@ def test_a_failure_reaches_the_caller():
 
 
 def test_defaults_and_bad_choices():
-    assert default_jobs(["anthropic:claude-opus-4-6"]) == 8
-    assert default_jobs(["openai-compatible:m@http://127.0.0.1:1/v1", "anthropic:x"]) == 4
-    assert default_jobs(["sim:weak?latency=1"]) == 8
-    assert default_jobs(["sim:weak"]) == (os.cpu_count() or 1)  # CPU-bound: one task per core
+    assert default_jobs([model_ref("anthropic:claude-opus-4-6")]) == 8
+    assert default_jobs([model_ref("openai-compatible:m@http://127.0.0.1:1/v1"), model_ref("anthropic:x")]) == 4
+    assert default_jobs([model_ref("sim:weak?latency=1")]) == 8
+    assert default_jobs([model_ref("sim:weak")]) == (os.cpu_count() or 1)  # CPU-bound: one task per core
     with pytest.raises(UserError, match="--ray-address needs --backend ray"):
         make_backend(RunSetup(concurrency=Concurrency(2), ray_address="127.0.0.1:6379"))
     with pytest.raises(UserError, match="unknown backend"):

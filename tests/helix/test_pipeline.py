@@ -9,6 +9,7 @@ import pytest
 from testhelix.digest import tree_sha256
 from testhelix.helix.config import CONFIGS, get_config
 from testhelix.helix.runner import HelixRunner, default_model_factory
+from testhelix.llm.registry import model_ref
 from testhelix.llm.testing import FunctionModel
 from testhelix.store import RunStore
 from testhelix.strategy.model import Lesson, Strategy
@@ -27,7 +28,7 @@ def test_every_configuration_runs_and_is_scored_on_the_panel(tmp_path, executor,
     strategy = Strategy(lessons=(Lesson(id="l1", triggers=("chunk",), text="Test the boundary the report names."),)) \
         if name == "E" else Strategy()
     r = runner(tmp_path, executor)
-    result = r.run_one(task, strategy, get_config(name), "sim:strong", f"sim:strong/{name}")
+    result = r.run_one(task, strategy, get_config(name), model_ref("sim:strong"), f"sim:strong/{name}")
     rows = r.store.task_outcomes(f"sim:strong/{name}")
     assert {row["program_id"] for row in rows} >= {"initial", "reference"}
     assert len(rows) == 1 + len(task.candidates)
@@ -42,7 +43,7 @@ def test_every_configuration_runs_and_is_scored_on_the_panel(tmp_path, executor,
 def test_budget_shared_across_pairs_never_exceeded_k5(tmp_path, executor, task):
     cap = 60_000
     r = runner(tmp_path, executor)
-    r.run_one(task, Strategy(), get_config("D", token_cap=cap), "sim:strong", "sim:strong/D")
+    r.run_one(task, Strategy(), get_config("D", token_cap=cap), model_ref("sim:strong"), "sim:strong/D")
     calls = r.store.model_calls("sim:strong/D")
     charged = sum((c["input_tokens"] or 0) + (c["output_tokens"] or 0) for c in calls)
     assert calls and charged <= cap
@@ -51,8 +52,8 @@ def test_budget_shared_across_pairs_never_exceeded_k5(tmp_path, executor, task):
 
 
 def test_same_seed_same_results(tmp_path, executor, task):
-    a = runner(tmp_path / "a", executor).run_one(task, Strategy(), get_config("C"), "sim:strong", "x/C")
-    b = runner(tmp_path / "b", executor).run_one(task, Strategy(), get_config("C"), "sim:strong", "x/C")
+    a = runner(tmp_path / "a", executor).run_one(task, Strategy(), get_config("C"), model_ref("sim:strong"), "x/C")
+    b = runner(tmp_path / "b", executor).run_one(task, Strategy(), get_config("C"), model_ref("sim:strong"), "x/C")
     def strip(r):
         return {"metrics": r.metrics, "rule": r.rule, "pairs": r.detail.pairs}
 
@@ -62,7 +63,7 @@ def test_same_seed_same_results(tmp_path, executor, task):
 def test_disabled_features_never_reach_a_prompt(tmp_path, executor, task):
     for name in ("A", "B"):
         r = runner(tmp_path / name, executor)
-        r.run_one(task, Strategy(), get_config(name), "sim:strong", f"sim:strong/{name}")
+        r.run_one(task, Strategy(), get_config(name), model_ref("sim:strong"), f"sim:strong/{name}")
         roles = {c["role"] for c in r.store.model_calls(f"sim:strong/{name}")}
         assert roles.isdisjoint({"review", "feedback", "challenge"}), roles
 
@@ -139,7 +140,7 @@ def test_agents_never_see_hidden_material(tmp_path, executor, task):
 
     r = runner(tmp_path, executor, factory)
     for name in ("C", "D"):
-        r.run_one(planted, Strategy(), get_config(name), "sim:strong", f"sim:strong/{name}")
+        r.run_one(planted, Strategy(), get_config(name), model_ref("sim:strong"), f"sim:strong/{name}")
     text = "\n".join(seen)
     assert len(seen) > 50
     for canary in canaries:
@@ -161,7 +162,7 @@ def test_internal_qualification_gives_no_credit(tmp_path, executor, task):
         c["sha256"] = tree_sha256(copy / c["artifact"])
     (copy / "panel" / "manifest.json").write_text(json.dumps(manifest))
     r = runner(tmp_path, executor)
-    res = r.run_one(load_task(copy), Strategy(), get_config("A"), "sim:strong", "sim:strong/A")
+    res = r.run_one(load_task(copy), Strategy(), get_config("A"), model_ref("sim:strong"), "sim:strong/A")
     assert any(p.qualified for p in res.detail.pairs)
     assert not res.metrics.indicators.F
 

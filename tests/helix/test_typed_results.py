@@ -17,13 +17,13 @@ from testhelix.helix.config import get_config
 from testhelix.helix.results import Finished, Incomplete, TaskResult, WorkerRecords
 from testhelix.helix.runner import HelixRunner
 from testhelix.llm.base import ModelUnavailable
-from testhelix.llm.registry import create_model
+from testhelix.llm.registry import create_model, model_ref
 from testhelix.llm.testing import FunctionModel
 from testhelix.store import RunStore
 from testhelix.strategy.model import Strategy, initial_strategy
 from testhelix.tasks.task import Task
 
-MODEL = "sim:strong"
+MODEL = model_ref("sim:strong")
 
 
 def failing_after(calls: int):

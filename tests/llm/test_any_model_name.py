@@ -11,6 +11,7 @@ import pytest
 from testhelix.cli import main
 from testhelix.errors import UserError
 from testhelix.llm import modeltable, registry
+from testhelix.llm.provider_protocol import price_usage
 from testhelix.llm.serve.server import ModelServer
 from testhelix.tasks.task import load_pack
 
@@ -44,11 +45,11 @@ def test_the_users_file_adds_prices_limits_and_aliases(user_dir):
     (user_dir / "models.toml").write_text('[aliases]\nmine = "openai:my-model"\n\n[models."openai:my-model"]\n'
                                           "input_usd_per_mtok = 1.0\noutput_usd_per_mtok = 2.0\n"
                                           "context_window = 64000\n")
-    info = registry.resolve("mine")
+    info = registry.model_ref("mine").info
     assert (info.name, info.api, info.context_window) == ("openai:my-model", "chat", 64000)
-    assert registry.price_usage(info, 1_000_000, 1_000_000) == pytest.approx(3.0)
+    assert price_usage(info, 1_000_000, 1_000_000) == pytest.approx(3.0)
     # the package's known defaults stay as they are
-    assert registry.resolve("openai:gpt-4.1-mini").prices is not None
+    assert registry.model_ref("openai:gpt-4.1-mini").info.prices is not None
 
 
 @pytest.mark.parametrize("text,named", [
@@ -62,7 +63,7 @@ def test_a_wrong_field_in_the_users_file_is_one_clear_error(user_dir, text, name
     user_dir.mkdir(parents=True)
     (user_dir / "models.toml").write_text(text)
     with pytest.raises(UserError, match="models.toml") as refused:
-        registry.resolve("openai:x")
+        registry.model_ref("openai:x")
     assert named in refused.value.message
 
 
@@ -70,9 +71,9 @@ def test_an_oversized_users_file_is_refused(user_dir):
     user_dir.mkdir(parents=True)
     (user_dir / "models.toml").write_text("# " + "x" * modeltable.USER_FILE_MAX_BYTES + "\n")
     with pytest.raises(UserError, match="larger than the limit"):
-        registry.resolve("openai:x")
+        registry.model_ref("openai:x")
 
 
 def test_a_close_typo_of_a_listed_model_is_named(user_dir, capsys):
-    registry.resolve("anthropic:claude-opus-4.6")
+    registry.model_ref("anthropic:claude-opus-4.6")
     assert "did you mean anthropic:claude-opus-4-6?" in capsys.readouterr().err

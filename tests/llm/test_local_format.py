@@ -22,7 +22,7 @@ from testhelix.execution.executor import default_executor
 from testhelix.llm.base import Completion, Message, ModelRequest
 from testhelix.llm.local import COST_NOTE, completion_from_chat
 from testhelix.llm.local_format import call_schema, chat_response, plain_messages, read_reply
-from testhelix.llm.openai_provider import to_chat
+from testhelix.llm.openai_model import to_chat
 from testhelix.strategy.model import initial_strategy
 from testhelix.tasks.task import load_task
 

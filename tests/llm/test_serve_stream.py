@@ -14,11 +14,11 @@ import pytest
 from testhelix.agent.budget import Budget, MemoryLedger
 from testhelix.agent.prompts import PublicTask, session_messages
 from testhelix.agent.tools import TOOL_SPECS
-from testhelix.llm.anthropic_provider import _tool_params, to_anthropic
-from testhelix.llm.base import ModelRequest
-from testhelix.llm.openai_provider import to_chat, to_responses_input
-from testhelix.llm.registry import create_model
-from testhelix.llm.serve.server import SIMULATED_HEADER, ModelServer
+from testhelix.llm.anthropic_model import _tool_params, to_anthropic
+from testhelix.llm.base import SIMULATED_HEADER, ModelRequest
+from testhelix.llm.openai_model import to_chat, to_responses_input
+from testhelix.llm.registry import create_model, model_ref
+from testhelix.llm.serve.server import ModelServer
 from testhelix.strategy.model import initial_strategy
 from testhelix.tasks.task import load_task
 
@@ -133,7 +133,7 @@ def test_project_providers_mark_a_served_simulated_reply(server, task, messages,
     monkeypatch.setenv("ANTHROPIC_API_KEY", "k")
     monkeypatch.setenv("OPENAI_API_KEY", "k")
     b = Budget(10**6, run_label="r", task_id=task.id, sink=MemoryLedger())
-    answer = b.complete(create_model(name), ModelRequest(messages, TOOL_SPECS, 2000))
+    answer = b.complete(create_model(model_ref(name)), ModelRequest(messages, TOOL_SPECS, 2000))
     assert answer.simulated and answer.metadata["served_model"] == "sim:weak"
     assert isinstance(b.sink, MemoryLedger)
     row = b.sink.rows[0]
@@ -159,7 +159,7 @@ def test_a_run_through_a_served_simulated_model_is_labelled_simulated(server, ta
     try:
         runner = HelixRunner(RunStore(run_dir), executor, tmp_path / "work", coverage=False,
                              model_factory=lambda model, t, seed: create_model(model))
-        result = runner.run_one(task, Strategy(), get_config("A"), name, f"{name}/A")
+        result = runner.run_one(task, Strategy(), get_config("A"), model_ref(name), f"{name}/A")
         store = runner.store
         assert store is not None
         assert result.detail.simulated is True

@@ -72,7 +72,7 @@ def test_simulated_models_and_serve_read_a_contributed_role_by_its_name(monkeypa
 def test_testhelix_models_never_import_a_contributing_package():
     """The simulated models and the server load contributed roles through entry points, on the
     first request no agent role names: importing them imports no autosaddler module."""
-    probe = ("import sys, testhelix.llm.serve.server, testhelix.llm.sim.model, testhelix.llm.registry, "
-             "testhelix.llm.providers; print(sorted(m for m in sys.modules if m.startswith('autosaddler')))")
+    probe = ("import sys, testhelix.llm.serve.server, testhelix.llm.sim.model, testhelix.llm.registry; "
+             "print(sorted(m for m in sys.modules if m.startswith('autosaddler')))")
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"

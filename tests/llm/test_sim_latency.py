@@ -7,8 +7,8 @@ import pytest
 
 from testhelix.errors import UserError
 from testhelix.llm.base import CallTags, Message, ModelRequest
-from testhelix.llm.registry import create_model, resolve
-from testhelix.llm.sim.latency import JITTER, LatencyModel, split_sim_options
+from testhelix.llm.registry import create_model, model_ref
+from testhelix.llm.sim.latency import JITTER, LatencyModel
 from testhelix.tasks.task import load_task
 
 SIM_TASK = Path(__file__).resolve().parents[1] / "fixtures" / "sim_task" / "sim-chunker-m01"
@@ -20,19 +20,19 @@ def req(text: str, pair: int = 0) -> ModelRequest:
 
 
 def test_names_and_bad_options():
-    assert split_sim_options("sim:weak?latency=1.5") == ("sim:weak", 1.5)
-    assert split_sim_options("sim:weak") == ("sim:weak", 0.0)
-    assert resolve("sim:weak?latency=2").name == "sim:weak"
+    assert model_ref("sim:weak?latency=1.5").info.options.latency == 1.5   # parsed once, by the provider
+    assert model_ref("sim:weak").info.options.latency == 0.0
+    assert model_ref("sim:weak?latency=2").info.name == "sim:weak"
     for bad, word in (("sim:weak?latency=abc", "number"), ("sim:weak?latency=-1", "between"),
                       ("sim:weak?speed=1", "unknown option")):
         with pytest.raises(UserError, match=word):
-            resolve(bad)
+            model_ref(bad)
 
 
 def test_same_answers_with_a_deterministic_delay():
     task = load_task(SIM_TASK)
-    plain = create_model("sim:weak", task=task, seed=7)
-    slow = create_model("sim:weak?latency=0.05", task=task, seed=7)
+    plain = create_model(model_ref("sim:weak"), task=task, seed=7)
+    slow = create_model(model_ref("sim:weak?latency=0.05"), task=task, seed=7)
     assert isinstance(slow, LatencyModel) and not isinstance(plain, LatencyModel)
     r = req("## Suite\ndef test_a():\n    assert 1\n## Execution symptoms\nnone")
     started = time.monotonic()

@@ -11,7 +11,7 @@ import pytest
 
 from testhelix.agent.prompts import PublicTask, review_messages, session_messages
 from testhelix.llm.base import CallTags, Message, ModelRequest
-from testhelix.llm.registry import create_model
+from testhelix.llm.registry import create_model, model_ref
 from testhelix.llm.sim.agent import SUITE_FILE, SimAgentPolicy
 from testhelix.llm.sim.bank import BankTest, SimBank, bank_for, incidental_reasons
 from testhelix.llm.sim.draws import Draws
@@ -71,7 +71,7 @@ def test_role_and_randomness_come_from_the_messages_not_the_tags(task):
     assert infer_role(msgs) == "generation"
     repair = tuple(session_messages(initial_strategy(), PublicTask.of(task), phase="repair", direction="d"))
     assert infer_role(repair) == "repair"
-    model = create_model("sim:strong", task=task, seed=3)
+    model = create_model(model_ref("sim:strong"), task=task, seed=3)
     a = model.complete(ModelRequest(msgs, tags=CallTags(role="generation", pair=0, round=0, step=0)))
     b = model.complete(ModelRequest(msgs, tags=CallTags(role="review", pair=2, round=5, step=9)))
     assert a == b
@@ -114,7 +114,7 @@ def test_narrow_avoids_and_messages_prefers_incidental_guards(task):
 
 
 def test_reviewer_flags_from_evidence_it_can_see(task):
-    model = create_model("sim:strong", task=task, seed=0)
+    model = create_model(model_ref("sim:strong"), task=task, seed=0)
     bank = bank_for(task)
     public = PublicTask.of(task)
     names = ["test_keeps_last_partial_chunk", "test_size_error_message", "test_clamp_wrong_expectation"]
@@ -158,7 +158,7 @@ def test_noise_is_drawn_per_evaluation(task):
     msgs = tuple(session_messages(initial_strategy(), PublicTask.of(task), phase="generation", direction="d"))
 
     def replies(name: str, seed: int) -> list:
-        model = create_model(name, task=task, seed=seed)
+        model = create_model(model_ref(name), task=task, seed=seed)
         return [model.complete(ModelRequest(msgs[:2] + (Message("user", f"variant {i}"),))).tool_calls
                 for i in range(1)] + [model.complete(ModelRequest(msgs)).tool_calls]
 

@@ -44,10 +44,10 @@ def test_each_kind_loads_by_entry_point_and_by_dotted_path():
 
     from gtdd.domains import get_domain
     from testhelix.execution.seam import create_executor, select_sandbox
-    from testhelix.llm.registry import credential_env_vars, resolve
+    from testhelix.llm.registry import credential_env_vars, model_ref
 
-    assert resolve("sample:strong").provider == "sample"
-    assert resolve("sample_plugin.provider:PROVIDER/weak").model == "weak"
+    assert model_ref("sample:strong").info.provider == "sample"
+    assert model_ref("sample_plugin.provider:PROVIDER/weak").info.model == "weak"
     assert "SAMPLE_PLUGIN_API_KEY" in credential_env_vars()  # declared by the plug-in, no project edit
     for spec in ("sample", "sample_plugin.executor:SubprocessExecutor"):
         with create_executor(spec, workers=1) as executor:  # behind the seam's outcome cache
@@ -164,14 +164,15 @@ def test_a_provider_plugin_serves_a_run_and_reads_its_own_credential(sample_plug
 def test_a_provider_plugin_sets_the_default_jobs_through_its_optional_hook(monkeypatch):
     import sample_plugin.provider
 
+    from testhelix.llm.registry import model_ref
     from testhelix.parallel import default_jobs
 
     # without the hook, a provider is taken for a hosted API (8 tasks at once)
-    assert default_jobs(["sample:strong"]) == 8
-    assert default_jobs(["sample_plugin.provider:PROVIDER/strong"]) == 8
-    monkeypatch.setattr(sample_plugin.provider.PROVIDER, "concurrent_tasks", lambda name, cores: 3, raising=False)
-    assert default_jobs(["sample:strong"]) == 3
-    assert default_jobs(["sample:strong", "anthropic:claude-opus-4-6"]) == 3  # the slowest pace wins
+    assert default_jobs([model_ref("sample:strong")]) == 8
+    assert default_jobs([model_ref("sample_plugin.provider:PROVIDER/strong")]) == 8
+    monkeypatch.setattr(sample_plugin.provider.PROVIDER, "concurrent_tasks", lambda info, cores: 3, raising=False)
+    assert default_jobs([model_ref("sample:strong")]) == 3   # asked once, when the name is resolved
+    assert default_jobs([model_ref("sample:strong"), model_ref("anthropic:claude-opus-4-6")]) == 3  # the slowest pace wins
 
 
 @pytest.mark.slow

@@ -32,7 +32,7 @@ from testhelix import store as store_module
 from testhelix.agent.budget import Budget
 from testhelix.cliutil import entry_point
 from testhelix.helix.results import Usage
-from testhelix.llm.registry import create_optimizer_model
+from testhelix.llm.registry import create_optimizer_model, model_ref
 from testhelix.store import RunStore
 from testhelix.strategy.model import Strategy
 
@@ -106,7 +106,7 @@ def run(run_dir: str, fault: str | None = None) -> None:
     store = RunStore(Path(run_dir), command="search_worker")
     store.put_state("meta", META)
     cfg = load_config("demo", overrides=CONFIG)
-    optimizer = ModelOptimizer(create_optimizer_model("sim:strong", seed=cfg.seed),
+    optimizer = ModelOptimizer(create_optimizer_model(model_ref("sim:strong"), seed=cfg.seed),
                                Budget(5_000_000, label="optimizer", run_label="optimizer", sink=store))
     search = Search(cfg, store, SimEvaluator(store), optimizer, PROPOSAL, DEV)
     search.run(Strategy())

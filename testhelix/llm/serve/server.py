@@ -26,7 +26,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import TYPE_CHECKING, Any
 
 from testhelix.errors import UserError
-from testhelix.llm.base import ChatModel, Completion, ModelError, ToolCall, Usage
+from testhelix.llm.base import SIMULATED_HEADER, ChatModel, Completion, ModelError, ToolCall, Usage
+from testhelix.llm.modelref import ModelRef
+from testhelix.llm.registry import create_model, create_optimizer_model, model_ref
 from testhelix.llm.serve import wire
 from testhelix.llm.serve.faults import Fault, FaultScript, fault_from_dict
 from testhelix.llm.serve.limits import IDLE_TIMEOUT_S, RequestRefused, body_length, parse_json
@@ -38,22 +40,18 @@ if TYPE_CHECKING:
     from testhelix.tasks.task import Task
 
 HOST = "127.0.0.1"
-# Every reply of a simulated model carries this header, and its model id names the simulated model
-# (`sim:...`): the project's providers read the id (sdk_model.served_metadata), other clients can
-# read either.
-SIMULATED_HEADER = "x-testhelix-simulated"
+# Every reply of a simulated model carries base.SIMULATED_HEADER, and its model id names the simulated
+# model (`sim:...`): the project's providers read the header (callwatch.py), other clients either.
 _ROUTES = {"/chat/completions": "chat", "/responses": "responses", "/messages": "messages"}
 HTML_PAGE = "<html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad Gateway</h1></body></html>"
 
 
-def default_factory(model_name: str, seed: int) -> Callable[[Any], ChatModel]:
-    """Models per task: simulated models play the task the request names (when none is named, the
+def default_factory(ref: ModelRef, seed: int) -> Callable[[Any], ChatModel]:
+    """Models per task: test doubles play the task the request names (when none is named, the
     task-less double that answers the roles other packages contribute, sim/contributed.py: AutoSaddler's
     optimizer sessions); any other model is built once and serves every request."""
-    from testhelix.llm.registry import create_model, create_optimizer_model, resolve
-
-    if resolve(model_name).provider != "sim":
-        shared = create_model(model_name)
+    if not ref.simulated:
+        shared = create_model(ref)
         return lambda task: shared
     cache: dict[str, ChatModel] = {}
     lock = threading.Lock()
@@ -62,19 +60,21 @@ def default_factory(model_name: str, seed: int) -> Callable[[Any], ChatModel]:
         key = task.id if task is not None else ""
         with lock:
             if key not in cache:
-                cache[key] = (create_model(model_name, task=task, seed=seed) if task is not None
-                              else create_optimizer_model(model_name, seed=seed))
+                cache[key] = (create_model(ref, task=task, seed=seed) if task is not None
+                              else create_optimizer_model(ref, seed=seed))
             return cache[key]
     return build
 
 
 class ModelServer:
-    def __init__(self, model_name: str, *, tasks: Sequence[Task] = (), port: int = 0, seed: int = 0,
+    def __init__(self, model: ModelRef | str, *, tasks: Sequence[Task] = (), port: int = 0, seed: int = 0,
                  faults: list[Fault] | None = None, api_key: str | None = None,
                  factory: Callable[[Any], ChatModel] | None = None) -> None:
-        self.model_name = model_name
+        """`model`: the command's resolved --model, or a name resolved here (a test starting a server)."""
+        ref = model if isinstance(model, ModelRef) else model_ref(model)
+        self.model_name = ref.given
         self.index = TaskIndex(tasks)
-        self.factory = factory or default_factory(model_name, seed)
+        self.factory = factory or default_factory(ref, seed)
         self.faults = FaultScript(list(faults or ()))
         self.api_key = api_key
         self.stats: dict[str, Any] = {"requests": {p: 0 for p in wire.PROTOCOLS}, "reasoning_items_in": 0,

@@ -81,6 +81,8 @@ class ContributedRoleModel:
     seed, the role's name and the request's text, so one request gets one answer, in process or
     served. Usage is characters / 4 of the request and of the reply, cost None."""
 
+    simulated = True   # base.TestDouble
+
     def __init__(self, info: ModelInfo, seed: int = 0, roles: Sequence[SimulatedRole] | None = None) -> None:
         self.info = info
         self.name = info.name

@@ -14,20 +14,14 @@ import json
 import time
 
 from testhelix.llm.base import ChatModel, Completion, ModelRequest
-from testhelix.llm.sim.options import parse_sim_name
 
 JITTER = 0.2
 
 
-def split_sim_options(name: str) -> tuple[str, float]:
-    """`sim:weak?latency=1.5` -> ("sim:weak", 1.5); a name without options has latency 0 (every
-    option is checked by options.parse_sim_name)."""
-    base, options = parse_sim_name(name)
-    return base, options.latency
-
-
 class LatencyModel:
     """Wraps a ChatModel: the same answers, each after a seeded, jittered delay."""
+
+    simulated = True   # base.TestDouble: it wraps a simulated model
 
     def __init__(self, inner: ChatModel, latency_s: float) -> None:
         self.inner = inner

@@ -102,6 +102,8 @@ def session_key(messages: tuple[Message, ...]) -> tuple[str, str, int]:
 
 
 class SimulatedModel:
+    simulated = True   # base.TestDouble
+
     def __init__(self, info: ModelInfo, *, task: Task, seed: int = 0, options: SimOptions | None = None) -> None:
         self.info = info
         self.name = info.name

@@ -23,7 +23,7 @@ KEY_VAR = "SAMPLE_PLUGIN_API_KEY"
 class SampleProvider:
     name = "sample"
     credential_env_vars: tuple[str, ...] = (KEY_VAR,)
-    simulated = True  # it serves test doubles: every output says so (testhelix.llm.registry.is_simulated)
+    simulated = True  # it serves test doubles: every output says so (ModelRef.simulated)
 
     def resolve(self, name: str, model: str) -> ModelInfo:
         if not model:

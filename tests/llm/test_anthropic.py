@@ -7,7 +7,8 @@ import json
 import httpx2
 import pytest
 
-from testhelix.llm.anthropic_provider import AnthropicModel
+from testhelix.llm.anthropic import KEY_ENV
+from testhelix.llm.anthropic_model import AnthropicModel
 from testhelix.llm.base import (
     ContextOverflowError,
     Message,
@@ -17,7 +18,7 @@ from testhelix.llm.base import (
     ToolCall,
     ToolSpec,
 )
-from testhelix.llm.registry import resolve
+from testhelix.llm.registry import create_model, model_ref
 
 TOOL = ToolSpec("read_file", "read a file", {"type": "object", "properties": {"path": {"type": "string"}}})
 FAST_RETRY = {"retry-after-ms": "1"}      # the SDK honours it: retries without real waiting
@@ -46,8 +47,8 @@ class Server:
 
 def make(server, retries=2):
     client = httpx2.Client(transport=httpx2.MockTransport(server))
-    return AnthropicModel(resolve("anthropic:claude-opus-4-6"), api_key="test-key", http_client=client,
-                          max_retries=retries)
+    return AnthropicModel(model_ref("anthropic:claude-opus-4-6").info, key_env=KEY_ENV, api_key="test-key",
+                          http_client=client, max_retries=retries)
 
 
 CONVERSATION = (
@@ -116,4 +117,4 @@ def test_malformed_tool_input_becomes_a_tool_call_error():
 def test_missing_key_is_a_clear_error(monkeypatch):
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     with pytest.raises(ModelAuthError, match="ANTHROPIC_API_KEY is not set"):
-        AnthropicModel(resolve("opus"))
+        create_model(model_ref("opus"))     # the provider names its variable to the model

@@ -1,4 +1,5 @@
-"""Anthropic Messages API adapter for the neutral ChatModel protocol.
+"""Anthropic's model class: the Messages API adapter for the neutral ChatModel protocol (its provider,
+prefix and credential variable: anthropic.py).
 
 Translation rules:
 - system messages become the `system` blocks; tool observations become `tool_result` blocks in a
@@ -11,29 +12,26 @@ Translation rules:
 - Retries: the SDK's own `max_retries` (408/409/429/5xx, connection errors); nothing here retries.
   `CallWatch` (callwatch.py) bounds them by the call's deadline and records them.
 
-The API key comes from ANTHROPIC_API_KEY (or the `api_key` argument) and is held by the SDK client
-only.
+The API key comes from the variable its provider names (anthropic.KEY_ENV, ANTHROPIC_API_KEY) or
+the `api_key` argument, and is held by the SDK client only.
 """
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 import anthropic
 
 from testhelix.llm.base import (
-    ANTHROPIC_KEY_ENV,
     Completion,
     Message,
-    ModelAuthError,
     ModelError,
     ModelRequest,
     StopReason,
     ToolCall,
     Usage,
 )
-from testhelix.llm.registry import price_usage
+from testhelix.llm.provider_protocol import price_usage
 from testhelix.llm.sdk_errors import map_sdk_error
 from testhelix.llm.sdk_model import SdkChatModel, served_metadata
 
@@ -78,10 +76,10 @@ def _tool_params(request: ModelRequest) -> list[dict]:
     return tools
 
 
-def map_error(err: Exception) -> ModelError:
+def map_error(err: Exception, key_env: str) -> ModelError:
     """SDK exception -> neutral error with a clear message (after the SDK's retries)."""
     return map_sdk_error(
-        anthropic, err, "anthropic", auth_hint=f"check {ANTHROPIC_KEY_ENV}",
+        anthropic, err, "anthropic", auth_hint=f"check {key_env}",
         not_found="anthropic does not know the model or endpoint (HTTP 404): check the model name and "
                   "ANTHROPIC_BASE_URL",
         overflow=lambda status, code, lowered: status == 413 or (
@@ -94,17 +92,11 @@ class AnthropicModel(SdkChatModel[anthropic.Anthropic]):
     sdk = anthropic
     sdk_error = anthropic.AnthropicError
 
-    def _api_key(self, given: str | None) -> str:
-        key = given or os.environ.get(ANTHROPIC_KEY_ENV)
-        if not key:
-            raise ModelAuthError(f"{ANTHROPIC_KEY_ENV} is not set: export it to use " + self.name)
-        return key
-
     def _connect(self, client_kwargs: dict[str, Any]) -> anthropic.Anthropic:
         return anthropic.Anthropic(**client_kwargs)
 
     def _map_error(self, err: Exception) -> ModelError:
-        return map_error(err)
+        return map_error(err, self.key_env)
 
     def complete(self, request: ModelRequest) -> Completion:
         system, turns = to_anthropic(request.messages)
@@ -120,11 +112,11 @@ class AnthropicModel(SdkChatModel[anthropic.Anthropic]):
         timeout = request.timeout_s or self.timeout_s
         if timeout:
             params["timeout"] = timeout
-        reply, retries = self._watched(timeout, lambda: self._client.messages.create(**params))
+        reply, retries, served_double = self._watched(timeout, lambda: self._client.messages.create(**params))
         if not hasattr(reply, "content") or not isinstance(reply.content, list):
             raise self._not_a_response(reply, "Messages")
         answer = self._parse(reply)
-        answer.metadata["retries"] = retries
+        answer.metadata.update(retries=retries, **served_metadata(getattr(reply, "model", None), served_double))
         return answer
 
     def _parse(self, reply: Any) -> Completion:
@@ -151,5 +143,4 @@ class AnthropicModel(SdkChatModel[anthropic.Anthropic]):
                           cost_usd=price_usage(self.info, total_in, u.output_tokens, read, write))
         return Completion(text="".join(texts), tool_calls=tuple(calls),
                           stop_reason=_STOP.get(reply.stop_reason or "", "other"), usage=usage, model=self.name,
-                          metadata={"provider_stop_reason": reply.stop_reason, "response_id": reply.id,
-                                    **served_metadata(getattr(reply, "model", None))})
+                          metadata={"provider_stop_reason": reply.stop_reason, "response_id": reply.id})

@@ -1,4 +1,5 @@
-"""OpenAI adapters for the neutral ChatModel protocol: Chat Completions and the Responses API.
+"""OpenAI's model class: adapters for the neutral ChatModel protocol, Chat Completions and the
+Responses API (its providers, prefixes and credential variables: openai.py, openai_compatible.py).
 
 One class, `OpenAIModel`, speaks whichever protocol the registry entry names (`api = "chat"` or
 `"responses"`). OpenAI-compatible servers (vLLM, Ollama, llama.cpp) use Chat Completions at their
@@ -12,24 +13,21 @@ all yields `Usage(reported=False)` and the budget keeps its reservation.
 Tool arguments arrive as JSON text; text that does not parse becomes a ToolCall with `error` set
 (the agent loop answers it with an error observation).
 
-Keys: OPENAI_API_KEY for OpenAI, OPENAI_COMPATIBLE_API_KEY (optional) for compatible servers.
+Keys: the variable its provider names (openai.KEY_ENV for OpenAI; openai_compatible.KEY_ENV,
+optional, for compatible servers).
 Retries: the SDK's own `max_retries`; nothing here retries.
 """
 
 from __future__ import annotations
 
 import json
-import os
 from typing import Any
 
 import openai
 
 from testhelix.llm.base import (
-    OPENAI_COMPATIBLE_KEY_ENV,
-    OPENAI_KEY_ENV,
     Completion,
     Message,
-    ModelAuthError,
     ModelError,
     ModelOutputError,
     ModelRequest,
@@ -37,7 +35,7 @@ from testhelix.llm.base import (
     ToolCall,
     Usage,
 )
-from testhelix.llm.registry import price_usage
+from testhelix.llm.provider_protocol import price_usage
 from testhelix.llm.sdk_errors import map_sdk_error
 from testhelix.llm.sdk_model import SdkChatModel, served_metadata
 
@@ -87,7 +85,7 @@ def to_responses_input(messages: tuple[Message, ...]) -> tuple[str, list[dict]]:
     return instructions, items
 
 
-def map_error(err: Exception, who: str, key_var: str = OPENAI_KEY_ENV) -> ModelError:
+def map_error(err: Exception, who: str, key_var: str) -> ModelError:
     return map_sdk_error(
         openai, err, who, auth_hint=f"check {key_var}",
         not_found=f"{who}: the server does not know this model or endpoint (HTTP 404): check the model name and "
@@ -106,33 +104,20 @@ class OpenAIModel(SdkChatModel[openai.OpenAI]):
     def _compatible(self) -> bool:
         return self.info.provider == "openai-compatible"
 
-    @property
-    def _key_var(self) -> str:
-        return OPENAI_COMPATIBLE_KEY_ENV if self._compatible else OPENAI_KEY_ENV
-
-    def _api_key(self, given: str | None) -> str:
-        if self._compatible:
-            # Local servers usually accept any key; the SDK insists on a non-empty one.
-            return given or os.environ.get(OPENAI_COMPATIBLE_KEY_ENV) or "no-key"
-        key = given or os.environ.get(OPENAI_KEY_ENV)
-        if not key:
-            raise ModelAuthError(f"{OPENAI_KEY_ENV} is not set: export it to use " + self.name)
-        return key
-
     def _connect(self, client_kwargs: dict[str, Any]) -> openai.OpenAI:
         if self.info.base_url:
             client_kwargs["base_url"] = self.info.base_url
         return openai.OpenAI(**client_kwargs)
 
     def _map_error(self, err: Exception) -> ModelError:
-        return map_error(err, self.name, self._key_var)
+        return map_error(err, self.name, self.key_env)
 
     def complete(self, request: ModelRequest) -> Completion:
         max_out = min(request.max_output_tokens, self.info.max_output_tokens)
         timeout = request.timeout_s or self.timeout_s
         protocol = self._responses if self.info.api == "responses" else self._chat
-        answer, retries = self._watched(timeout, lambda: protocol(request, max_out, timeout))
-        answer.metadata["retries"] = retries
+        answer, retries, served_double = self._watched(timeout, lambda: protocol(request, max_out, timeout))
+        answer.metadata.update(retries=retries, **served_metadata(answer.metadata.pop("reply_model"), served_double))
         return answer
 
     def _expect(self, reply: Any, attribute: str, what: str) -> None:
@@ -164,7 +149,7 @@ class OpenAIModel(SdkChatModel[openai.OpenAI]):
         return Completion(text=choice.message.content or "", tool_calls=calls,
                           stop_reason=_CHAT_STOP.get(choice.finish_reason or "", "other"), usage=usage,
                           model=self.name, metadata={"provider_stop_reason": choice.finish_reason,
-                                                     "response_id": reply.id, **served_metadata(reply.model)})
+                                                     "response_id": reply.id, "reply_model": reply.model})
 
     # --- Responses API -------------------------------------------------------------------------
     def _responses(self, request: ModelRequest, max_out: int, timeout: float | None) -> Completion:
@@ -197,7 +182,7 @@ class OpenAIModel(SdkChatModel[openai.OpenAI]):
         usage = (self._usage(u.input_tokens, u.output_tokens, u.input_tokens_details)
                  if u is not None and u.input_tokens is not None else Usage(reported=False))
         meta = {"provider_stop_reason": reply.status or incomplete, "response_id": reply.id,
-                **served_metadata(reply.model)}
+                "reply_model": reply.model}
         if reasoning:
             meta["reasoning_items"] = reasoning
         return Completion(text="".join(texts), tool_calls=tuple(calls), stop_reason=stop, usage=usage,

@@ -16,8 +16,8 @@ from testhelix.llm.base import (
     ToolCall,
     ToolSpec,
 )
-from testhelix.llm.openai_provider import OpenAIModel
-from testhelix.llm.registry import resolve
+from testhelix.llm.openai_model import OpenAIModel
+from testhelix.llm.registry import create_model, model_ref
 
 TOOL = ToolSpec("write_file", "write", {"type": "object", "properties": {"path": {"type": "string"}}})
 CONVERSATION = (
@@ -53,7 +53,9 @@ class Server:
 
 def make(name, server, retries=2, api_key="test-key"):
     client = httpx2.Client(transport=httpx2.MockTransport(server))
-    return OpenAIModel(resolve(name), api_key=api_key, http_client=client, max_retries=retries)
+    ref = model_ref(name)    # the provider names the key variable; the model reads it
+    return OpenAIModel(ref.info, key_env=ref.credential_env_vars[0], key_required=ref.credentials_required,
+                       api_key=api_key, http_client=client, max_retries=retries)
 
 
 def test_chat_tool_calls_both_directions_and_usage():
@@ -140,4 +142,4 @@ def test_openai_compatible_server_by_base_url(monkeypatch):
 def test_missing_openai_key(monkeypatch):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     with pytest.raises(ModelAuthError, match="OPENAI_API_KEY is not set"):
-        OpenAIModel(resolve("openai:gpt-5"))
+        create_model(model_ref("openai:gpt-5"))
