@@ -38,8 +38,8 @@ def test_run_settings_reach_the_model_and_the_executor_and_leave_the_environment
         seen["executor"] = (spec, workers, sandbox)
         return real_executor(spec, workers=workers, cache=cache, sandbox=sandbox)
 
-    def model_spy(name: str, **kwargs: Any) -> Any:
-        seen["model"] = (name, kwargs)
+    def model_spy(ref: Any, **kwargs: Any) -> Any:
+        seen["model"] = (ref, kwargs)
         raise Stop
 
     monkeypatch.setattr(seam, "create_executor", executor_spy)
@@ -50,8 +50,8 @@ def test_run_settings_reach_the_model_and_the_executor_and_leave_the_environment
                                       *MODEL_OPTIONS, "--json"])
     assert isinstance(result.exception, Stop), result.output
     assert seen["executor"] == ("forkserver", 1, "plain")
-    name, kwargs = seen["model"]
-    assert name == "sim:weak" and kwargs["context_window"] == 64000
+    ref, kwargs = seen["model"]
+    assert ref.given == "sim:weak" and kwargs["context_window"] == 64000
     assert (kwargs["requests_per_minute"], kwargs["tokens_per_minute"]) == (90.0, 80000.0)
     assert dict(os.environ) == before                     # nothing the command decided went into the environment
 

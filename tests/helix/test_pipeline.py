@@ -170,7 +170,7 @@ def test_internal_qualification_gives_no_credit(tmp_path, executor, task):
 def test_resume_skips_finished_tasks(tmp_path, executor, task):
     r = runner(tmp_path, executor)
     seen = []
-    plans = [("sim:strong", get_config("A"), Strategy())]
+    plans = [(model_ref("sim:strong"), get_config("A"), Strategy())]
     r.run([task], plans, lambda label, res: seen.append(res))
     r.run([task], plans, lambda label, res: seen.append(res))
     assert seen[0] is not None and seen[1] is None
