@@ -13,7 +13,7 @@ from collections.abc import Iterator, Sequence
 
 from autosaddler.traces import PublicTrace, TaskEval
 from testhelix.errors import EvaluationIncomplete
-from testhelix.helix.config import RunConfig
+from testhelix.helix.config import RunConfig, strategy_run_config
 from testhelix.helix.results import Finished, Incomplete
 from testhelix.helix.runner import HelixRunner
 from testhelix.llm.modelref import ModelRef
@@ -41,7 +41,8 @@ class HelixStrategyEvaluator:
         The run label (default `<scope>/<hash>`) names the evaluation, and with it the sampling seed
         of a model that samples (bench/validity.py plays one strategy under another's label)."""
         label = label or self.label(strategy)
-        jobs = [self.runner.job(self.tasks[t], strategy, self.config, self.model, label) for t in task_ids]
+        config = strategy_run_config(self.config, strategy)   # checked once per evaluation, not per task
+        jobs = [self.runner.job(self.tasks[t], strategy, config, self.model, label) for t in task_ids]
         for job, result in self.runner.evaluate_jobs(jobs):   # a remote worker's records already stored
             match result:
                 case Incomplete(cause=cause, error=error):

@@ -11,7 +11,7 @@ import click
 from testhelix.cliutil import json_option, print_json
 from testhelix.errors import UserError
 from testhelix.heartbeat import command_started
-from testhelix.helix.config import get_config, with_strategy_pairs
+from testhelix.helix.config import get_config, strategy_run_config
 from testhelix.helix.promotion import describe, promotion_status
 from testhelix.helix.results import Finished, Incomplete, TaskResult
 from testhelix.inputs import SEED, FiniteFloat, InputFile, NewRunDir, PackDir, RunDir
@@ -20,7 +20,7 @@ from testhelix.parallel.progress import TaskProgress
 from testhelix.runoptions import MODEL, RunOptions, setup_options
 from testhelix.splits import sample_across_groups
 from testhelix.store import RunStore, check_run_folder
-from testhelix.strategy.model import check_run_compatibility, initial_strategy, load_strategy
+from testhelix.strategy.model import initial_strategy, load_strategy
 from testhelix.tasks.task import Task, load_pack
 from testhelix.tracking import mlflow_option, requested_mlflow_uri, run_meta, track_helix_run
 
@@ -97,10 +97,9 @@ def command(pack_dir: Path, split: str, split_file: Path | None, configs: tuple[
                         f"{' --config '.join(c.name for c in cfgs)} (only configuration E runs a given strategy; "
                         "A-D run strategies/initial.json): add --config E or drop --strategy")
     improved = load_strategy(strategy_file) if strategy_file else initial_strategy()  # used by E only
-    plans = [(m, with_strategy_pairs(c, s), s) for m in models for c in cfgs
-             for s in [improved if c.name == "E" else initial_strategy()]]  # C, E: K from the strategy
-    for _, config, strategy in plans:  # before any work: a strategy the configuration would weaken
-        check_run_compatibility(strategy, config.challenge_steps)
+    # before any work: a strategy the configuration would weaken is refused; C, E: K from the strategy
+    plans = [(m, strategy_run_config(c, s), s) for m in models for c in cfgs
+             for s in [improved if c.name == "E" else initial_strategy()]]
     if promoted_by is not None and not any(c.name == "E" for c in cfgs):
         raise UserError("--promoted-by applies to --config E only (the promoted strategy's configuration)")
     promotion = promotion_status(improved.content_hash(), promoted_by) if any(c.name == "E" for c in cfgs) else None

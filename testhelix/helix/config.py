@@ -10,6 +10,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, TypedDict
 
 from testhelix.errors import UserError
+from testhelix.strategy.model import check_run_compatibility
 
 if TYPE_CHECKING:
     from testhelix.strategy.model import Strategy
@@ -87,6 +88,15 @@ def with_strategy_pairs(config: RunConfig, strategy: Strategy) -> RunConfig:
                         f"maxCandidates={most}; the pipeline requests every candidate pair at the start and never "
                         "adds pairs later, so it can honour only equal values (the seed fixes both at 3)")
     return config if config.pairs == initial else config.with_overrides(pairs=initial)
+
+
+def strategy_run_config(config: RunConfig, strategy: Strategy) -> RunConfig:
+    """The configuration `strategy` runs under, checked once where a strategy meets a configuration
+    (`testhelix run`'s plans, an evaluator's evaluation): a strategy the configuration would weaken
+    is refused (strategy.model ROUNDS_RULE), and C and E take K from it (`with_strategy_pairs`). The
+    runner and its jobs trust the result."""
+    check_run_compatibility(strategy, config.challenge_steps)
+    return with_strategy_pairs(config, strategy)
 
 
 def get_config(name: str, **overrides: Any) -> RunConfig:

@@ -35,7 +35,7 @@ from testhelix.agent.budget import Budget, LedgerSink
 from testhelix.digest import tree_sha256
 from testhelix.errors import EvaluationIncomplete, UserError
 from testhelix.execution.environments import executor_for
-from testhelix.helix.config import RunConfig, with_strategy_pairs
+from testhelix.helix.config import RunConfig
 from testhelix.helix.context import HelixContext
 from testhelix.helix.detail import BudgetUse, HelixEvent, SubmissionDetail
 from testhelix.helix.jobs import Backend, ProgressSink, TaskJob
@@ -49,7 +49,7 @@ from testhelix.prism.evaluation import evaluate_task, no_submission, record_pane
 from testhelix.prism.judgement import TaskMetrics
 from testhelix.skills import load_library
 from testhelix.store import RunStore
-from testhelix.strategy.model import Strategy, check_run_compatibility
+from testhelix.strategy.model import Strategy
 from testhelix.tasks.task import Task, load_task
 
 if TYPE_CHECKING:
@@ -119,9 +119,8 @@ class HelixRunner:
     def evaluate_one(self, task: Task, strategy: Strategy, config: RunConfig, model: ModelRef, label: str,
                      sink: LedgerSink | None = None) -> TaskResult:
         """Pipeline + judgement of one task; writes no result (model calls go to `sink`, default the
-        store). A provider failure gives `Incomplete` (with its cause) instead of `Finished`."""
-        check_run_compatibility(strategy, config.challenge_steps)
-        config = with_strategy_pairs(config, strategy)  # C and E: K is the strategy's candidate count
+        store). A provider failure gives `Incomplete` (with its cause) instead of `Finished`. `config`
+        is the one the strategy runs under, checked where they met (config.strategy_run_config)."""
         started = time.monotonic()
         budget = Budget(config.token_cap, run_label=label, task_id=task.id,
                         sink=_Tee(sink or self.require_store(), self.progress.call if self.progress else None),
@@ -235,8 +234,7 @@ class HelixRunner:
     def run(self, tasks: Sequence[Task], plans: Sequence[tuple[ModelRef, RunConfig, Strategy]],
             on_task: Callable[[str, TaskResult | None], None] = lambda label, r: None) -> None:
         jobs = []
-        for model, config, strategy in plans:
-            config = with_strategy_pairs(config, strategy)
+        for model, config, strategy in plans:   # each config already the strategy's (strategy_run_config)
             label = self.run_label(model, config)
             meta = {"model": model.given, "config": config.name, "tasks": len(tasks),
                     "strategy_hash": strategy.content_hash(), "pairs": config.pairs, "token_cap": config.token_cap}

@@ -9,6 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from autosaddler.edits import FieldEdit, RejectedEdit, apply_edit
+from autosaddler.evaluator import HelixStrategyEvaluator
 from testhelix.cli import cli, main
 from testhelix.errors import UserError
 from testhelix.helix.config import get_config
@@ -52,15 +53,18 @@ def test_run_compatibility_per_configuration(name, refused):
         check_run_compatibility(one, get_config(name).challenge_steps)
 
 
-def test_a_run_refuses_one_round_before_any_work(tmp_path):
-    """The runner refuses before calling the model factory (nothing runs, nothing is stored)."""
+def test_an_evaluation_refuses_one_round_before_any_work(tmp_path):
+    """Where a strategy meets a configuration (an evaluator's evaluation, `testhelix run`'s plans:
+    config.strategy_run_config) it is refused before any job exists: the model factory is never
+    called and nothing is stored. The runner trusts the configuration it is given."""
     def factory(*_):
         raise AssertionError("the pipeline must not start")
 
     runner = HelixRunner(RunStore(tmp_path / "run"), executor=None, work_root=tmp_path / "work",  # type: ignore[arg-type]
                          model_factory=factory, coverage=False)
+    evaluator = HelixStrategyEvaluator(runner, {}, model_ref("sim:strong"), get_config("C"), "search")
     with pytest.raises(UserError, match="does not fit this run configuration"):
-        runner.run_one(object(), Strategy(rounds=1), get_config("C"), model_ref("sim:strong"), "sim:strong/C")  # type: ignore[arg-type]
+        evaluator.evaluate(Strategy(rounds=1), ["any-task"])
 
 
 def test_testhelix_run_refuses_a_one_round_strategy_for_e(tmp_path, capsys):
