@@ -69,6 +69,11 @@ class RunOptions:
         return ModelSettings.for_models(list(refs), self.call_timeout, self.context_window, self.rpm, self.tpm)
 
     def execution(self) -> ExecutionChoice:
+        """The executor and sandbox choice, checked and the environment read once per command."""
+        return self._execution
+
+    @functools.cached_property
+    def _execution(self) -> ExecutionChoice:
         return ExecutionChoice.from_options(self.executor, self.sandbox)
 
     def sandbox_choice(self) -> str | None:

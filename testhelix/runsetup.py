@@ -95,21 +95,24 @@ class ExecutionChoice:
     """Which executor runs suites and in which sandbox (`--executor`, `--sandbox`)."""
 
     executor: str = seam.DEFAULT_EXECUTOR
-    sandbox: str | None = None          # None: the strongest built-in available
+    sandbox: str | None = None          # None: the strongest built-in available (a value made in code)
 
     @classmethod
     def from_options(cls, executor: str | None = None, sandbox: str | None = None) -> ExecutionChoice:
-        """The command line's choice, else the user's defaults in the environment (read here, once);
-        both are checked now, so a bad name stops the command before any work (exit 2)."""
+        """The command line's choice, else the user's defaults in the environment, else the default
+        executor and the strongest built-in sandbox: the environment is read here, once, and both
+        are checked now, so a bad name stops the command before any work (exit 2) and nothing later
+        checks or reads them again (`create_executor`)."""
         chosen = cls(executor=executor or os.environ.get(seam.EXECUTOR_ENV) or seam.DEFAULT_EXECUTOR,
-                     sandbox=sandbox or os.environ.get(seam.SANDBOX_ENV) or None)
+                     sandbox=sandbox or os.environ.get(seam.SANDBOX_ENV) or seam.strongest_sandbox())
         seam.load_executor_factory(chosen.executor)
-        if chosen.sandbox is not None:   # None: the strongest built-in, always there
-            seam.select_sandbox(chosen.sandbox)
+        seam.select_sandbox(chosen.sandbox)
         return chosen
 
     def create_executor(self, workers: int | None = None, cache: OutcomeCache | None = None) -> Executor:
-        return seam.create_executor(spec=self.executor, workers=workers, cache=cache, sandbox=self.sandbox)
+        # a choice from_options made is trusted; one made in code (sandbox None) is checked by the seam
+        return seam.create_executor(spec=self.executor, workers=workers, cache=cache, sandbox=self.sandbox,
+                                    checked=self.sandbox is not None)
 
 
 @dataclass(frozen=True)

@@ -64,14 +64,19 @@ def load_executor_factory(spec: str) -> ExecutorFactory:
 
 
 def create_executor(spec: str | None = None, workers: int | None = None, cache: OutcomeCache | None = None,
-                    sandbox: str | None = None) -> CachedExecutor:
+                    sandbox: str | None = None, *, checked: bool = False) -> CachedExecutor:
     """The executor `spec` names (default: $TESTHELIX_EXECUTOR, else the fork-server pool) with the
     sandbox `sandbox` names (default: see sandbox_spec), behind the outcome cache (caching.py: in
-    memory, then `cache`): every backend gets it, so the factory itself is given no cache."""
-    spec = spec or os.environ.get(EXECUTOR_ENV) or DEFAULT_EXECUTOR
-    factory = load_executor_factory(spec)
-    if sandbox is not None:
-        select_sandbox(sandbox)  # a bad --sandbox is reported before anything starts
+    memory, then `cache`): every backend gets it, so the factory itself is given no cache.
+    `checked`: both names come from a RunSetup's ExecutionChoice, which checked them (and read the
+    environment) once when the command line was parsed, so nothing is checked or read again."""
+    if checked and spec:
+        factory = load_plugin(spec, group=EXECUTORS_GROUP, builtins=EXECUTORS, option="--executor", what="executor")
+    else:
+        spec = spec or os.environ.get(EXECUTOR_ENV) or DEFAULT_EXECUTOR
+        factory = load_executor_factory(spec)
+        if sandbox is not None:
+            select_sandbox(sandbox)  # a bad --sandbox is reported before anything starts
     from testhelix.execution.caching import with_cache
     # a bad $TESTHELIX_SANDBOX: UserError in the factory
     backend = run_plugin_code("--executor", spec, "building the executor",
@@ -82,8 +87,11 @@ def create_executor(spec: str | None = None, workers: int | None = None, cache: 
 def sandbox_spec(spec: str | None = None) -> str:
     """The sandbox choice as text: `spec`, else $TESTHELIX_SANDBOX, else the strongest built-in."""
     spec = spec or os.environ.get(SANDBOX_ENV)   # a user's default, never a command's choice (RunSetup)
-    if spec:
-        return spec
+    return spec or strongest_sandbox()
+
+
+def strongest_sandbox() -> str:
+    """The strongest built-in sandbox this machine supports."""
     from testhelix.execution.sandbox import namespaces_available
     return "namespaced" if namespaces_available() else "plain"
 
