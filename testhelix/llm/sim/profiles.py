@@ -5,7 +5,7 @@ Define another simulated model by registering a profile:
     from testhelix.llm.sim.profiles import SimProfile, register_profile
     register_profile(SimProfile(name="sloppy", base_skill=0.15, repair_skill=0.3, diagnosis=0.3,
                                 step_efficiency=0.5, malformed_rate=0.1, review_accuracy=0.4))
-    model = create_model("sim:sloppy", task=task, seed=1)
+    model = create_model(model_ref("sim:sloppy"), task=task, seed=1)
 
 Every probability is per decision and deterministic for (seed, prompt). What strategy text adds to
 them is documented in cues.py.
