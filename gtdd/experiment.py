@@ -141,8 +141,8 @@ class Experiment:
         self.progress = progress or (lambda line: None)
         self.executor = TraceExecutor(self.domain, config.per_trace_timeout_s, sandbox, runner)
         models = models or ModelSettings()
-        # bad names fail before anything is stored
-        # the experiment's edge: each role's model name (given or recorded) resolved once
+        # the experiment's edge: each role's model name (given or recorded) resolved once; bad names
+        # fail before anything is stored
         self.coder = coder or make_coder(model_ref(config.coder), self.domain, self.executor, models,
                                          config.round_token_cap)
         self.tester = tester or make_tester(model_ref(config.tester), self.domain, models, config.round_token_cap)

@@ -34,9 +34,10 @@ def test_run_settings_reach_the_model_and_the_executor_and_leave_the_environment
     real_executor = seam.create_executor
 
     def executor_spy(spec: str | None = None, workers: int | None = None, cache: Any = None,
-                     sandbox: str | None = None) -> Any:
+                     sandbox: str | None = None, checked: bool = False) -> Any:
         seen["executor"] = (spec, workers, sandbox)
-        return real_executor(spec, workers=workers, cache=cache, sandbox=sandbox)
+        seen["checked_before"] = checked     # the RunSetup's choice was checked once, at the command's edge
+        return real_executor(spec, workers=workers, cache=cache, sandbox=sandbox, checked=checked)
 
     def model_spy(ref: Any, **kwargs: Any) -> Any:
         seen["model"] = (ref, kwargs)
@@ -49,7 +50,7 @@ def test_run_settings_reach_the_model_and_the_executor_and_leave_the_environment
                                       "--workers", "1", "--sandbox", "plain", "--executor", "forkserver",
                                       *MODEL_OPTIONS, "--json"])
     assert isinstance(result.exception, Stop), result.output
-    assert seen["executor"] == ("forkserver", 1, "plain")
+    assert seen["executor"] == ("forkserver", 1, "plain") and seen["checked_before"] is True
     ref, kwargs = seen["model"]
     assert ref.given == "sim:weak" and kwargs["context_window"] == 64000
     assert (kwargs["requests_per_minute"], kwargs["tokens_per_minute"]) == (90.0, 80000.0)
