@@ -1,6 +1,6 @@
 """AutoSaddler's part of the run store: its tables and its run kind (search), declared as
 the `testhelix.store_schemas` entry point `autosaddler` (pyproject.toml) and registered with
-TestHelix's named migrations (testhelix/migrations.py) by every process that opens a store; and its
+TestHelix's named migrations (testhelix/store/migrations.py) by every process that opens a store; and its
 queries of its own tables.
 
 The search's first tables (dag_nodes, dag_edges, search_evals, spent_splits) were
@@ -14,13 +14,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from testhelix import migrations
-from testhelix.migrations import RunKind, StoreSchema
+from testhelix.store import migrations
+from testhelix.store.migrations import RunKind, StoreSchema
 
 if TYPE_CHECKING:  # importing autosaddler registers these migrations: keep that free of DuckDB's import
-    from testhelix.store import RunStore
+    from testhelix.store.runstore import RunStore
 
-# finished_evaluations (testhelix/migrations.py) with the search's evaluations added: recorded as
+# finished_evaluations (testhelix/store/migrations.py) with the search's evaluations added: recorded as
 # `search:<hash>` when the provider prevented one, their model calls labelled `<scope>/<hash12>`.
 FINISHED_EVALUATIONS = f"""
     CREATE OR REPLACE VIEW finished_evaluations AS {migrations.CORE_FINISHED_EVALUATIONS}
@@ -55,7 +55,7 @@ MIGRATIONS = (
     """ + FINISHED_EVALUATIONS),
 )
 
-# The release gate's decisions go to gate_results, TestHelix's release ledger (testhelix/migrations.py).
+# The release gate's decisions go to gate_results, TestHelix's release ledger (testhelix/store/migrations.py).
 SCHEMA = StoreSchema("autosaddler", MIGRATIONS, kinds=(
     RunKind("search", "a strategy search",
             "SELECT 1 FROM dag_nodes UNION ALL SELECT 1 FROM search_state WHERE key IN ('meta', 'search')",

@@ -39,7 +39,7 @@ from autosaddler.screen import StrictImprovementNoRegression
 from autosaddler.traces import TaskEval, eval_column, optimizer_traces, stored_eval
 from testhelix.errors import EvaluationIncomplete, UserError
 from testhelix.llm.base import ModelError
-from testhelix.store import RunStore
+from testhelix.store.runstore import RunStore
 from testhelix.strategy.model import Strategy
 
 

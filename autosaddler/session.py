@@ -16,7 +16,7 @@ from testhelix.llm.registry import resolve
 from testhelix.runoptions import RunOptions
 from testhelix.runsetup import RunSetup
 from testhelix.splits import SplitFile, load_checked_split_file
-from testhelix.store import RunStore
+from testhelix.store.runstore import RunStore
 from testhelix.tasks.task import Task, load_pack
 
 

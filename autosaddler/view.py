@@ -21,7 +21,7 @@ from autosaddler.dag import EvolutionDAG, Node
 from autosaddler.edits import FieldEdit, LessonEdit, describe
 from autosaddler.view_node import development_evidence, minibatch_links, node_exchanges, node_usage
 from testhelix.errors import UserError
-from testhelix.store import RunStore
+from testhelix.store.runstore import RunStore
 from testhelix.view import write_page
 from testhelix.view.gate import gate_rows, gate_section
 from testhelix.view.html import (

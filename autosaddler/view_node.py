@@ -12,7 +12,7 @@ from typing import Any
 
 from autosaddler.dag import EvolutionDAG, Node
 from autosaddler.search import exchanges_key
-from testhelix.store import RunStore
+from testhelix.store.runstore import RunStore
 from testhelix.view.html import Markup, join, number, pre, table, tag
 from testhelix.view.trajectories import TrajectoryPages
 

@@ -44,7 +44,7 @@ from gtdd.policies import POLICIES, Policy, run_generator
 from gtdd.roles import make_coder, make_tester
 from testhelix.errors import UserError
 from testhelix.runsetup import ModelSettings
-from testhelix.store import RunStore
+from testhelix.store.runstore import RunStore
 
 # Settings that shaped the recorded rounds: a resumed or extended run must keep them.
 FIXED_SETTINGS = ("domain", "coder", "tester", "k", "rule", "seed", "public_examples", "per_trace_timeout_s",

@@ -26,7 +26,7 @@ from gtdd.domains.base import Trace
 from gtdd.loop import RoundRecord
 from gtdd.policies import POLICIES
 from testhelix.digest import canonical_json
-from testhelix.store import RunStore
+from testhelix.store.runstore import RunStore
 
 
 def record_calls(store: RunStore, block: int, role: str, round_index: int, calls: Iterable[Mapping[str, Any]]) -> None:

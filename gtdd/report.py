@@ -38,7 +38,7 @@ from gtdd.stats.recorded import recorded_audit
 from testhelix import atomic
 from testhelix.atomic import atomic_path
 from testhelix.errors import UserError
-from testhelix.store import RunStore
+from testhelix.store.runstore import RunStore
 
 BOOTSTRAP_RESAMPLES = 10_000
 SIGN_FLIPS = 100_000

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from testhelix.execution.cache import OutcomeCache
     from testhelix.execution.seam import Executor
     from testhelix.llm.base import ChatModel
-    from testhelix.store import RunStore
+    from testhelix.store.runstore import RunStore
     from testhelix.tasks.task import Task
 
 

@@ -31,7 +31,7 @@ from testhelix.llm.registry import is_simulated, require_credentials
 from testhelix.parallel.progress import TaskProgress
 from testhelix.plaintext import clip, output_width, wrap
 from testhelix.runoptions import RunOptions, setup_options
-from testhelix.store import RunStore
+from testhelix.store.runstore import RunStore
 from testhelix.strategy.model import is_frozen_strategy_file, load_strategy
 from testhelix.tracking import mlflow_option, requested_mlflow_uri
 

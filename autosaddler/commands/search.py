@@ -27,7 +27,7 @@ from testhelix.parallel.progress import TaskProgress
 from testhelix.plaintext import output_width, wrap
 from testhelix.runoptions import RunOptions, setup_options
 from testhelix.splits import spread_by_context
-from testhelix.store import RunStore
+from testhelix.store.runstore import RunStore
 from testhelix.strategy.model import initial_strategy
 from testhelix.tracking import mlflow_option, requested_mlflow_uri
 

@@ -169,7 +169,7 @@ def experiment_command(policies: str | None, blocks: int, jobs: int, as_json: bo
 @json_option
 def run_command(policy: str, as_json: bool, **kw: Any) -> None:
     """Run one GTDD trajectory and print it round by round."""
-    from testhelix.store import RunStore
+    from testhelix.store.runstore import RunStore
 
     _experiment(**{**_apply_preset(dict(kw)), "policies": policy, "blocks": 1})
     store = RunStore(kw["run_dir"], read_only=True)

@@ -28,7 +28,7 @@ from testhelix.llm.registry import is_simulated
 from testhelix.prism import panel as P
 from testhelix.prism.metric_table import COUNTS, METRICS, Metric, by_indicator
 from testhelix.prism.report import collect
-from testhelix.store import RunStore
+from testhelix.store.runstore import RunStore
 
 
 def _pct(v: float | None) -> str:

@@ -12,7 +12,7 @@ from rich.table import Table
 from testhelix.cliutil import json_option, print_json
 from testhelix.errors import UserError
 from testhelix.inputs import RunDir
-from testhelix.store import RunStore
+from testhelix.store.runstore import RunStore
 
 
 @click.command("sql")

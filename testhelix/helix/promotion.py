@@ -15,7 +15,7 @@ import json
 from pathlib import Path
 
 from testhelix.errors import UserError
-from testhelix.store import RunStore
+from testhelix.store.runstore import RunStore
 
 NOT_CHECKED = {"status": "not checked", "note": "no --promoted-by gate folder was given"}
 

@@ -47,7 +47,7 @@ from testhelix.prism.coverage import MISSING, CoverageMeter
 from testhelix.prism.evaluation import evaluate_task, no_submission, record_panel_order, reference_only
 from testhelix.prism.judgement import TaskMetrics
 from testhelix.skills import load_library
-from testhelix.store import RunStore
+from testhelix.store.runstore import RunStore
 from testhelix.strategy.model import Strategy, check_run_compatibility
 from testhelix.tasks.task import Task, load_task
 

@@ -20,7 +20,7 @@ from testhelix.errors import UserError
 from testhelix.prism import metrics as M
 from testhelix.prism import panel as P
 from testhelix.prism.metric_table import PAIRED, by_indicator
-from testhelix.store import RunStore
+from testhelix.store.runstore import RunStore
 
 CONFIG_LABEL = re.compile(r"^(?P<prefix>.+)/(?P<config>[A-E])$")
 # The per-task indicators compared between configurations: F, A, R, S (the metric table's paired entries).

@@ -32,7 +32,7 @@ def render_run_report(run_dir: Path, out: Path) -> dict:
         store = opened.store
         helix, gates = has_rows(store, "task_results"), has_rows(store, "gate_results")
         if not helix and not gates:
-            if "search" in store.kinds():   # a kind AutoSaddler registers (testhelix/migrations.py)
+            if "search" in store.kinds():   # a kind AutoSaddler registers (testhelix/store/migrations.py)
                 raise UserError(f"{run_dir}: this is a strategy search run; use `autosaddler view {run_dir}`")
             raise UserError(f"{run_dir}: no evaluated task and no gate decision in this run yet"
                             + (" (it is still running; try again later)" if opened.live else ""))

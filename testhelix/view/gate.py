@@ -8,7 +8,7 @@ import csv
 import json
 from pathlib import Path
 
-from testhelix.store import RunStore
+from testhelix.store.runstore import RunStore
 from testhelix.view.html import Markup, join, section, table, tag
 
 MEANING = ("What a promotion means: on the release split, which the search never saw, the frozen challenger "

@@ -9,7 +9,7 @@ from typing import Any
 
 from testhelix.helix.detail import stored_rule
 from testhelix.prism.metric_table import COUNTS, METRICS, Metric, by_indicator
-from testhelix.store import RunStore
+from testhelix.store.runstore import RunStore
 from testhelix.view.html import Markup, cost, join, number, pct, section, table, tag
 from testhelix.view.trajectories import TrajectoryPages
 

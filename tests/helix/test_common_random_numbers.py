@@ -14,7 +14,7 @@ import pytest
 from testhelix.bundle import bundled_pack
 from testhelix.helix.config import get_config
 from testhelix.helix.runner import HelixRunner
-from testhelix.store import RunStore
+from testhelix.store.runstore import RunStore
 from testhelix.strategy.model import Strategy, initial_strategy
 from testhelix.tasks.task import load_task
 

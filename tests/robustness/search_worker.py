@@ -27,13 +27,13 @@ from autosaddler.config import load_config
 from autosaddler.optimizer import ModelOptimizer
 from autosaddler.search import Search
 from autosaddler.traces import PublicTrace, TaskEval
-from testhelix import migrations
-from testhelix import store as store_module
 from testhelix.agent.budget import Budget
 from testhelix.cliutil import entry_point
 from testhelix.helix.results import Usage
 from testhelix.llm.registry import create_optimizer_model
-from testhelix.store import RunStore
+from testhelix.store import migrations
+from testhelix.store import runstore as store_module
+from testhelix.store.runstore import RunStore
 from testhelix.strategy.model import Strategy
 
 PROPOSAL = [f"p{i:03d}" for i in range(24)]
