@@ -21,9 +21,11 @@ from autosaddler.dag import EvolutionDAG, Node
 from autosaddler.edits import FieldEdit, LessonEdit, describe
 from autosaddler.view_node import development_evidence, minibatch_links, node_exchanges, node_usage
 from testhelix.errors import UserError
+from testhelix.store.gates import gate_decisions
+from testhelix.store.runs import has_rows
 from testhelix.store.runstore import RunStore
 from testhelix.view import write_page
-from testhelix.view.gate import gate_rows, gate_section
+from testhelix.view.gate import gate_section
 from testhelix.view.html import (
     Markup,
     cost,
@@ -40,7 +42,7 @@ from testhelix.view.html import (
     table,
     tag,
 )
-from testhelix.view.source import has_rows, open_run
+from testhelix.view.source import open_run
 from testhelix.view.trajectories import TrajectoryPages
 
 COLOURS = {"root": "#4c72b0", "rejected": "#c44e52", "screened_out": "#aaaaaa", "developed": "#55a868"}
@@ -61,7 +63,7 @@ def render_search_report(run_dir: Path, out: Path) -> dict:
             raise UserError(f"{store.path}: search_state row 'meta' is not an object")
         sessions = _session_ledger(store)
         gates = has_rows(store, "gate_results")
-        models = [meta.get("model", ""), meta.get("optimizer_model", "")] + ([g["model"] for g in gate_rows(store)]
+        models = [meta.get("model", ""), meta.get("optimizer_model", "")] + ([g.model for g in gate_decisions(store)]
                                                                             if gates else [])
         pages = TrajectoryPages(out, run_dir)
         body = [_summary(dag, meta), _dag_section(dag, store, pages), _learning_curve(dag), _proposals(dag),

@@ -271,6 +271,13 @@ class RunStore:
                 return [], []
             return [d[0] for d in cur.description], cur.fetchall()
 
+    def lock_down(self) -> None:
+        """For a reader running someone's query (`testhelix sql`): no file system access from SQL
+        (read_csv, COPY ... TO, ATTACH), settings locked."""
+        with self._lock:
+            self.conn.execute("SET enable_external_access = false")
+            self.conn.execute("SET lock_configuration = true")
+
     def _dicts(self, sql: str, params: Sequence[Any] = ()) -> list[dict]:
         cols, rows = self.query(sql, params)
         return [dict(zip(cols, r)) for r in rows]

@@ -9,10 +9,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from testhelix.errors import UserError
-from testhelix.view.gate import gate_rows, gate_section
+from testhelix.store.gates import gate_decisions
+from testhelix.store.runs import has_rows
+from testhelix.view.gate import gate_section
 from testhelix.view.helix import helix_models, helix_sections
 from testhelix.view.html import page, simulated_sentence
-from testhelix.view.source import has_rows, open_run
+from testhelix.view.source import open_run
 from testhelix.view.trajectories import TrajectoryPages
 
 
@@ -46,7 +48,7 @@ def render_run_report(run_dir: Path, out: Path) -> dict:
         if gates:
             body.append(gate_section(store, run_dir))
             nav.append(("gate", "release gate"))
-            models += [g["model"] for g in gate_rows(store)]
+            models += [g.model for g in gate_decisions(store)]
         sentence = simulated_sentence(models, store.served_by_simulation().values())
         text = page(f"TestHelix run: {run_dir.name}", body, simulated=sentence, live=opened.live,
                     subtitle=f"run directory {run_dir}", nav=nav)

@@ -5,9 +5,9 @@ bootstrap intervals and the decision, with a plain statement of what a promotion
 from __future__ import annotations
 
 import csv
-import json
 from pathlib import Path
 
+from testhelix.store.gates import GateDecision, gate_decisions
 from testhelix.store.runstore import RunStore
 from testhelix.view.html import Markup, join, section, table, tag
 
@@ -20,17 +20,6 @@ MEANING = ("What a promotion means: on the release split, which the search never
            "and a spent release split must not feed further search. A small split can miss small improvements.")
 
 
-def gate_rows(store: RunStore) -> list[dict]:
-    cols, rows = store.query("SELECT * FROM gate_results ORDER BY created_at, gate_id")
-    out = []
-    for r in rows:
-        d = dict(zip(cols, r))
-        for k in ("ci95", "ci99"):
-            d[k] = json.loads(d[k]) if isinstance(d[k], str) else d[k]
-        out.append(d)
-    return out
-
-
 def read_gate_outcomes(run_dir: Path) -> list[tuple[str, int, int]]:
     path = Path(run_dir) / "gate_outcomes.csv"
     if not path.is_file():
@@ -40,7 +29,7 @@ def read_gate_outcomes(run_dir: Path) -> list[tuple[str, int, int]]:
 
 
 def gate_section(store: RunStore, run_dir: Path) -> Markup:
-    gates = gate_rows(store)
+    gates = gate_decisions(store)
     parts = [tag("p", MEANING, id="gate-meaning")]
     for g in gates:
         parts.append(_one_gate(g))
@@ -54,42 +43,41 @@ def gate_section(store: RunStore, run_dir: Path) -> Markup:
     return section("gate", "Release gate", *parts)
 
 
-def _successes(g: dict, side: str, n: int) -> str:
-    """`side` is "challenger" or "baseline": its strategy hash and task successes out of `n`."""
-    wins = g[f"{side}_successes"]
-    return f"{g[f'{side}_hash'][:12]}: {wins} successes ({100 * wins / n:.1f}%)"
+def _successes(strategy_hash: str, wins: int, n: int) -> str:
+    """A side's strategy hash and task successes out of `n`."""
+    return f"{strategy_hash[:12]}: {wins} successes ({100 * wins / n:.1f}%)"
 
 
 def _interval(bounds: list[float] | None) -> str:
     return "—" if not bounds else f"[{100 * bounds[0]:+.1f}, {100 * bounds[1]:+.1f}] points"
 
 
-def _one_gate(g: dict) -> Markup:
-    n, wins, losses = g["n"], g["wins"], g["losses"]
-    both = g["challenger_successes"] - wins
+def _one_gate(g: GateDecision) -> Markup:
+    n, wins, losses = g.n, g.wins, g.losses
+    both = g.challenger_successes - wins
     neither = n - both - wins - losses
-    p = "n/a: no discordant pairs (no evidence for promotion)" if g["p_value"] is None else f"{g['p_value']:.6f}"
-    diff = (g["challenger_successes"] - g["baseline_successes"]) / n if n else 0.0
+    p = "n/a: no discordant pairs (no evidence for promotion)" if g.p_value is None else f"{g.p_value:.6f}"
+    diff = (g.challenger_successes - g.baseline_successes) / n if n else 0.0
     grid = tag("table",
                tag("tr", tag("th", ""), tag("th", "baseline succeeds"), tag("th", "baseline fails")),
-               tag("tr", tag("th", "challenger succeeds"), tag("td", both, class_="num", id=f"{g['gate_id']}-both"),
-                   tag("td", wins, class_="num gain" if wins else "num", id=f"{g['gate_id']}-wins")),
+               tag("tr", tag("th", "challenger succeeds"), tag("td", both, class_="num", id=f"{g.gate_id}-both"),
+                   tag("td", wins, class_="num gain" if wins else "num", id=f"{g.gate_id}-wins")),
                tag("tr", tag("th", "challenger fails"), tag("td", losses, class_="num regression" if losses else "num",
-                                                          id=f"{g['gate_id']}-losses"),
-                   tag("td", neither, class_="num", id=f"{g['gate_id']}-neither")),
+                                                          id=f"{g.gate_id}-losses"),
+                   tag("td", neither, class_="num", id=f"{g.gate_id}-neither")),
                class_="discordance")
-    decision = tag("div", "PROMOTED: the challenger replaces the initial strategy" if g["promoted"] else
-                   "NOT PROMOTED: the initial strategy stays", class_=f"decision {'yes' if g['promoted'] else 'no'}",
-                   id=f"{g['gate_id']}-decision")
+    decision = tag("div", "PROMOTED: the challenger replaces the initial strategy" if g.promoted else
+                   "NOT PROMOTED: the initial strategy stays", class_=f"decision {'yes' if g.promoted else 'no'}",
+                   id=f"{g.gate_id}-decision")
     facts = table(None, [
-        ["gate", g["gate_id"]], ["model", g["model"]], ["split", g["split"]], ["tasks (N)", n],
-        ["challenger", _successes(g, "challenger", n)],
-        ["baseline", _successes(g, "baseline", n)],
+        ["gate", g.gate_id], ["model", g.model], ["split", g.split], ["tasks (N)", n],
+        ["challenger", _successes(g.challenger_hash, g.challenger_successes, n)],
+        ["baseline", _successes(g.baseline_hash, g.baseline_successes, n)],
         ["difference", f"{100 * diff:+.1f} points"],
-        ["one-sided exact McNemar p", tag("span", p, id=f"{g['gate_id']}-p")],
-        ["95% paired bootstrap interval", _interval(g["ci95"])],
-        ["99% paired bootstrap interval", _interval(g["ci99"])],
+        ["one-sided exact McNemar p", tag("span", p, id=f"{g.gate_id}-p")],
+        ["95% paired bootstrap interval", _interval(g.ci95)],
+        ["99% paired bootstrap interval", _interval(g.ci99)],
     ], class_="kv")
-    return join([tag("h3", f"Gate {g['gate_id']}"), decision, tag("div", grid, facts, class_="dagwrap"),
+    return join([tag("h3", f"Gate {g.gate_id}"), decision, tag("div", grid, facts, class_="dagwrap"),
                  tag("p", "Intervals: 10,000 paired task resamples (seed 42), each keeping a task's two outcomes "
                           "together.", class_="muted")])

@@ -72,10 +72,3 @@ def _snapshot(run_dir: Path, tmp: Path) -> RunStore:
         raise UserError(f"{run_dir}: the run is in progress and its store cannot be read yet ({err}); "
                         "make the report again when the run has committed more or has stopped") from None
 
-
-def has_rows(store: RunStore, table: str) -> bool:
-    try:
-        _, rows = store.query(f"SELECT 1 FROM {table} LIMIT 1")
-    except UserError:
-        return False
-    return bool(rows)
