@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 import duckdb
 import pytest
 
-from autosaddler.schema import get_search_eval, put_search_eval
+from autosaddler.store import get_search_eval, put_search_eval
 from testhelix.errors import UserError
 from testhelix.store import migrations
 from testhelix.store.runstore import RunStore

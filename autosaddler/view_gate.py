@@ -1,6 +1,10 @@
-"""The release-gate part of a report, read from the store's gate_results (and gate_outcomes.csv
+"""The release-gate part of a page, read from the store's gate_results (and gate_outcomes.csv
 when the gate ran in this run directory): the 2×2 discordance table, the exact p-value, the paired
-bootstrap intervals and the decision, with a plain statement of what a promotion means."""
+bootstrap intervals and the decision, with a plain statement of what a promotion means.
+
+`autosaddler view` shows it below a search; `testhelix view` shows it as the section AutoSaddler
+contributes (`SECTION`, the `testhelix.view_sections` entry point `gate` in pyproject.toml:
+testhelix/view/contributed.py), so TestHelix's view imports no AutoSaddler module."""
 
 from __future__ import annotations
 
@@ -8,6 +12,7 @@ import csv
 from pathlib import Path
 
 from testhelix.store.gates import GateDecision, gate_decisions
+from testhelix.store.runs import has_rows
 from testhelix.store.runstore import RunStore
 from testhelix.view.html import Markup, join, section, table, tag
 
@@ -81,3 +86,21 @@ def _one_gate(g: GateDecision) -> Markup:
     return join([tag("h3", f"Gate {g.gate_id}"), decision, tag("div", grid, facts, class_="dagwrap"),
                  tag("p", "Intervals: 10,000 paired task resamples (seed 42), each keeping a task's two outcomes "
                           "together.", class_="muted")])
+
+
+class GateSection:
+    """The release gate as a section of `testhelix view` (testhelix/view/contributed.py)."""
+
+    nav = ("gate", "release gate")
+
+    def present(self, store: RunStore) -> bool:
+        return has_rows(store, "gate_results")
+
+    def models(self, store: RunStore) -> list[str]:
+        return [g.model for g in gate_decisions(store)]
+
+    def render(self, store: RunStore, run_dir: Path) -> Markup:
+        return gate_section(store, run_dir)
+
+
+SECTION = GateSection()
