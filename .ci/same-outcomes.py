@@ -6,7 +6,7 @@
 
 import sys
 
-from testhelix.store import RunStore
+from testhelix.store.runstore import RunStore
 
 FIELDS = ("task_id", "submitted", "suite_digest", "F", "A", "R", "S", "tokens", "calls")
 

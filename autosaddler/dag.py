@@ -17,9 +17,10 @@ from typing import Any, TypedDict
 
 import networkx as nx
 
+from autosaddler import store as search_store
 from autosaddler.edits import Edit, parse_edit
 from testhelix.errors import UserError
-from testhelix.store import RunStore
+from testhelix.store.runstore import RunStore
 
 STATUSES = ("root", "rejected", "screened_out", "developed")
 
@@ -91,12 +92,8 @@ class EvolutionDAG:
         """Add `node` and persist it, its edge and the search state together."""
         self.add(node, parent_id)
         with store.transaction():
-            row = node.to_json()
-            store.upsert("dag_nodes", {k: (json.dumps(v) if k in _JSON_COLS else v) for k, v in row.items()})
-            if parent_id is not None:
-                store.upsert("dag_edges", {"parent_id": parent_id, "child_id": node.node_id})
-            for session, usage in session_usage_rows(node).items():
-                store.upsert("optimizer_sessions", {"node_id": node.node_id, "session": session, **usage})
+            row = {k: (json.dumps(v) if k in _JSON_COLS else v) for k, v in node.to_json().items()}
+            search_store.record_node(store, row, parent_id, session_usage_rows(node))
             for key, value in (state or {}).items():
                 store.put_state(key, value)
             store.checkpoint()  # the model calls so far served this committed step
@@ -108,12 +105,9 @@ class EvolutionDAG:
         `strategy_hash`, and the edges form a tree rooted at n000. A violation is a UserError naming
         the row (a tampered or damaged store must never hang, crash or be used silently)."""
         dag = cls()
-        cols, rows = store.query("SELECT * FROM dag_nodes ORDER BY iteration, node_id")
-        for r in rows:
-            d = dict(zip(cols, r))
+        for d in search_store.node_rows(store):
             dag.graph.add_node(d["node_id"], node=_node_from_row(store, d))
-        _, edges = store.query("SELECT parent_id, child_id FROM dag_edges")
-        dag.graph.add_edges_from(edges)
+        dag.graph.add_edges_from(search_store.edge_rows(store))
         _check_tree(store, dag.graph)
         return dag
 

@@ -1,7 +1,7 @@
 """AutoSaddler's part of the run store: its tables and its run kind (search), declared as
 the `testhelix.store_schemas` entry point `autosaddler` (pyproject.toml) and registered with
-TestHelix's named migrations (testhelix/migrations.py) by every process that opens a store; and its
-queries of its own tables.
+TestHelix's named migrations (testhelix/store/migrations.py) by every process that opens a store. Its
+queries of these tables are beside it, in autosaddler/store.py.
 
 The search's first tables (dag_nodes, dag_edges, search_evals, spent_splits) were
 created by TestHelix's first migrations ("1", "2"), before packages owned their migrations; a store
@@ -12,15 +12,10 @@ here as `autosaddler:<what it does>`, never an edit of a released one.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from testhelix.store import migrations
+from testhelix.store.migrations import RunKind, StoreSchema
 
-from testhelix import migrations
-from testhelix.migrations import RunKind, StoreSchema
-
-if TYPE_CHECKING:  # importing autosaddler registers these migrations: keep that free of DuckDB's import
-    from testhelix.store import RunStore
-
-# finished_evaluations (testhelix/migrations.py) with the search's evaluations added: recorded as
+# finished_evaluations (testhelix/store/migrations.py) with the search's evaluations added: recorded as
 # `search:<hash>` when the provider prevented one, their model calls labelled `<scope>/<hash12>`.
 FINISHED_EVALUATIONS = f"""
     CREATE OR REPLACE VIEW finished_evaluations AS {migrations.CORE_FINISHED_EVALUATIONS}
@@ -55,7 +50,7 @@ MIGRATIONS = (
     """ + FINISHED_EVALUATIONS),
 )
 
-# The release gate's decisions go to gate_results, TestHelix's release ledger (testhelix/migrations.py).
+# The release gate's decisions go to gate_results, TestHelix's release ledger (testhelix/store/migrations.py).
 SCHEMA = StoreSchema("autosaddler", MIGRATIONS, kinds=(
     RunKind("search", "a strategy search",
             "SELECT 1 FROM dag_nodes UNION ALL SELECT 1 FROM search_state WHERE key IN ('meta', 'search')",
@@ -64,15 +59,3 @@ SCHEMA = StoreSchema("autosaddler", MIGRATIONS, kinds=(
 
 migrations.register_schema(SCHEMA)  # also when imported without the entry point (a source tree not installed)
 
-
-def get_search_eval(store: RunStore, strategy_hash: str, task_id: str) -> dict[str, Any] | None:
-    """The stored evaluation of one strategy on one task, or None."""
-    cols, rows = store.query("SELECT * FROM search_evals WHERE strategy_hash = ? AND task_id = ?",
-                             [strategy_hash, task_id])
-    return dict(zip(cols, rows[0])) if rows else None
-
-
-def put_search_eval(store: RunStore, strategy_hash: str, task_id: str, split: str, success: int,
-                    trace: dict[str, Any]) -> None:
-    store.upsert("search_evals", {"strategy_hash": strategy_hash, "task_id": task_id, "split": split,
-                                  "success": success, "trace": trace, "attempt_id": store.attempt_id})

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pydantic import BaseModel, ConfigDict, ValidationError
 from pydantic import Field as PydField
 
-from autosaddler import schema
+from autosaddler import store as search_store
 from autosaddler.config import SearchConfig
 from autosaddler.dag import EvolutionDAG, GeneratorUsage, Node
 from autosaddler.edits import Edit, RejectedEdit, apply_edit, describe, parse_edit
@@ -39,7 +39,7 @@ from autosaddler.screen import StrictImprovementNoRegression
 from autosaddler.traces import TaskEval, eval_column, optimizer_traces, stored_eval
 from testhelix.errors import EvaluationIncomplete, UserError
 from testhelix.llm.base import ModelError
-from testhelix.store import RunStore
+from testhelix.store.runstore import RunStore
 from testhelix.strategy.model import Strategy
 
 
@@ -143,14 +143,14 @@ class Search:
         out: dict[str, TaskEval] = {}
         todo = []
         for task_id in task_ids:
-            row = schema.get_search_eval(self.store, key, task_id)
+            row = search_store.get_search_eval(self.store, key, task_id)
             if row is None:
                 todo.append(task_id)
             else:
                 out[task_id] = stored_eval(int(row["success"]), row["trace"],
                                            f"{self.store.path}: search_evals row ({key[:12]}, {task_id})")
         for task_id, result in _each(self.evaluator, strategy, todo):   # concurrent; stored here, one by one
-            schema.put_search_eval(self.store, key, task_id, split, result.success, eval_column(result))
+            search_store.put_search_eval(self.store, key, task_id, split, result.success, eval_column(result))
             out[task_id] = result
         return {t: out[t] for t in task_ids}
 

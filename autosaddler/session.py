@@ -9,6 +9,7 @@ from pathlib import Path
 
 from autosaddler.config import SearchConfig
 from autosaddler.evaluator import HelixStrategyEvaluator
+from autosaddler.store import spent_splits
 from testhelix.bundle import recorded_pack
 from testhelix.errors import UserError
 from testhelix.helix.config import get_config
@@ -16,7 +17,7 @@ from testhelix.llm.modelref import ModelRef
 from testhelix.runoptions import RunOptions
 from testhelix.runsetup import RunSetup
 from testhelix.splits import SplitFile, load_checked_split_file
-from testhelix.store import RunStore
+from testhelix.store.runstore import RunStore
 from testhelix.tasks.task import Task, load_pack
 
 
@@ -38,8 +39,7 @@ def load_pack_splits(pack: Path, split_file: Path | None = None) -> PackSplits:
 
 
 def refuse_spent(store: RunStore, pack_name: str, *names: str) -> None:
-    _, rows = store.query("SELECT split, gate_id FROM spent_splits WHERE pack = ?", [pack_name])
-    spent = {r[0]: r[1] for r in rows}
+    spent = spent_splits(store, pack_name)
     for name in names:
         if name in spent:
             raise UserError(f"split {name!r} of {pack_name} was spent by release gate {spent[name]} in this run; "

@@ -19,11 +19,14 @@ import networkx as nx
 
 from autosaddler.dag import EvolutionDAG, Node
 from autosaddler.edits import FieldEdit, LessonEdit, describe
+from autosaddler.view_gate import gate_section
 from autosaddler.view_node import development_evidence, minibatch_links, node_exchanges, node_usage
 from testhelix.errors import UserError
-from testhelix.store import RunStore
+from testhelix.store.gates import gate_decisions
+from testhelix.store.ledger import usage_by_role
+from testhelix.store.runs import has_rows
+from testhelix.store.runstore import RunStore
 from testhelix.view import write_page
-from testhelix.view.gate import gate_rows, gate_section
 from testhelix.view.html import (
     Markup,
     cost,
@@ -40,7 +43,7 @@ from testhelix.view.html import (
     table,
     tag,
 )
-from testhelix.view.source import has_rows, open_run
+from testhelix.view.source import open_run
 from testhelix.view.trajectories import TrajectoryPages
 
 COLOURS = {"root": "#4c72b0", "rejected": "#c44e52", "screened_out": "#aaaaaa", "developed": "#55a868"}
@@ -61,7 +64,7 @@ def render_search_report(run_dir: Path, out: Path) -> dict:
             raise UserError(f"{store.path}: search_state row 'meta' is not an object")
         sessions = _session_ledger(store)
         gates = has_rows(store, "gate_results")
-        models = [meta.get("model", ""), meta.get("optimizer_model", "")] + ([g["model"] for g in gate_rows(store)]
+        models = [meta.get("model", ""), meta.get("optimizer_model", "")] + ([g.model for g in gate_decisions(store)]
                                                                             if gates else [])
         pages = TrajectoryPages(out, run_dir)
         body = [_summary(dag, meta), _dag_section(dag, store, pages), _learning_curve(dag), _proposals(dag),
@@ -291,12 +294,9 @@ def _proposals(dag: EvolutionDAG) -> Markup:
 
 
 def _session_ledger(store: RunStore) -> list[dict]:
-    _, rows = store.query(
-        "SELECT role, count(*), sum(coalesce(input_tokens, 0)), sum(coalesce(output_tokens, 0)), sum(cost_usd), "
-        "count(*) FILTER (WHERE cost_usd IS NULL), count(*) FILTER (WHERE status IS NOT NULL AND status <> 'ok') "
-        "FROM model_calls WHERE run_label = 'optimizer' GROUP BY role ORDER BY role")
-    return [{"session": SESSIONS.get(r[0], r[0]), "calls": r[1], "input": r[2], "output": r[3], "cost": r[4],
-             "unknown": bool(r[5]), "not_ok": r[6]} for r in rows]
+    return [{"session": SESSIONS.get(role, role), "calls": u.calls, "input": u.input_tokens,
+             "output": u.output_tokens, "cost": u.cost_usd, "unknown": u.cost_unknown, "not_ok": u.not_ok}
+            for role, u in usage_by_role(store, "optimizer").items()]
 
 
 def _usage(dag: EvolutionDAG, sessions: list[dict]) -> Markup:

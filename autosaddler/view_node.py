@@ -12,7 +12,8 @@ from typing import Any
 
 from autosaddler.dag import EvolutionDAG, Node
 from autosaddler.search import exchanges_key
-from testhelix.store import RunStore
+from autosaddler.store import development_successes
+from testhelix.store.runstore import RunStore
 from testhelix.view.html import Markup, join, number, pre, table, tag
 from testhelix.view.trajectories import TrajectoryPages
 
@@ -78,11 +79,10 @@ def development_evidence(store: RunStore, pages: TrajectoryPages | None, n: Node
     """The development tasks behind the node's score, each with its outcome and trajectories."""
     if n.dev_score is None:
         return Markup("")
-    _, rows = store.query("SELECT task_id, success FROM search_evals WHERE strategy_hash = ? AND split = "
-                          "'development' ORDER BY task_id", [n.strategy_hash])
+    rows = development_successes(store, n.strategy_hash)
     if not rows:
         return tag("p", "The development evaluations behind this score are not in this store.", class_="muted")
     label = search_label(n.strategy_hash)
-    body = [[task, (int(ok), "num"), _link(pages, label, task)] for task, ok in rows]
+    body = [[r.task_id, (r.success, "num"), _link(pages, label, r.task_id)] for r in rows]
     return join([tag("h3", "Development tasks behind the score"),
                  table(["task", "success", "agent runs"], body, class_="dev-evidence", data_node=n.node_id)])

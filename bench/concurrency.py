@@ -39,7 +39,7 @@ from autosaddler.session import (  # noqa: E402
 )
 from testhelix.llm.registry import model_ref  # noqa: E402
 from testhelix.runoptions import RunOptions  # noqa: E402
-from testhelix.store import RunStore  # noqa: E402
+from testhelix.store.runstore import RunStore  # noqa: E402
 from testhelix.strategy.model import initial_strategy  # noqa: E402
 
 

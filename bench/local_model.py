@@ -55,7 +55,7 @@ def run_tasks(model: str, tasks: int, jobs: int, root: Path) -> tuple[float, int
     wall = time.perf_counter() - start
     if done.returncode != 0:
         sys.exit(f"testhelix run --jobs {jobs} failed ({done.returncode}):\n{done.stderr[-3000:]}")
-    from testhelix.store import RunStore
+    from testhelix.store.runstore import RunStore
     store = RunStore(run)
     try:
         calls = len(store.model_calls())

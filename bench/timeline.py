@@ -35,7 +35,7 @@ from bench.concurrency import minibatch  # noqa: E402
 from testhelix.bundle import bundled_pack  # noqa: E402
 from testhelix.llm.registry import model_ref  # noqa: E402
 from testhelix.runoptions import RunOptions  # noqa: E402
-from testhelix.store import RunStore  # noqa: E402
+from testhelix.store.runstore import RunStore  # noqa: E402
 from testhelix.strategy.model import initial_strategy  # noqa: E402
 
 EVENTS: list[dict] = []
@@ -74,7 +74,7 @@ def instrument() -> None:
     from testhelix.execution import executor as ex
     from testhelix.helix.runner import HelixRunner
     from testhelix.llm.sim.latency import LatencyModel
-    from testhelix.store import RunStore as RS
+    from testhelix.store.runstore import RunStore as RS
 
     original_eval = HelixRunner.evaluate_job
 

@@ -82,7 +82,7 @@ from testhelix.runbuild import build_runner, make_backend  # noqa: E402
 from testhelix.runoptions import RunOptions  # noqa: E402
 from testhelix.runsetup import RunSetup  # noqa: E402
 from testhelix.splits import spread_by_context  # noqa: E402
-from testhelix.store import RunStore  # noqa: E402
+from testhelix.store.runstore import RunStore  # noqa: E402
 from testhelix.strategy.model import Strategy, initial_strategy  # noqa: E402
 from testhelix.tasks.task import Task  # noqa: E402
 

@@ -29,8 +29,9 @@ import numpy as np
 
 from gtdd.outcomes import COMPARED_RULES, PAIRED_OUTCOMES, RuleApplied, apply_rule, trajectory_outcomes
 from gtdd.report import SIMULATED_NOTE, contrast_lines, load, paired_contrast
+from gtdd.store import first_modules
 from testhelix.errors import UserError
-from testhelix.store import RunStore
+from testhelix.store.runstore import RunStore
 
 # Settings that decide which trajectories correspond; runs that differ in one are not pairable.
 PAIRING = ("domain", "seed", "rounds")
@@ -59,7 +60,7 @@ class Run:
         store = RunStore(self.dir, read_only=True)
         try:
             self.first_modules = {block: hashlib.sha256((module or "").encode()).hexdigest()
-                                  for block, module in store.query("SELECT block, module FROM gtdd_blocks")[1]}
+                                  for block, module in first_modules(store).items()}
         finally:
             store.close()
 

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any, TypedDict
 
 from gtdd import acceptance, records
+from gtdd import store as gtdd_store
 from gtdd.agents import ROUND_TOKEN_CAP, Coder, CodingRequest, Tester, TestingRequest
 from gtdd.commit import Workspace
 from gtdd.domains.base import Domain
@@ -45,7 +46,7 @@ from gtdd.roles import make_coder, make_tester
 from testhelix.errors import UserError
 from testhelix.llm.registry import model_ref
 from testhelix.runsetup import ModelSettings
-from testhelix.store import RunStore
+from testhelix.store.runstore import RunStore
 
 # Settings that shaped the recorded rounds: a resumed or extended run must keep them.
 FIXED_SETTINGS = ("domain", "coder", "tester", "k", "rule", "seed", "public_examples", "per_trace_timeout_s",
@@ -162,11 +163,10 @@ class Experiment:
 
     # --- settings: first run, resume, extension -------------------------------------------------
     def _stored(self, key: str) -> Any:  # a JSON value, None when not stored
-        row = self.store.conn.execute("SELECT config FROM gtdd_config WHERE key = ?", [key]).fetchone()
-        return json.loads(row[0]) if row else None
+        return gtdd_store.config_value(self.store, key)
 
     def _put(self, key: str, value: Any) -> None:
-        self.store.conn.execute("INSERT OR REPLACE INTO gtdd_config VALUES (?, ?)", [key, json.dumps(value)])
+        gtdd_store.put_config_value(self.store, key, value)
 
     def _settle_config(self, config: ExperimentConfig) -> tuple[ExperimentConfig, bool]:
         """First run: fix the acceptance horizon (M = blocks x policies, T = rounds), the execution
@@ -250,34 +250,28 @@ class Experiment:
         return acceptance.fresh_randomness()
 
     def _plan(self, block: int) -> BlockPlan:
-        c = self.store.conn
-        row = c.execute("SELECT module FROM gtdd_blocks WHERE block = ?", [block]).fetchone()
         static: dict[str, tuple[list, dict]] = {}
-        for key, traces, info in c.execute("SELECT key, traces, info FROM gtdd_static WHERE block = ?",
-                                           [block]).fetchall():
-            raw, info = json.loads(traces), json.loads(info)
+        for stored in gtdd_store.static_tests(self.store, block):
+            raw, info = json.loads(stored.traces), json.loads(stored.info)
             if info.get("manifest") not in (None, _raw_manifest(raw)):
-                raise EvaluatorError(f"block {block}: the static tests {key!r} do not match their manifest")
-            static[key] = (raw, info)
+                raise EvaluatorError(f"block {block}: the static tests {stored.key!r} do not match their manifest")
+            static[stored.key] = (raw, info)
         last: dict[str, tuple[int, TrajectoryState | None]] = {}
         for name in self.config.policies:
-            r = c.execute("SELECT round, state FROM gtdd_states WHERE block = ? AND policy = ? "
-                          "ORDER BY round DESC LIMIT 1", [block, name]).fetchone()
+            r = gtdd_store.last_state(self.store, block, name)
             last[name] = (r[0], TrajectoryState.from_json(json.loads(r[1]))) if r else (0, None)
-        return BlockPlan(block, row[0] if row else None, static, last)
+        return BlockPlan(block, gtdd_store.block_module(self.store, block), static, last)
 
     def _write(self, kind: str, *args: Any) -> None:
         if kind == "progress":
             self.progress(args[0])
         elif kind == "first_module":
             block, result = args
-            self.store.conn.execute("INSERT OR REPLACE INTO gtdd_blocks VALUES (?, ?, ?, ?)",
-                                    [block, result.module, result.simulated, result.note])
+            gtdd_store.put_block(self.store, gtdd_store.BlockRow(block, result.module, result.simulated, result.note))
             records.record_calls(self.store, block, "first-module", 1, result.calls)
         elif kind == "static":
             block, key, raw, info, calls = args
-            self.store.conn.execute("INSERT OR REPLACE INTO gtdd_static VALUES (?, ?, ?, ?)",
-                                    [block, key, json.dumps(raw), json.dumps(info)])
+            gtdd_store.put_static(self.store, gtdd_store.StaticRow(block, key, json.dumps(raw), json.dumps(info)))
             records.record_calls(self.store, block, f"static-{key}", 0, calls)
         elif kind == "round":
             record, state_json, wall_s = args

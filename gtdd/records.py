@@ -25,8 +25,16 @@ from gtdd import acceptance
 from gtdd.domains.base import Trace
 from gtdd.loop import RoundRecord
 from gtdd.policies import POLICIES
+from gtdd.store import (
+    CounterexampleRow,
+    RoundRecords,
+    RoundRow,
+    audited_rounds,
+    put_round,
+    supersede_audit,
+)
 from testhelix.digest import canonical_json
-from testhelix.store import RunStore
+from testhelix.store.runstore import RunStore
 
 
 def record_calls(store: RunStore, block: int, role: str, round_index: int, calls: Iterable[Mapping[str, Any]]) -> None:
@@ -38,7 +46,7 @@ def record_calls(store: RunStore, block: int, role: str, round_index: int, calls
 
 
 def save_round(store: RunStore, r: RoundRecord, state_json: str, wall_s: float, agents_simulated: bool) -> None:
-    dev, pop, dec, key = r.development, r.population, r.decision, [r.block, r.policy, r.round]
+    dev, pop, dec = r.development, r.population, r.decision
     simulated = (r.coding.simulated or agents_simulated
                  or bool(r.generator and r.generator.get("simulated")))
     proposals = r.proposals
@@ -51,31 +59,28 @@ def save_round(store: RunStore, r: RoundRecord, state_json: str, wall_s: float, 
         "validation_problems": list(proposals.problems) if proposals else [],
         "snapshot_intact": dec.snapshot_intact, "harness_errors": r.harness_errors,
         "fixed_tests_manifest": r.fixed_tests_manifest}
-    with store.transaction():
-        c = store.conn
-        c.execute("INSERT OR REPLACE INTO gtdd_rounds VALUES (" + ", ".join("?" * 27) + ")", key + [
-            r.commitment.manifest_hash, pop["module_hash"], simulated,
-            proposals.proposed if proposals else 0, len(proposals.valid) if proposals else 0,
-            dev.duplicates, dev.executed, dev.failures, dev.new_failures, len(dev.counterexamples),
-            dev.repaired_previous, dev.regressions, len(r.commitment.protected_changes),
-            all(p["passed"] for p in r.public), dev.regression_pass, dec.audits_pass, dec.accepted,
-            pop["failures"], pop["size"], pop["failures"] / pop["size"], pop["unseen_failures"],
-            pop["unseen_size"], wall_s, json.dumps(detail)])
-        c.execute("INSERT OR REPLACE INTO gtdd_audits VALUES (?, ?, ?, ?)",
-                  key + [canonical_json(r.audit.to_json(), ascii_only=True)])
-        links = {link["id"]: link for link in dev.private_links}
-        for shown in dev.counterexamples:
-            link = links[shown["id"]]
-            c.execute("INSERT OR REPLACE INTO gtdd_counterexamples VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                      key + [shown["id"], link["original_id"], shown["family"], link["mechanism"],
-                             json.dumps(shown)])
-        if r.generator is not None:  # a static generator's source is kept once, in gtdd_static
-            info = {k: v for k, v in r.generator.items() if k not in ("source", "calls")}
-            source = None if POLICIES[r.policy].static_key else r.generator.get("source")
-            c.execute("INSERT OR REPLACE INTO gtdd_generators VALUES (?, ?, ?, ?, ?)",
-                      key + [source, json.dumps(info)])
-        c.execute("INSERT OR REPLACE INTO gtdd_states VALUES (?, ?, ?, ?)",
-                  key + [state_json])
+    row = RoundRow(
+        block=r.block, policy=r.policy, round=r.round, manifest_hash=r.commitment.manifest_hash,
+        module_hash=pop["module_hash"], simulated=simulated,
+        proposed=proposals.proposed if proposals else 0, valid=len(proposals.valid) if proposals else 0,
+        duplicates=dev.duplicates, executed=dev.executed, failures=dev.failures, new_failures=dev.new_failures,
+        counterexamples=len(dev.counterexamples), repaired_previous=dev.repaired_previous,
+        regressions=dev.regressions, protected_changes=len(r.commitment.protected_changes),
+        public_pass=all(p["passed"] for p in r.public), regression_pass=dev.regression_pass,
+        audits_pass=dec.audits_pass, accepted=dec.accepted, population_failures=pop["failures"],
+        population_size=pop["size"], failure_rate=pop["failures"] / pop["size"],
+        unseen_failures=pop["unseen_failures"], unseen_size=pop["unseen_size"], wall_s=wall_s,
+        detail=json.dumps(detail))
+    links = {link["id"]: link for link in dev.private_links}
+    shown_rows = tuple(CounterexampleRow(r.block, r.policy, r.round, shown["id"], links[shown["id"]]["original_id"],
+                                         shown["family"], links[shown["id"]]["mechanism"], json.dumps(shown))
+                       for shown in dev.counterexamples)
+    generator = None
+    if r.generator is not None:  # a static generator's source is kept once, in gtdd_static
+        info = {k: v for k, v in r.generator.items() if k not in ("source", "calls")}
+        generator = (None if POLICIES[r.policy].static_key else r.generator.get("source"), json.dumps(info))
+    put_round(store, RoundRecords(row, canonical_json(r.audit.to_json(), ascii_only=True), shown_rows, generator,
+                                  state_json))
     record_calls(store, r.block, f"coder:{r.policy}", r.round, r.coding.calls)
     if r.generator is not None and r.generator.get("calls"):
         record_calls(store, r.block, f"tester:{r.policy}", r.round, r.generator["calls"])
@@ -85,28 +90,19 @@ def reaudit(store: RunStore, rule: acceptance.AcceptanceRule, families: dict[str
             failures_of: Callable[[str, list[Trace]], list], randomness_for: Callable[[int, str, int], bytes],
             progress: Callable[[str], None]) -> int:
     """Re-audit every recorded round whose audit was sized for another (M, T); returns how many."""
-    rows = store.conn.execute(
-        "SELECT a.block, a.policy, a.round, a.record, r.accepted, r.public_pass, r.regression_pass, "
-        "r.detail, s.state FROM gtdd_audits a JOIN gtdd_rounds r USING (block, policy, round) "
-        "JOIN gtdd_states s USING (block, policy, round) ORDER BY a.block, a.policy, a.round").fetchall()
     done = 0
-    for block, policy, t, record_json, accepted, public_pass, regression_pass, detail, state in rows:
-        old = json.loads(record_json)
+    for recorded in audited_rounds(store):
+        old = json.loads(recorded.record)
         if (old["rule"]["trajectories"], old["rule"]["rounds"]) == (rule.trajectories, rule.rounds):
             continue
-        module = json.loads(state)["module"]  # the committed candidate of this round
+        block, policy, t = recorded.block, recorded.policy, recorded.round
+        module = json.loads(recorded.state)["module"]  # the committed candidate of this round
         audit = acceptance.run_audit(rule, families, t, randomness_for(block, policy, t),
                                      functools.partial(failures_of, module))
-        decision = acceptance.decide(rule, json.loads(detail)["snapshot_intact"], public_pass,
-                                     regression_pass, audit)
-        with store.transaction():
-            store.conn.execute("INSERT OR REPLACE INTO gtdd_superseded_audits VALUES (?, ?, ?, ?, ?, ?, ?)",
-                               [block, policy, t, old["rule"]["trajectories"], old["rule"]["rounds"], accepted,
-                                record_json])
-            store.conn.execute("UPDATE gtdd_audits SET record = ? WHERE block = ? AND policy = ? AND round = ?",
-                               [canonical_json(audit.to_json(), ascii_only=True), block, policy, t])
-            store.conn.execute("UPDATE gtdd_rounds SET audits_pass = ?, accepted = ? WHERE block = ? AND "
-                               "policy = ? AND round = ?", [decision.audits_pass, decision.accepted, block, policy, t])
+        decision = acceptance.decide(rule, json.loads(recorded.detail)["snapshot_intact"], recorded.public_pass,
+                                     recorded.regression_pass, audit)
+        supersede_audit(store, recorded, old["rule"]["trajectories"], old["rule"]["rounds"],
+                        canonical_json(audit.to_json(), ascii_only=True), decision.audits_pass, decision.accepted)
         done += 1
     if done:
         progress(f"re-audited {done} recorded rounds for the new allocation (M = {rule.trajectories}, "

@@ -23,14 +23,14 @@ from __future__ import annotations
 
 import itertools
 import json
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 from scipy import stats
 
+from gtdd import store as gtdd_store
 from gtdd.discrepancy import development_discrepancy, discrepancy_lines
 from gtdd.outcomes import OUTCOMES, development_and_acceptance
 from gtdd.stats.audit import audit_size
@@ -38,7 +38,7 @@ from gtdd.stats.recorded import recorded_audit
 from testhelix import atomic
 from testhelix.atomic import atomic_path
 from testhelix.errors import UserError
-from testhelix.store import RunStore
+from testhelix.store.runstore import RunStore
 
 BOOTSTRAP_RESAMPLES = 10_000
 SIGN_FLIPS = 100_000
@@ -91,30 +91,16 @@ def load(run_dir: Path, command: str = "gtdd report") -> tuple[dict, list[dict]]
     store = RunStore(Path(run_dir), read_only=True)
     try:
         store.require_kind("gtdd", command)
-        cols, rows = store.query("SELECT config FROM gtdd_config WHERE key = 'experiment'")
-        if not rows:
+        config = gtdd_store.config_value(store, "experiment")
+        if config is None:
             raise UserError(f"{run_dir}: no GTDD experiment was recorded here")
-        config = json.loads(rows[0][0])
-        cols, rows = store.query("SELECT block, policy, round, failure_rate, population_failures, "
-                                 "population_size, counterexamples, simulated, accepted, proposed, executed, "
-                                 "new_failures, repaired_previous, regressions, unseen_failures, unseen_size, "
-                                 "public_pass, regression_pass, detail "
-                                 "FROM gtdd_rounds ORDER BY block, policy, round")
-        config["audits"] = {(b, p, t): json.loads(record) for b, p, t, record in store.query(
-            "SELECT block, policy, round, record FROM gtdd_audits")[1]}
-        config["reaudited"] = _count(store, "SELECT count(*) FROM gtdd_superseded_audits")
-        config["per_audit_error"] = _count(store, "SELECT any_value(json_extract_string(record, '$.per_audit_error')) "
-                                                  "FROM gtdd_audits")
+        rows = gtdd_store.rounds(store)
+        config["audits"] = gtdd_store.audit_records(store)
+        config["reaudited"] = gtdd_store.reaudit_count(store)
+        config["per_audit_error"] = gtdd_store.per_audit_error(store)
     finally:
         store.close()
-    return config, [dict(zip(cols, r)) for r in rows]
-
-
-def _count(store: RunStore, sql: str) -> Any:  # the query's one value (a count, or a JSON text)
-    try:
-        return store.query(sql)[1][0][0]
-    except Exception:  # noqa: BLE001 - a run recorded before the table existed
-        return 0
+    return config, [asdict(r) for r in rows]
 
 
 def build_report(run_dir: Path) -> dict:

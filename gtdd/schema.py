@@ -1,6 +1,6 @@
 """GTDD's part of the run store: its tables and its run kind, declared as the
 `testhelix.store_schemas` entry point `gtdd` (pyproject.toml) and registered with TestHelix's named
-migrations (testhelix/migrations.py) by every process that opens a store.
+migrations (testhelix/store/migrations.py) by every process that opens a store.
 
 `gtdd:tables` uses CREATE TABLE IF NOT EXISTS: experiments stored before GTDD owned a migration made
 these tables themselves, so on their stores the migration only records its name. A later change to
@@ -9,8 +9,8 @@ a table is a new migration appended here (`gtdd:<what it does>`), never an edit 
 
 from __future__ import annotations
 
-from testhelix import migrations
-from testhelix.migrations import RunKind, StoreSchema
+from testhelix.store import migrations
+from testhelix.store.migrations import RunKind, StoreSchema
 
 MIGRATIONS = (
     ("gtdd:tables", """

@@ -57,7 +57,7 @@ def entry_point(group: click.Group) -> Callable[[list[str] | None], None]:
             click.echo(f"error: a file is not UTF-8 text ({err.reason} at byte {err.start})", err=True)
             sys.exit(2)
         except OSError as err:  # full disk, permissions, read-only file system: name the path
-            from testhelix.lifecycle import OPEN_PATHS
+            from testhelix.store.lifecycle import OPEN_PATHS
 
             click.echo(describe_os_error(err, open_paths=OPEN_PATHS).render(), err=True)
             sys.exit(2)
@@ -85,7 +85,7 @@ def _show(err: click.ClickException) -> None:
 def _store_problem(err: Exception) -> UserError | None:
     import duckdb
 
-    from testhelix.lifecycle import OPEN_PATHS as _OPEN_PATHS
+    from testhelix.store.lifecycle import OPEN_PATHS as _OPEN_PATHS
 
     if not isinstance(err, duckdb.Error):
         return None
@@ -94,6 +94,6 @@ def _store_problem(err: Exception) -> UserError | None:
         return problem
     # Any other DuckDB failure: a store that opened but cannot be read (a damaged block, a table
     # another version changed). One line, never a traceback.
-    from testhelix.lifecycle import damaged
+    from testhelix.store.lifecycle import damaged
 
     return damaged(Path(sorted(_OPEN_PATHS)[0]) if _OPEN_PATHS else Path("the run store"), err)

@@ -35,6 +35,7 @@ DOMAINS_GROUP = "gtdd.domains"
 # Not a registry a user names things from: every role installed here is loaded (testhelix/llm/sim/contributed.py).
 SIMULATED_ROLES_GROUP = "testhelix.simulated_roles"
 STORE_SCHEMAS_GROUP = "testhelix.store_schemas"   # each package's run-store tables and run kinds (migrations.py)
+VIEW_SECTIONS_GROUP = "testhelix.view_sections"   # parts of `testhelix view` drawn by a package (view/contributed.py)
 
 
 def is_dotted_path(spec: str) -> bool:

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from testhelix.execution.seam import Executor
     from testhelix.llm.base import ChatModel
     from testhelix.llm.modelref import ModelRef
-    from testhelix.store import RunStore
+    from testhelix.store.runstore import RunStore
     from testhelix.tasks.task import Task
 
 

@@ -18,7 +18,7 @@ from testhelix.cliutil import json_option, print_json
 from testhelix.inputs import OutputFile, RunDir
 
 if TYPE_CHECKING:
-    from testhelix.store import PendingEvaluation
+    from testhelix.store.runstore import PendingEvaluation
 from testhelix.llm.registry import is_simulated
 
 
@@ -128,7 +128,7 @@ def _export(dag: EvolutionDAG, json_out: Path | None, graphml: Path | None, png:
 
 def _incomplete(run_dir: Path) -> list[PendingEvaluation]:
     from testhelix.errors import UserError
-    from testhelix.store import RunStore
+    from testhelix.store.runstore import RunStore
 
     store = RunStore(run_dir, read_only=True)
     try:

@@ -22,6 +22,7 @@ from autosaddler.gate import (
 from autosaddler.gate_clusters import ClusterDiagnostics, diagnose_clusters, render_clusters
 from autosaddler.ledger import REUSE_NOTE, ReleaseLedger, SpentRelease, check_release, earlier_looks, new_entry
 from autosaddler.session import helix_evaluator, load_pack_splits, refuse_spent, search_setup
+from autosaddler.store import record_spent_split
 from autosaddler.tracking import track_gate_command
 from testhelix import atomic
 from testhelix.cliutil import json_option, print_json
@@ -31,7 +32,8 @@ from testhelix.llm.modelref import ModelRef
 from testhelix.parallel.progress import TaskProgress
 from testhelix.plaintext import clip, output_width, wrap
 from testhelix.runoptions import MODEL, RunOptions, setup_options
-from testhelix.store import RunStore
+from testhelix.store.gates import GateDecision, record_gate_decision
+from testhelix.store.runstore import RunStore
 from testhelix.strategy.model import is_frozen_strategy_file, load_strategy
 from testhelix.tracking import mlflow_option, requested_mlflow_uri
 
@@ -97,13 +99,12 @@ def run_gate(challenger_file: Path, baseline_file: Path, pack: Path, split: str,
         clusters = diagnose_clusters(outcomes, {t: _kata(splits.tasks.get(t)) for t in ids}, looks)
         gate_id = f"gate-{uuid.uuid4().hex[:8]}"
         with store.transaction():
-            store.upsert("gate_results", {
-                "gate_id": gate_id, "challenger_hash": challenger.content_hash(), "baseline_hash": baseline.content_hash(),
-                "split": split, "model": model.given, "n": result.n, "wins": result.wins, "losses": result.losses,
-                "challenger_successes": result.challenger_successes, "baseline_successes": result.baseline_successes,
-                "p_value": result.p_value, "ci95": list(result.ci95), "ci99": list(result.ci99),
-                "promoted": result.promoted})
-            store.upsert("spent_splits", {"pack": splits.split.pack, "split": split, "gate_id": gate_id})
+            record_gate_decision(store, GateDecision(
+                gate_id=gate_id, challenger_hash=challenger.content_hash(), baseline_hash=baseline.content_hash(),
+                split=split, model=model.given, n=result.n, wins=result.wins, losses=result.losses,
+                challenger_successes=result.challenger_successes, baseline_successes=result.baseline_successes,
+                p_value=result.p_value, ci95=list(result.ci95), ci99=list(result.ci99), promoted=result.promoted))
+            record_spent_split(store, splits.split.pack, split, gate_id)
         ledger.record(new_entry(pack=splits.split.pack, pack_digest=splits.split.pack_digest, split=split, task_ids=ids,
                                 challenger_hash=challenger.content_hash(), baseline_hash=baseline.content_hash(),
                                 model=model.given, run_dir=run_dir, gate_id=gate_id, result=result.to_json(),

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 
@@ -16,6 +15,7 @@ from autosaddler.ledger import ReleaseLedger, refuse_spent_tasks
 from autosaddler.optimizer import ModelOptimizer
 from autosaddler.search import Search
 from autosaddler.session import PackSplits, helix_evaluator, load_pack_splits, refuse_spent, search_setup
+from autosaddler.store import parent_strategy
 from autosaddler.tracking import track_search
 from testhelix.agent.budget import Budget
 from testhelix.cliutil import json_option, print_json
@@ -28,7 +28,7 @@ from testhelix.parallel.progress import TaskProgress
 from testhelix.plaintext import output_width, wrap
 from testhelix.runoptions import MODEL, RunOptions, setup_options
 from testhelix.splits import spread_by_context
-from testhelix.store import RunStore
+from testhelix.store.runstore import RunStore
 from testhelix.strategy.model import initial_strategy
 from testhelix.tracking import mlflow_option, requested_mlflow_uri
 
@@ -67,7 +67,7 @@ def _run(run_dir: Path, meta: dict, cfg: SearchConfig, as_json: bool, options: R
             dev = "" if node.dev_score is None else f" dev {100 * node.dev_score:.1f}%"
             mb = (f" minibatch {sum(node.parent_outcomes.values())}->{sum(node.child_outcomes.values())}"
                   if node.child_outcomes else "")
-            edit = "" if node.edit is None else f": {in_words(node.edit, _parent_strategy(store, node.node_id))}"
+            edit = "" if node.edit is None else f": {in_words(node.edit, parent_strategy(store, node.node_id))}"
             reason = "" if not node.reason else f" ({' '.join(node.reason.split())[:80]})"
             text = f"[{time.monotonic() - started:6.1f}s] {node.node_id} {node.status}{mb}{dev}{edit}{reason}"
             console.print(wrap(text, console.width, hang=" " * 10),  # a log keeps lines within its width
@@ -108,16 +108,6 @@ def print_summary(console: Console, summary: dict, run_dir: Path) -> None:
     width = output_width(console.file)
     # soft_wrap: the lines are wrapped already; rich must not wrap them again (inside a path).
     console.print(wrap("\n".join(lines), width), markup=False, highlight=False, soft_wrap=True)
-
-
-def _parent_strategy(store: RunStore, node_id: str) -> dict | None:
-    """The strategy of a node's parent (for the old value in a node line), or None."""
-    _, rows = store.query("SELECT n.strategy FROM dag_edges e JOIN dag_nodes n ON n.node_id = e.parent_id "
-                          "WHERE e.child_id = ?", [node_id])
-    if not rows:
-        return None
-    value = rows[0][0]
-    return json.loads(value) if isinstance(value, str) else value
 
 
 @click.command("search")

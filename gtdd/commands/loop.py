@@ -169,18 +169,18 @@ def experiment_command(policies: str | None, blocks: int, jobs: int, as_json: bo
 @json_option
 def run_command(policy: str, as_json: bool, **kw: Any) -> None:
     """Run one GTDD trajectory and print it round by round."""
-    from testhelix.store import RunStore
+    from gtdd.store import rounds
+    from testhelix.store.runstore import RunStore
 
     _experiment(**{**_apply_preset(dict(kw)), "policies": policy, "blocks": 1})
     store = RunStore(kw["run_dir"], read_only=True)
     try:
-        cols, rows = store.query(
-            "SELECT round, manifest_hash, proposed, valid, failures, counterexamples, public_pass, "
-            "regression_pass, audits_pass, accepted, failure_rate, simulated FROM gtdd_rounds "
-            "WHERE block = 0 AND policy = ? ORDER BY round", [policy])
+        rows = rounds(store, block=0, policy=policy)
     finally:
         store.close()
-    records = [dict(zip(cols, r)) for r in rows]
+    shown = ("round", "manifest_hash", "proposed", "valid", "failures", "counterexamples", "public_pass",
+             "regression_pass", "audits_pass", "accepted", "failure_rate", "simulated")
+    records = [{k: getattr(r, k) for k in shown} for r in rows]
     if as_json:
         print_json(records)
         return

@@ -35,7 +35,7 @@ from testhelix.cliutil import json_option, print_json
 from testhelix.errors import UserError
 from testhelix.inputs import InputFile, OutputFile, RunDir
 from testhelix.readers import read_csv, read_jsonl
-from testhelix.store import RunStore
+from testhelix.store.runstore import RunStore
 from testhelix.view.trajectories import safe_name, trajectory_files
 
 # The seed names the three parents and two subtypes (missing inputs, weak checks); the other five

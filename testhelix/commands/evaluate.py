@@ -30,7 +30,7 @@ from testhelix.tasks.task import Task, load_pack, load_task
 
 if TYPE_CHECKING:
     from testhelix.execution.protocols import Executor
-    from testhelix.store import RunStore
+    from testhelix.store.runstore import RunStore
 
 RUN_LABEL = "evaluate"
 def _number(value: float | None, digits: int) -> str:
@@ -159,7 +159,7 @@ def command(task_dir: Path | None, suite_dir: Path | None, pack_dir: Path | None
         raise UserError(f"{suites_dir}: suites folder does not exist")
     tasks = load_pack(pack_dir)
     ids = _split_ids(pack_dir, split, split_file, tasks)
-    from testhelix.store import RunStore
+    from testhelix.store.runstore import RunStore
 
     store = RunStore(run_dir, command="testhelix evaluate", allowed={"evaluate", "helix"})
     store.refuse_other_kinds({"evaluate", "helix"}, "testhelix evaluate")

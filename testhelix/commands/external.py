@@ -15,7 +15,7 @@ from testhelix.errors import UserError
 from testhelix.helix.external import AgentRun, ExternalAgent, check_agent, run_external, suites_folder
 from testhelix.inputs import FiniteFloat, InputDir, InputFile, NewRunDir, PackDir
 from testhelix.runoptions import RunOptions, setup_options
-from testhelix.store import RunStore, check_run_folder
+from testhelix.store.runstore import RunStore, check_run_folder
 
 
 @click.command("external")

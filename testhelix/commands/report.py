@@ -28,7 +28,8 @@ from testhelix.llm.registry import is_simulated
 from testhelix.prism import panel as P
 from testhelix.prism.metric_table import COUNTS, METRICS, Metric, by_indicator
 from testhelix.prism.report import collect
-from testhelix.store import RunStore
+from testhelix.store.runs import judged_task_ids
+from testhelix.store.runstore import RunStore
 
 
 def _pct(v: float | None) -> str:
@@ -228,8 +229,7 @@ def command(run_dir: Path, as_json: bool, curves_png: Path | None, pack: Path | 
         data["selection_rules"] = selection_rules(store)
         data["configuration_e"] = recorded_statuses(store)
         data["external_agents"] = external_summaries(store)
-        sql = "SELECT task_id FROM task_results UNION SELECT task_id FROM task_outcomes"
-        run_tasks = {row[0] for row in store.query(sql)[1]}
+        run_tasks = judged_task_ids(store)
     finally:
         store.close()
     if not data["runs"] and not data["incomplete"]["evaluations"]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from testhelix.helix.detail import stored_rule
-from testhelix.store import RunStore
+from testhelix.store.runstore import RunStore
 
 SELECTION_RULES = ("witness-support", "merged", "fallback", "only-qualified", "random", "none")
 

@@ -19,7 +19,7 @@ from testhelix.llm.modelref import ModelRef
 from testhelix.parallel.progress import TaskProgress
 from testhelix.runoptions import MODEL, RunOptions, setup_options
 from testhelix.splits import sample_across_groups
-from testhelix.store import RunStore, check_run_folder
+from testhelix.store.runstore import RunStore, check_run_folder
 from testhelix.strategy.model import initial_strategy, load_strategy
 from testhelix.tasks.task import Task, load_pack
 from testhelix.tracking import mlflow_option, requested_mlflow_uri, run_meta, track_helix_run

@@ -12,7 +12,7 @@ from rich.table import Table
 from testhelix.cliutil import json_option, print_json
 from testhelix.errors import UserError
 from testhelix.inputs import RunDir
-from testhelix.store import RunStore
+from testhelix.store.runstore import RunStore
 
 
 @click.command("sql")
@@ -27,7 +27,7 @@ def command(run_dir: Path, query: str, as_json: bool) -> None:
     check_read_only_query(query)
     store = RunStore(run_dir, read_only=True)
     try:
-        lock_down(store)
+        store.lock_down()
         cols, rows = store.query(query)
     finally:
         store.close()
@@ -67,8 +67,3 @@ def check_read_only_query(query: str) -> None:
         if kind not in ALLOWED:
             raise UserError(f"QUERY: {kind} statements are refused; `testhelix sql` is read-only (SELECT only)")
 
-
-def lock_down(store: RunStore) -> None:
-    """No file system access from SQL (read_csv, COPY ... TO, ATTACH), settings locked."""
-    store.conn.execute("SET enable_external_access = false")
-    store.conn.execute("SET lock_configuration = true")

@@ -235,14 +235,14 @@ def run_external(agent: ExternalAgent, tasks: Sequence[Task], run_dir: Path,
 
 def external_summaries(store: Any) -> list[dict[str, Any]]:
     """Per external-agent run label: its command, isolation, and the usage it reported (if any)."""
-    cols, rows = store.query("SELECT run_label, config FROM runs WHERE run_label LIKE ? ORDER BY run_label",
-                             [f"{LABEL_PREFIX}%"])
+    from testhelix.store.runs import run_records
+
     out = []
-    for label, config in rows:
+    for run in run_records(store, label_prefix=LABEL_PREFIX):
+        label, meta = run.run_label, run.config
         results = store.task_results(label)
         usages = [u for r in results if isinstance(u := json.loads(r["detail"] or "{}").get("external", {}).get("usage"), dict)]
         costs = [u["cost_usd"] for u in usages if "cost_usd" in u]
-        meta = json.loads(config) if isinstance(config, str) else config
         out.append({"run_label": label, "command": meta.get("command"), "env": meta.get("env", []),
                     "isolation": meta.get("isolation"), "tasks": len(results), "usage_reported": len(usages),
                     "tokens": sum(u["input_tokens"] + u["output_tokens"] for u in usages) if usages else None,

@@ -11,11 +11,12 @@ no report can then present it as the promoted configuration E.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from testhelix.errors import UserError
-from testhelix.store import RunStore
+from testhelix.store.gates import gate_decisions
+from testhelix.store.runs import run_records
+from testhelix.store.runstore import RunStore
 
 NOT_CHECKED = {"status": "not checked", "note": "no --promoted-by gate folder was given"}
 
@@ -27,20 +28,18 @@ def promotion_status(strategy_hash: str, gate_run: Path | None) -> dict:
         raise UserError(f"--promoted-by {gate_run}: no run store here (expected the folder of an `autosaddler gate` run)")
     store = RunStore(Path(gate_run), read_only=True)
     try:
-        cols, rows = store.query("SELECT gate_id, split, model, p_value, promoted, created_at FROM gate_results "
-                                 "WHERE challenger_hash = ? ORDER BY created_at", [strategy_hash])
+        gates = gate_decisions(store, strategy_hash)
     except Exception as err:  # noqa: BLE001 - a folder of another kind has no gate_results table
         raise UserError(f"--promoted-by {gate_run}: not a release-gate folder ({err})") from None
     finally:
         store.close()
-    if not rows:
+    if not gates:
         raise UserError(f"--promoted-by {gate_run}: no gate there judged this strategy (content hash "
                         f"{strategy_hash[:12]}); give the folder of the gate that judged it")
-    gates = [dict(zip(cols, r)) for r in rows]
-    promoted = [g for g in gates if g["promoted"]]
+    promoted = [g for g in gates if g.promoted]
     chosen = promoted[-1] if promoted else gates[-1]
-    return {"status": "promoted" if promoted else "NOT promoted", "gate_id": chosen["gate_id"],
-            "split": chosen["split"], "model": chosen["model"], "p_value": chosen["p_value"],
+    return {"status": "promoted" if promoted else "NOT promoted", "gate_id": chosen.gate_id,
+            "split": chosen.split, "model": chosen.model, "p_value": chosen.p_value,
             "gate_run": str(Path(gate_run).resolve()), "strategy_hash": strategy_hash}
 
 
@@ -57,8 +56,7 @@ def describe(status: dict | None) -> str:
 def recorded_statuses(store: RunStore) -> dict[str, dict | None]:
     """run label -> recorded promotion status, for labels of configuration E."""
     out = {}
-    for label, config in store.query("SELECT run_label, config FROM runs")[1]:
-        doc = json.loads(config) if isinstance(config, str) else (config or {})
-        if doc.get("config") == "E":
-            out[label] = doc.get("promotion")
+    for run in run_records(store):
+        if run.config.get("config") == "E":
+            out[run.run_label] = run.config.get("promotion")
     return out

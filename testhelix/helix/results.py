@@ -21,7 +21,7 @@ from testhelix.helix.detail import SubmissionDetail
 from testhelix.prism.judgement import PanelOrder, ProgramOutcome, TaskMetrics
 
 # A task_results row: the stored columns by name, handed to the store's INSERT as they are (the
-# column list is the store's schema, testhelix/migrations.py).
+# column list is the store's schema, testhelix/store/migrations.py).
 ResultRow = dict[str, Any]
 
 

@@ -48,7 +48,8 @@ from testhelix.prism.coverage import MISSING, CoverageMeter
 from testhelix.prism.evaluation import evaluate_task, no_submission, record_panel_order, reference_only
 from testhelix.prism.judgement import TaskMetrics
 from testhelix.skills import load_library
-from testhelix.store import RunStore
+from testhelix.store.runs import task_finished
+from testhelix.store.runstore import RunStore
 from testhelix.strategy.model import Strategy
 from testhelix.tasks.task import Task, load_task
 
@@ -98,8 +99,7 @@ class HelixRunner:
         return f"{model.label}/{config.name}"
 
     def done(self, label: str, task_id: str) -> bool:
-        _, rows = self.require_store().query("SELECT 1 FROM task_results WHERE run_label = ? AND task_id = ?", [label, task_id])
-        return bool(rows)
+        return task_finished(self.require_store(), label, task_id)
 
     def run_one(self, task: Task, strategy: Strategy, config: RunConfig, model: ModelRef, label: str,
                 record: bool = True) -> Finished:

@@ -32,7 +32,7 @@ from testhelix.tasks.task import Task, panel_programs
 
 if TYPE_CHECKING:
     from testhelix.execution.protocols import Executor
-    from testhelix.store import RunStore
+    from testhelix.store.runstore import RunStore
 
 PanelProgram = tuple[str, str, str, Path]  # (program id, role, label, tree): tasks.task.panel_programs
 

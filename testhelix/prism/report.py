@@ -8,7 +8,6 @@ one model, the correlations, the panel-size curves and the evaluations the provi
 
 from __future__ import annotations
 
-import json
 import re
 from collections import defaultdict
 from dataclasses import asdict
@@ -20,7 +19,9 @@ from testhelix.errors import UserError
 from testhelix.prism import metrics as M
 from testhelix.prism import panel as P
 from testhelix.prism.metric_table import PAIRED, by_indicator
-from testhelix.store import RunStore
+from testhelix.store.ledger import calls_by_label, trouble_by_label
+from testhelix.store.runs import run_records
+from testhelix.store.runstore import RunStore
 
 CONFIG_LABEL = re.compile(r"^(?P<prefix>.+)/(?P<config>[A-E])$")
 # The per-task indicators compared between configurations: F, A, R, S (the metric table's paired entries).
@@ -45,13 +46,10 @@ def _outcomes_by_label(store: RunStore) -> dict[str, dict[str, dict[str, tuple[s
 def _planned_tasks(store: RunStore) -> dict[str, int]:
     """Tasks each run label set out to judge (the split size its run recorded), where known."""
     out = {}
-    for label, config in store.query("SELECT run_label, config FROM runs")[1]:
-        try:
-            planned = (json.loads(config) if isinstance(config, str) else config or {}).get("tasks")
-        except (ValueError, AttributeError):
-            planned = None
+    for run in run_records(store):
+        planned = run.config.get("tasks")
         if isinstance(planned, int) and planned >= 0:
-            out[label] = planned
+            out[run.run_label] = planned
     return out
 
 
@@ -85,9 +83,7 @@ def collect(store: RunStore) -> dict[str, Any]:
     for row in store.task_results():
         results[row["run_label"]][row["task_id"]] = row
     sizes = _panel_sizes(outcomes)
-    ledger = {r[0]: (r[1], r[2]) for r in store.query(
-        "SELECT run_label, sum(coalesce(input_tokens, 0) + coalesce(output_tokens, 0)), count(*) "
-        "FROM model_calls GROUP BY run_label")[1]}
+    ledger = {label: (c.tokens, c.calls) for label, c in calls_by_label(store).items()}
 
     runs, records = [], {}
     per_task: dict[str, dict[str, dict]] = {}  # run label -> metric -> task -> value
@@ -186,10 +182,8 @@ def _incomplete(store: RunStore) -> dict[str, Any]:
     provider errors and SDK retries per run label."""
     try:
         pending = store.unresolved_incomplete()
-        _, rows = store.query("SELECT run_label, count(*) FILTER (WHERE status = 'error'), sum(coalesce(retries, 0)), "
-                              "count(*) FILTER (WHERE anomaly IS NOT NULL) FROM model_calls GROUP BY 1 ORDER BY 1")
+        trouble = trouble_by_label(store)
     except UserError:            # a store from before these columns existed (opened read-only)
         return {"evaluations": [], "calls": []}
-    calls = [{"run_label": r[0], "errors": int(r[1]), "retries": int(r[2] or 0), "anomalies": int(r[3])}
-             for r in rows if r[1] or r[2] or r[3]]
+    calls = [asdict(t) for t in trouble if t.errors or t.retries or t.anomalies]
     return {"evaluations": [asdict(p) for p in pending], "calls": calls}

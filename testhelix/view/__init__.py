@@ -1,7 +1,8 @@
 """Self-contained HTML reports of runs (`testhelix view`); `autosaddler view` adds the search DAG.
 
-`render_run_report` builds the page for a helix run and/or the release gates stored in a run
-directory: one HTML file plus sibling trajectory pages, no network, works opened from disk.
+`render_run_report` builds the page for a helix run and/or what installed packages contribute
+(testhelix/view/contributed.py: AutoSaddler's release gates) stored in a run directory: one HTML
+file plus sibling trajectory pages, no network, works opened from disk.
 """
 
 from __future__ import annotations
@@ -9,10 +10,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from testhelix.errors import UserError
-from testhelix.view.gate import gate_rows, gate_section
+from testhelix.store.runs import has_rows
+from testhelix.view.contributed import view_sections
 from testhelix.view.helix import helix_models, helix_sections
 from testhelix.view.html import page, simulated_sentence
-from testhelix.view.source import has_rows, open_run
+from testhelix.view.source import open_run
 from testhelix.view.trajectories import TrajectoryPages
 
 
@@ -26,13 +28,14 @@ def write_page(out: Path, text: str) -> Path:
 
 
 def render_run_report(run_dir: Path, out: Path) -> dict:
-    """Write the report of a helix run and/or its gates; returns what was written."""
+    """Write the report of a helix run and/or its contributed sections (gates); returns what was written."""
     run_dir, out = Path(run_dir), Path(out)
     with open_run(run_dir) as opened:
         store = opened.store
-        helix, gates = has_rows(store, "task_results"), has_rows(store, "gate_results")
-        if not helix and not gates:
-            if "search" in store.kinds():   # a kind AutoSaddler registers (testhelix/migrations.py)
+        helix = has_rows(store, "task_results")
+        contributed = [s for s in view_sections() if s.present(store)]
+        if not helix and not contributed:
+            if "search" in store.kinds():   # a kind AutoSaddler registers (testhelix/store/migrations.py)
                 raise UserError(f"{run_dir}: this is a strategy search run; use `autosaddler view {run_dir}`")
             raise UserError(f"{run_dir}: no evaluated task and no gate decision in this run yet"
                             + (" (it is still running; try again later)" if opened.live else ""))
@@ -43,10 +46,10 @@ def render_run_report(run_dir: Path, out: Path) -> dict:
             nav += [("helix-metrics", "metrics"), ("helix-matrix", "task × configuration"),
                     ("helix-rules", "selection rules"), ("helix-usage", "tokens and cost")]
             models += helix_models(store)
-        if gates:
-            body.append(gate_section(store, run_dir))
-            nav.append(("gate", "release gate"))
-            models += [g["model"] for g in gate_rows(store)]
+        for part in contributed:
+            body.append(part.render(store, run_dir))
+            nav.append(part.nav)
+            models += part.models(store)
         sentence = simulated_sentence(models, store.served_by_simulation().values())
         text = page(f"TestHelix run: {run_dir.name}", body, simulated=sentence, live=opened.live,
                     subtitle=f"run directory {run_dir}", nav=nav)

@@ -3,13 +3,14 @@ matrix of F and S, how suites were selected, tokens and cost per task, links to 
 
 from __future__ import annotations
 
-import json
 from collections import Counter, defaultdict
 from typing import Any
 
 from testhelix.helix.detail import stored_rule
 from testhelix.prism.metric_table import COUNTS, METRICS, Metric, by_indicator
-from testhelix.store import RunStore
+from testhelix.store.ledger import usage_by_task
+from testhelix.store.runs import run_records
+from testhelix.store.runstore import RunStore
 from testhelix.view.html import Markup, cost, join, number, pct, section, table, tag
 from testhelix.view.trajectories import TrajectoryPages
 
@@ -28,8 +29,7 @@ def _metric_cell(metric: Metric, r: dict) -> tuple[str, str]:
 
 
 def run_configs(store: RunStore) -> dict[str, dict]:
-    _, rows = store.query("SELECT run_label, config FROM runs WHERE kind = 'helix' ORDER BY run_label")
-    return {label: (json.loads(cfg) if isinstance(cfg, str) else (cfg or {})) for label, cfg in rows}
+    return {run.run_label: run.config for run in run_records(store, kind="helix")}
 
 
 def helix_models(store: RunStore) -> list[str]:
@@ -44,14 +44,9 @@ def collect_helix(store: RunStore) -> dict[str, Any]:
     data = collect(store)
     configs = run_configs(store)
     results = store.task_results()
-    usage: dict[tuple[str, str], dict] = {}
-    _, rows = store.query(
-        "SELECT run_label, task_id, sum(coalesce(input_tokens, 0)), sum(coalesce(output_tokens, 0)), count(*), "
-        "sum(cost_usd), count(*) FILTER (WHERE cost_usd IS NULL), bool_or(coalesce(simulated, false)) "
-        "FROM model_calls WHERE task_id IS NOT NULL GROUP BY 1, 2")
-    for label, task, tin, tout, calls, usd, unpriced, sim in rows:
-        usage[(label, task)] = {"input_tokens": int(tin), "output_tokens": int(tout), "calls": int(calls),
-                                "cost_usd": usd, "cost_unknown": bool(unpriced), "simulated": bool(sim)}
+    usage = {key: {"input_tokens": u.input_tokens, "output_tokens": u.output_tokens, "calls": u.calls,
+                   "cost_usd": u.cost_usd, "cost_unknown": u.cost_unknown, "simulated": u.simulated}
+             for key, u in usage_by_task(store).items()}
     rules: dict[str, Counter] = defaultdict(Counter)
     per_task: dict[str, dict[str, dict]] = defaultdict(dict)
     for r in results:

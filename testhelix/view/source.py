@@ -1,7 +1,7 @@
 """Opening a run directory for a report, including a run that is still going.
 
 A finished run's store opens read-only. A running process holds DuckDB's write lock; then the
-snapshot it publishes after each step is read (testhelix/store.py), and before its first step the
+snapshot it publishes after each step is read (testhelix/store/runstore.py), and before its first step the
 database file and its write-ahead log are copied to a temporary folder and the copy is opened:
 DuckDB replays only committed transactions from the log, so the report shows exactly what the run
 had committed when the copy was taken. If even the copy cannot be opened, the report says that it
@@ -19,7 +19,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from testhelix.errors import UserError
-from testhelix.store import DB_NAME, RunStore
+from testhelix.store.runstore import DB_NAME, RunStore
 
 
 @dataclass(frozen=True)
@@ -72,10 +72,3 @@ def _snapshot(run_dir: Path, tmp: Path) -> RunStore:
         raise UserError(f"{run_dir}: the run is in progress and its store cannot be read yet ({err}); "
                         "make the report again when the run has committed more or has stopped") from None
 
-
-def has_rows(store: RunStore, table: str) -> bool:
-    try:
-        _, rows = store.query(f"SELECT 1 FROM {table} LIMIT 1")
-    except UserError:
-        return False
-    return bool(rows)

@@ -12,7 +12,7 @@ from testhelix.execution.executor import Limits
 from testhelix.llm.base import Completion, Message, ToolCall, Usage
 from testhelix.llm.registry import create_model, model_ref
 from testhelix.llm.testing import ScriptedModel
-from testhelix.store import RunStore
+from testhelix.store.runstore import RunStore
 from testhelix.strategy.model import initial_strategy
 
 

@@ -16,7 +16,7 @@ from testhelix.helix.runner import HelixRunner
 from testhelix.llm.base import ContextOverflowError, ModelAuthError, ModelUnavailable
 from testhelix.llm.registry import create_model, model_ref
 from testhelix.llm.testing import FunctionModel
-from testhelix.store import RunStore
+from testhelix.store.runstore import RunStore
 from testhelix.strategy.model import initial_strategy
 
 

@@ -16,7 +16,7 @@ from testhelix.agent.budget import Budget
 from testhelix.llm.base import CallTags, Completion, Message, ModelRequest
 from testhelix.llm.registry import create_optimizer_model, model_ref
 from testhelix.llm.testing import FunctionModel
-from testhelix.store import RunStore
+from testhelix.store.runstore import RunStore
 from testhelix.strategy.model import Strategy
 from tests.autosaddler.autosaddler_fakes import fake_trace
 from tests.gtdd.loop_fakes import FakeDomain, InProcessRunner

@@ -5,7 +5,7 @@ from autosaddler.dag import EvolutionDAG
 from autosaddler.edits import FieldEdit, LessonEdit, RejectedEdit, UnparsedEdit, apply_edit, describe, parse_edit
 from autosaddler.screen import StrictImprovementNoRegression
 from autosaddler.search import Search
-from testhelix.store import RunStore
+from testhelix.store.runstore import RunStore
 from testhelix.strategy.model import Strategy
 from tests.autosaddler.autosaddler_fakes import CountingEvaluator, ScriptedOptimizer
 

@@ -12,7 +12,7 @@ from testhelix.agent.budget import Budget
 from testhelix.errors import EvaluationIncomplete
 from testhelix.llm.base import ModelAuthError, ModelUnavailable
 from testhelix.llm.testing import FunctionModel
-from testhelix.store import RunStore
+from testhelix.store.runstore import RunStore
 from testhelix.strategy.model import Strategy
 from tests.autosaddler.autosaddler_fakes import CountingEvaluator, ScriptedOptimizer
 from tests.autosaddler.test_search import SCRIPT, make_search

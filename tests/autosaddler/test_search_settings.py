@@ -18,7 +18,7 @@ from testhelix.agent.budget import Budget, MemoryLedger
 from testhelix.errors import UserError
 from testhelix.llm.base import Usage
 from testhelix.llm.testing import FunctionModel
-from testhelix.store import RunStore
+from testhelix.store.runstore import RunStore
 from testhelix.strategy.model import Strategy
 from tests.autosaddler.autosaddler_fakes import CountingEvaluator, ScriptedOptimizer
 

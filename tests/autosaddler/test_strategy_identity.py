@@ -13,7 +13,7 @@ import testhelix.strategy.model as model
 from autosaddler.dag import EvolutionDAG, Node
 from autosaddler.ledger import ReleaseLedger, check_release, new_entry
 from testhelix.errors import UserError
-from testhelix.store import RunStore
+from testhelix.store.runstore import RunStore
 from testhelix.strategy.model import (
     Strategy,
     initial_strategy,

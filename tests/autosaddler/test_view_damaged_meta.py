@@ -6,7 +6,7 @@ import pytest
 
 from autosaddler.cli import main as saddler_cli
 from autosaddler.dag import EvolutionDAG, Node
-from testhelix.store import RunStore
+from testhelix.store.runstore import RunStore
 from testhelix.strategy.model import Strategy
 
 

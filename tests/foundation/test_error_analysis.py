@@ -11,7 +11,7 @@ import pytest
 
 from testhelix.cli import main
 from testhelix.commands.errors import SUBTYPES, agreement, cohen_kappa, read_labels, sample_failed
-from testhelix.store import RunStore
+from testhelix.store.runstore import RunStore
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "annotations"
 

@@ -18,8 +18,7 @@ PACKAGES = ("testhelix", "autosaddler", "gtdd")
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("foundation", ("testhelix", "testhelix.errors", "testhelix.digest", "testhelix.atomic", "testhelix.readers",
                     "testhelix.roles", "testhelix.paths", "testhelix.bundle", "testhelix.staging", "testhelix.heartbeat",
-                    "testhelix.plugins", "testhelix.forkrun", "testhelix.lifecycle", "testhelix.migrations",
-                    "testhelix.inputs", "testhelix.lazycli")),
+                    "testhelix.plugins", "testhelix.forkrun", "testhelix.inputs", "testhelix.lazycli")),
     ("format", ("testhelix.tasks", "testhelix.strategy", "testhelix.skills", "testhelix.splits")),
     ("execution", ("testhelix.execution",)),
     ("models", ("testhelix.llm",)),

@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from testhelix import atomic
 from testhelix.cli import cli
 from testhelix.splits import sample_across_groups
-from testhelix.store import RunStore
+from testhelix.store.runstore import RunStore
 
 
 @pytest.mark.parametrize("mask", [0o022, 0o027, 0o077])

@@ -15,7 +15,7 @@ from testhelix.errors import UserError
 from testhelix.helix.config import get_config
 from testhelix.helix.runner import HelixRunner
 from testhelix.llm.registry import model_ref
-from testhelix.store import RunStore
+from testhelix.store.runstore import RunStore
 from testhelix.strategy.model import SEARCH_MINIMUM, Strategy, check_run_compatibility, initial_strategy
 
 KATAS = "katas"  # the bundled pack, by name

@@ -4,8 +4,8 @@ import duckdb
 import pytest
 
 from testhelix.errors import UserError
-from testhelix.migrations import latest_version
-from testhelix.store import RunStore
+from testhelix.store.migrations import latest_version
+from testhelix.store.runstore import RunStore
 
 
 def test_round_trip(tmp_path):

@@ -15,7 +15,7 @@ from testhelix.bundle import bundled_pack
 from testhelix.helix.config import get_config
 from testhelix.helix.runner import HelixRunner
 from testhelix.llm.registry import model_ref
-from testhelix.store import RunStore
+from testhelix.store.runstore import RunStore
 from testhelix.strategy.model import Strategy, initial_strategy
 from testhelix.tasks.task import load_task
 

@@ -21,7 +21,7 @@ from click.testing import CliRunner
 
 from autosaddler.cli import cli as autosaddler_cli
 from testhelix.cli import cli as helix_cli
-from testhelix.store import RunStore
+from testhelix.store.runstore import RunStore
 
 pytestmark = pytest.mark.slow
 

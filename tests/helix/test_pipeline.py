@@ -11,7 +11,7 @@ from testhelix.helix.config import CONFIGS, get_config
 from testhelix.helix.runner import HelixRunner, default_model_factory
 from testhelix.llm.registry import model_ref
 from testhelix.llm.testing import FunctionModel
-from testhelix.store import RunStore
+from testhelix.store.runstore import RunStore
 from testhelix.strategy.model import Lesson, Strategy
 from testhelix.tasks.task import load_task
 

@@ -10,7 +10,7 @@ import pytest
 from testhelix.cli import main
 from testhelix.errors import UserError
 from testhelix.helix.promotion import describe, promotion_status
-from testhelix.store import RunStore
+from testhelix.store.runstore import RunStore
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "prism"))
 from tests.prism.test_report import PERFECT, record

@@ -19,7 +19,7 @@ from testhelix.helix.runner import HelixRunner
 from testhelix.llm.base import ModelUnavailable
 from testhelix.llm.registry import create_model, model_ref
 from testhelix.llm.testing import FunctionModel
-from testhelix.store import RunStore
+from testhelix.store.runstore import RunStore
 from testhelix.strategy.model import Strategy, initial_strategy
 from testhelix.tasks.task import Task
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from testhelix.cli import main
 from testhelix.commands.report import render_markdown
 from testhelix.prism.report import collect
-from testhelix.store import RunStore
+from testhelix.store.runstore import RunStore
 
 
 def test_report_lists_unresolved_incomplete_evaluations(tmp_path, capsys):

@@ -21,7 +21,7 @@ from testhelix.llm.modelref import ModelRef
 from testhelix.llm.registry import model_ref
 from testhelix.llm.sim import provider as sim_provider
 from testhelix.llm.sim.options import SimOptions
-from testhelix.store import RunStore
+from testhelix.store.runstore import RunStore
 from testhelix.strategy.model import initial_strategy
 
 PACK = Path(__file__).resolve().parents[1] / "fixtures" / "sim_task"

@@ -13,7 +13,7 @@ import pytest
 from testhelix.cli import main
 from testhelix.llm.serve.faults import Fault
 from testhelix.llm.serve.server import ModelServer
-from testhelix.store import RunStore
+from testhelix.store.runstore import RunStore
 from testhelix.tasks.task import load_pack
 
 PACK = Path(__file__).resolve().parents[1] / "fixtures" / "sim_task"

@@ -148,7 +148,7 @@ def test_a_run_through_a_served_simulated_model_is_labelled_simulated(server, ta
     from testhelix.helix.config import get_config
     from testhelix.helix.runner import HelixRunner
     from testhelix.prism.report import collect
-    from testhelix.store import RunStore
+    from testhelix.store.runstore import RunStore
     from testhelix.strategy.model import Strategy
     from testhelix.view import render_run_report
 

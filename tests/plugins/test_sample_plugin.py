@@ -14,7 +14,7 @@ import pytest
 from autosaddler.cli import main as autosaddler_main
 from gtdd.cli import main as gtdd_main
 from testhelix.cli import main as helix_main
-from testhelix.store import RunStore
+from testhelix.store.runstore import RunStore
 
 ROOT = Path(__file__).resolve().parents[2]
 TASK = ROOT / "tests" / "fixtures" / "tasks" / "pack" / "fx-clamp-m01"

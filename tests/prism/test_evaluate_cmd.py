@@ -48,7 +48,7 @@ def test_bad_input_exits_2(tmp_path, capsys):
 
 
 def test_split_into_run_store(tmp_path):
-    from testhelix.store import RunStore
+    from testhelix.store.runstore import RunStore
 
     suites = tmp_path / "suites"
     shutil.copytree(FIXTURES / "suites" / "good" / "fx-clamp-m01", suites / "fx-clamp-m01")  # stack: missing

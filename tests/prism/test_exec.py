@@ -155,7 +155,7 @@ def test_store_cache_round_trip():
 
 
 def test_persistent_cache_serves_a_new_executor(tmp_path):
-    from testhelix.store import RunStore
+    from testhelix.store.runstore import RunStore
 
     store = RunStore(tmp_path / "run")
     suite = FIXTURES / "suites" / "weak" / "fx-clamp-m01"

@@ -358,7 +358,7 @@ def test_suite_shapes_are_checked_before_the_host_touches_them(ex, tmp_path):
     """Deep nests, sparse files and non-UTF-8 names are an error of that one task, with the reason;
     a split run stores every other task; a large module that is never imported is not compiled."""
     from testhelix.commands.evaluate import evaluate_split
-    from testhelix.store import RunStore
+    from testhelix.store.runstore import RunStore
     from testhelix.tasks.task import load_pack
 
     pack = FIXTURES / "tasks" / "pack"

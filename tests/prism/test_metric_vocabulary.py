@@ -11,7 +11,7 @@ import pytest
 from testhelix.cli import main
 from testhelix.prism.metric_table import COUNTS, INDICATORS, METRICS, PAIRED, by_indicator
 from testhelix.prism.report import PAIRED_METRICS
-from testhelix.store import RunStore
+from testhelix.store.runstore import RunStore
 from testhelix.view import render_run_report
 from tests.prism.test_report import PERFECT, record
 

@@ -9,7 +9,7 @@ import pytest
 from testhelix.cli import main
 from testhelix.commands.report import render_markdown
 from testhelix.prism.report import collect
-from testhelix.store import RunStore
+from testhelix.store.runstore import RunStore
 
 PANEL = {"initial": "initial", "reference": "reference", "alt1": "alternative", "alt2": "alternative",
          "inv1": "invalid", "inv2": "invalid"}

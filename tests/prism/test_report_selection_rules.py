@@ -7,7 +7,7 @@ import json
 import pytest
 
 from testhelix.cli import main
-from testhelix.store import RunStore
+from testhelix.store.runstore import RunStore
 
 
 def test_selection_rule_distribution(tmp_path, capsys):

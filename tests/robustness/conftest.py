@@ -19,7 +19,7 @@ def worker(run_dir: Path, fault: str | None = None, timeout: float = 120) -> sub
 
 def dag_rows(run_dir: Path) -> list[dict]:
     """Every stored field of every node and edge except elapsed time and creation time."""
-    from testhelix.store import RunStore
+    from testhelix.store.runstore import RunStore
 
     store = RunStore(run_dir, read_only=True)
     try:

@@ -22,18 +22,18 @@ from pathlib import Path
 
 import click
 
-from autosaddler import schema
+from autosaddler import store as search_store
 from autosaddler.config import load_config
 from autosaddler.optimizer import ModelOptimizer
 from autosaddler.search import Search
 from autosaddler.traces import PublicTrace, TaskEval
-from testhelix import migrations
-from testhelix import store as store_module
 from testhelix.agent.budget import Budget
 from testhelix.cliutil import entry_point
 from testhelix.helix.results import Usage
 from testhelix.llm.registry import create_optimizer_model, model_ref
-from testhelix.store import RunStore
+from testhelix.store import migrations
+from testhelix.store import runstore as store_module
+from testhelix.store.runstore import RunStore
 from testhelix.strategy.model import Strategy
 
 PROPOSAL = [f"p{i:03d}" for i in range(24)]
@@ -70,7 +70,7 @@ def install_fault(spec: str) -> None:
     name, _, rest = spec.partition(":")
     nth, _, wait = rest.partition(":")
     targets = {"put_state": (RunStore, "put_state"), "upsert": (RunStore, "upsert"),
-               "put_search_eval": (schema, "put_search_eval"), "publish_snapshot": (RunStore, "publish_snapshot"),
+               "put_search_eval": (search_store, "put_search_eval"), "publish_snapshot": (RunStore, "publish_snapshot"),
                "record_model_call": (RunStore, "record_model_call"), "diagnose": (ModelOptimizer, "diagnose"),
                "evaluate": (SimEvaluator, "evaluate"), "migration": (migrations, "apply"),
                "link": (store_module.os, "link"), "close": (RunStore, "close")}

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from testhelix.store import RunStore
+from testhelix.store.runstore import RunStore
 
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[2]

@@ -76,7 +76,7 @@ def w(tmp_path_factory):
     assert rc == 0
     out["empty_proposal"] = str(d / "empty_proposal.json")
     # A run folder whose name is not UTF-8 (DuckDB cannot open such a path), holding a real store.
-    from testhelix.store import RunStore
+    from testhelix.store.runstore import RunStore
 
     store = RunStore(d / "helix-run")
     store.record_run("sim:strong/A", "helix", {"model": "sim:strong"})

@@ -16,7 +16,7 @@ import pytest
 from autosaddler.cli import main as autosaddler_main
 from gtdd.cli import main as gtdd_main
 from testhelix.cli import main as th_main
-from testhelix.store import RunStore
+from testhelix.store.runstore import RunStore
 
 MAINS = {"testhelix": th_main, "autosaddler": autosaddler_main, "gtdd": gtdd_main}
 PLUGINS = {  # module name -> source (bytes); each is importable from the test's sys.path entry

@@ -8,7 +8,7 @@ it with SIGKILL at the N-th call of `name`."""
 
 import pytest
 
-from testhelix.store import RunStore
+from testhelix.store.runstore import RunStore
 
 from .conftest import dag_rows, worker
 

@@ -4,9 +4,9 @@ the spent / attributed accounting of a killed `testhelix run`-like writer."""
 import duckdb
 import pytest
 
-from testhelix import lifecycle, migrations
 from testhelix.errors import UserError
-from testhelix.store import RunStore
+from testhelix.store import lifecycle, migrations
+from testhelix.store.runstore import RunStore
 
 from .conftest import frozen_migrations
 

@@ -14,10 +14,10 @@ from typing import Any, TypeVar
 import duckdb
 import pytest
 
-from autosaddler.schema import get_search_eval, put_search_eval
-from testhelix import migrations
+from autosaddler.store import get_search_eval, put_search_eval
 from testhelix.errors import UserError
-from testhelix.store import RunStore
+from testhelix.store import migrations
+from testhelix.store.runstore import RunStore
 
 from .conftest import old_store
 
@@ -164,7 +164,7 @@ def test_a_new_store_keeps_autosaddler_tables_out_of_testhelix_migrations(tmp_pa
     tables = {t for (t,) in core.execute("SELECT table_name FROM information_schema.tables").fetchall()}
     core.close()
     assert not tables & {"dag_nodes", "dag_edges", "search_evals", "spent_splits", "optimizer_sessions", "gtdd_config"}
-    # search_state and the release ledger (gate_results) are TestHelix's (testhelix/migrations.py)
+    # search_state and the release ledger (gate_results) are TestHelix's (testhelix/store/migrations.py)
     assert {"search_state", "gate_results", "model_calls", "model_call_accounting", "finished_evaluations"} <= tables
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from autosaddler.dag import EvolutionDAG, Node
-from testhelix.store import RunStore
+from testhelix.store.runstore import RunStore
 from testhelix.strategy.model import initial_strategy
 
 # Untrusted model output that would run if any text reached the page unescaped.

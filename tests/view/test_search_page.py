@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import json
 
-from autosaddler.schema import put_search_eval
 from autosaddler.search import exchanges_key
+from autosaddler.store import put_search_eval
 from autosaddler.view import render_search_report
 from autosaddler.view_node import search_label
-from testhelix.store import RunStore
+from testhelix.store.runstore import RunStore
 from testhelix.view.trajectories import safe_name
 
 

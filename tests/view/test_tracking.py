@@ -50,7 +50,7 @@ def test_search_run_is_logged(search_run, mlflow_env, tmp_path, capsys):
 
 @pytest.mark.slow
 def test_helix_run_is_one_parent_with_a_nested_run_per_configuration_in_sqlite(helix_run, mlflow_env, tmp_path):
-    from testhelix.store import RunStore
+    from testhelix.store.runstore import RunStore
     from testhelix.tracking import run_meta, track_helix_run
 
     mlflow, _ = mlflow_env

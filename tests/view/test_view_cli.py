@@ -12,7 +12,7 @@ import pytest
 
 from autosaddler.cli import main as saddler_cli
 from testhelix.cli import main as helix_cli
-from testhelix.store import RunStore
+from testhelix.store.runstore import RunStore
 from testhelix.view.html import SCRIPT, _script_hash, diff, esc, page, tag
 
 
@@ -54,7 +54,7 @@ def test_bad_input_is_a_clear_error(search_run, helix_run, tmp_path, capsys):
 def test_a_run_in_progress_renders_what_it_committed(search_run, tmp_path):
     """A second process keeps the store open for writing (as a running search does)."""
     holder = subprocess.Popen([sys.executable, "-c", (
-        "import sys, time\nfrom testhelix.store import RunStore\n"
+        "import sys, time\nfrom testhelix.store.runstore import RunStore\n"
         f"s = RunStore({str(search_run)!r})\nprint('open', flush=True)\ntime.sleep(60)\n")],
         stdout=subprocess.PIPE, text=True)
     try:

@@ -9,7 +9,7 @@ import pytest
 
 from testhelix.bundle import bundled_pack
 from testhelix.cli import main as helix_cli
-from testhelix.store import RunStore
+from testhelix.store.runstore import RunStore
 from testhelix.view import render_run_report
 
 

@@ -1,11 +1,11 @@
-"""The mechanics of a run store's life, used by `testhelix/store.py`.
+"""The mechanics of a run store's life, used by `testhelix/store/runstore.py`.
 
 - Creation: a new store is built and migrated under `.run.duckdb.creating-<pid>` and then linked to
   `run.duckdb`, so a kill at any moment leaves no store or a complete one; leftovers of dead
   builders are removed by the next creator.
 - Kinds: which kinds of run a folder holds, so a command refuses a folder of another kind in one
   line. TestHelix knows its own (`testhelix run`, evaluate); AutoSaddler (search, gate) and GTDD
-  register theirs with their tables (testhelix/migrations.py, `RunKind`).
+  register theirs with their tables (testhelix/store/migrations.py, `RunKind`).
 - Acceptance before writing: a writer looks at an existing store read-only first (every table
   read through, so DuckDB verifies each block's checksum) and refuses a damaged, foreign, newer or
   other-kind store before it opens the file for writing, which would extend or rewrite it.
@@ -21,9 +21,9 @@ from pathlib import Path
 
 import duckdb
 
-from testhelix import migrations
 from testhelix.errors import UserError, describe_store_error
 from testhelix.forkrun import process_alive
+from testhelix.store import migrations
 
 OPEN_PATHS: set[str] = set()  # stores this process has open (an I/O error without a path names them)
 

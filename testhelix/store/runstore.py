@@ -1,11 +1,11 @@
 """The run store: one DuckDB file per run directory (`<run_dir>/run.duckdb`).
 
 The schema is a list of named migrations, each owned by the package whose tables it creates
-(testhelix/migrations.py); a store opened on an older file applies the missing ones in order, one
+(testhelix/store/migrations.py); a store opened on an older file applies the missing ones in order, one
 transaction each, so a run directory made by an older version keeps working and nothing stored is
 lost.
 
-Lifecycle (mechanics in testhelix/lifecycle.py): a new store is built and migrated under a
+Lifecycle (mechanics in testhelix/store/lifecycle.py): a new store is built and migrated under a
 temporary name and only then linked to `run.duckdb`, so a kill during creation never leaves a store that no
 command can open. Each writing process is an *attempt* (a row in `attempts`); the model calls and
 results it records carry its id, and attempts that died without closing are marked `abandoned`
@@ -29,8 +29,8 @@ from typing import Any
 
 import duckdb
 
-from testhelix import lifecycle, migrations
 from testhelix.errors import UserError
+from testhelix.store import lifecycle, migrations
 
 DB_NAME = "run.duckdb"
 
@@ -187,7 +187,7 @@ class RunStore:
             self.conn.execute("UPDATE attempts SET last_call_id = (SELECT max(id) FROM model_calls "
                               "WHERE attempt_id = ?) WHERE attempt_id = ?", [self.attempt_id, self.attempt_id])
 
-    # --- run kinds and live snapshots (testhelix/lifecycle.py) -------------------------------
+    # --- run kinds and live snapshots (testhelix/store/lifecycle.py) -------------------------------
     def kinds(self) -> set[str]:
         """What this folder holds: 'helix', 'evaluate' and the kinds installed packages register
         ('search', 'gate', 'gtdd'), in any combination."""
@@ -271,6 +271,13 @@ class RunStore:
                 return [], []
             return [d[0] for d in cur.description], cur.fetchall()
 
+    def lock_down(self) -> None:
+        """For a reader running someone's query (`testhelix sql`): no file system access from SQL
+        (read_csv, COPY ... TO, ATTACH), settings locked."""
+        with self._lock:
+            self.conn.execute("SET enable_external_access = false")
+            self.conn.execute("SET lock_configuration = true")
+
     def _dicts(self, sql: str, params: Sequence[Any] = ()) -> list[dict]:
         cols, rows = self.query(sql, params)
         return [dict(zip(cols, r)) for r in rows]
@@ -351,7 +358,7 @@ class RunStore:
 
     def unresolved_incomplete(self, run_label: str | None = None) -> list[PendingEvaluation]:
         """The latest incomplete record of every evaluation that has not finished since (in any
-        package's table: the view finished_evaluations, testhelix/migrations.py)."""
+        package's table: the view finished_evaluations, testhelix/store/migrations.py)."""
         where, params = ("AND i.run_label = ?", [run_label]) if run_label else ("", [])
         return [PendingEvaluation(**row) for row in self._dicts(
             "SELECT i.run_label, i.task_id, arg_max(i.cause, i.created_at) AS cause, "
