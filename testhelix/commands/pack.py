@@ -17,6 +17,10 @@ from testhelix.paths import is_installed, tasks_dir
 from testhelix.runoptions import MODEL, RunOptions, setup_options
 from testhelix.tasks.model import CONTEXTS
 
+# The pack tools' execution slots: one option, parsed once here (a pack tool runs no search settings).
+PACK_WORKERS = click.option("--workers", type=click.IntRange(1, 64), default=2, show_default=True,
+                             help="Parallel test processes.")
+
 
 @click.group("pack")
 def command() -> None:
@@ -29,7 +33,7 @@ def command() -> None:
 @click.option("--out", type=click.Path(path_type=Path), default=None,
               help="Pack folder to write (default in a source checkout: tasks/katas; required in an installed copy).")
 @click.option("--seed", type=SEED, default=42, show_default=True, help="Seed for the panel tie-breaks.")
-@click.option("--workers", type=click.IntRange(1, 64), default=2, show_default=True, help="Parallel test processes.")
+@PACK_WORKERS
 @click.option("--kata", "katas", multiple=True, help="Build only this kata (repeatable).")
 @json_option
 def build(src: Path | None, out: Path | None, seed: int, workers: int, katas: tuple[str, ...], as_json: bool) -> None:
@@ -78,7 +82,7 @@ def build(src: Path | None, out: Path | None, seed: int, workers: int, katas: tu
 @click.option("--seed", type=SEED, default=42, show_default=True, help="Seed of the offline generator and tie-breaks.")
 @click.option("--bank/--no-bank", default=None,
               help="Write a simulation bank (default: with the offline generator, whose outputs we wrote ourselves).")
-@click.option("--workers", type=click.IntRange(1, 64), default=2, show_default=True, help="Parallel test processes.")
+@PACK_WORKERS
 @click.option("--alternatives", type=click.IntRange(1, 50), default=4, show_default=True,
               help="Valid alternatives per panel (the seed's 4; 7 with --invalids 7 for Fig. 3's diagnostic pools).")
 @click.option("--invalids", type=click.IntRange(1, 50), default=5, show_default=True,
@@ -193,7 +197,7 @@ def _numbers(spec: str | None) -> set[int] | None:
 
 @command.command("verify")
 @click.argument("pack", type=PackDir())
-@click.option("--workers", type=click.IntRange(1, 64), default=2, show_default=True, help="Parallel test processes.")
+@PACK_WORKERS
 @click.option("--runner", type=click.Choice(["auto", "executor", "subprocess"]), default="auto", show_default=True,
               help="auto: the harness executor when installed, else plain pytest subprocesses.")
 @setup_options(models=False, jobs=False, workers=False, backend=False)
@@ -242,7 +246,7 @@ def list_packs(as_json: bool) -> None:
 @command.command("reports")
 @click.argument("pack", type=PackDir())
 @click.option("--rewrite", is_flag=True, help="Rewrite each flawed report from a fresh run of the trusted tests.")
-@click.option("--workers", type=click.IntRange(1, 64), default=2, show_default=True, help="Parallel test processes.")
+@PACK_WORKERS
 def reports(pack: Path, rewrite: bool, workers: int) -> None:
     """Check PACK's bug reports for position-mark lines (^^^^) and quoted lines of the faulty program;
     with --rewrite, write them afresh (testhelix/pack/reports.py). Exit 1 while any stays flawed."""
@@ -274,7 +278,7 @@ def reports(pack: Path, rewrite: bool, workers: int) -> None:
 @click.option("--measure", type=click.Choice(["none", "candidates", "all"]), default="none", show_default=True,
               help="Measure ΔC / Entry Coverage applicability (sandbox, resumable) of the candidate test pool's "
                    "tasks without a status, or of every built task, first.")
-@click.option("--workers", type=click.IntRange(1, 64), default=2, show_default=True, help="Parallel test processes.")
+@PACK_WORKERS
 def construct(members: tuple[str, ...], humaneval_data: Path | None, mbpp_data: Path | None, measure: str,
               workers: int) -> None:
     """Build the bundled benchmark `benchmark` from the bundled packs with the construction front end
@@ -349,7 +353,7 @@ def bundle(pack: Path | None, name: str, src: Path | None, seed: int, out: Path 
 @click.option("--source-name", default="swebench", show_default=True, help="swebench: metadata.source (e.g. swtbench).")
 @click.option("--wheels", type=click.Path(path_type=Path), default=None,
               help="Local wheel folder for task environments (pip --no-index --find-links); env TESTHELIX_WHEELS.")
-@click.option("--workers", type=click.IntRange(1, 64), default=2, show_default=True, help="Parallel test processes.")
+@PACK_WORKERS
 @json_option
 def import_(kind: str, source: Path | None, pack: Path, jsonl: Path | None, snapshots: Path | None,
             context: str | None, source_name: str, wheels: Path | None, workers: int, as_json: bool) -> None:
