@@ -38,16 +38,19 @@ _MEMORY_KB = 1024 * 1024  # meminfo's MemTotal/MemFree/MemAvailable: a constant,
 
 def view_readonly(host: str, target: str, empty: Path) -> bool:
     """`host` at `target`, read-only, with inodes of this mount's own (an overlay with no upper
-    layer; True); a plain read-only bind where overlayfs refuses or cannot name the path (False)."""
-    if not any(c in host for c in ",:\\"):
-        fd = os.open(empty, os.O_PATH | os.O_DIRECTORY)  # named by descriptor: mountinfo shows no host folder
-        try:
-            mount("overlay", target, "overlay", MS_RDONLY | MS_NOSUID | MS_NODEV, f"lowerdir={host}:/proc/self/fd/{fd}")
-            return True
-        except OSError:
-            pass
-        finally:
-            os.close(fd)
+    layer; True); a plain read-only bind where overlayfs refuses (False). Both layers are named
+    by descriptor, so mountinfo shows no host folder (nor the RAM view's)."""
+    lower = os.open(host, os.O_PATH | os.O_DIRECTORY)
+    fd = os.open(empty, os.O_PATH | os.O_DIRECTORY)
+    try:
+        mount("overlay", target, "overlay", MS_RDONLY | MS_NOSUID | MS_NODEV,
+              f"lowerdir=/proc/self/fd/{lower}:/proc/self/fd/{fd}")
+        return True
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+        os.close(lower)
     bind_readonly(host, target)
     return False
 

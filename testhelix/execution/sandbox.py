@@ -49,6 +49,7 @@ from testhelix.execution.machine_view import (
 from testhelix.execution.masking import mask, paths_from_env
 from testhelix.execution.outcome import Limits
 from testhelix.execution.overlay import Layers, mount_layers, overlay_supported
+from testhelix.execution.ram_view import lower_for
 from testhelix.execution.syscalls import (
     CLONE_NEWCGROUP,
     CLONE_NEWIPC,
@@ -162,6 +163,7 @@ class Sandbox(Protocol):
 
 class NamespaceSandbox:
     kind = "namespaced"
+    reads_ram_view = True  # its read-only folders can show the executor's RAM view (ram_view.py)
     private_root = True
     links_programs = True
     drops_privileges = True
@@ -188,20 +190,18 @@ class NamespaceSandbox:
         mount("tmpfs", str(root), "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=16m")
         mounted = []
         view = private_scratch(server_dir / "machine-view")
-        empty = self._empty = view / "empty"  # the overlays' second (empty) lower layer
+        self._empty = view / "empty"  # the overlays' second (empty) lower layer
         for name in ("usr", "bin", "sbin", "lib", "lib32", "lib64", "etc"):
             host = Path("/") / name
             if host.is_symlink():
                 os.symlink(os.readlink(host), root / name)
             elif host.is_dir():
                 (root / name).mkdir()
-                if view_readonly(str(host), str(root / name), empty):
-                    self.shared_views.append(str(root / name))
+                self._show(str(host), str(root / name))
                 mounted.append(str(host))
         for prefix in _python_prefixes():
             (root / prefix.lstrip("/")).mkdir(parents=True, exist_ok=True)
-            if view_readonly(prefix, str(root / prefix.lstrip("/")), empty):
-                self.shared_views.append(str(root / prefix.lstrip("/")))
+            self._show(prefix, str(root / prefix.lstrip("/")))
             mounted.append(prefix)
         self._hide = paths_from_env()  # the project's own files and data (masking.py)
         mask(str(root), self._hide, mounted)
@@ -227,6 +227,14 @@ class NamespaceSandbox:
         # TESTHELIX_OVERLAY=0 (passed on by the executor) keeps hard-linked workspaces.
         wants_overlay = os.environ.get(OVERLAY_ENV) != "0"
         self.builds_workspace = not (wants_overlay and overlay_supported(server_dir / "overlay-probe"))
+
+    def _show(self, host: str, target: str) -> None:
+        """Mount the read-only view of a host folder: its copy in the RAM view where the executor
+        made one (ram_view.py), else the host folder, whose reads the server then forgets after
+        each job (pagecache.py watches it)."""
+        lower = lower_for(host)
+        if view_readonly(lower, target, self._empty) and lower == host:
+            self.shared_views.append(target)
 
     def fork_job(self) -> int:
         """Fork PID 1 of a fresh PID namespace, without leaving the caller's own (jobprocess.py).
@@ -260,7 +268,7 @@ class NamespaceSandbox:
             # job's private /tmp: bind it again, read-only, so imports keep working.
             if prefix.startswith("/tmp/"):
                 os.makedirs(root + prefix, exist_ok=True)
-                view_readonly(prefix, root + prefix, self._empty)
+                view_readonly(lower_for(prefix), root + prefix, self._empty)
                 mask(root, self._hide, [prefix])
         mount_own_proc(root)
         hide_machine_counters(root, self._constant_proc)
