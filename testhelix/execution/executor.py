@@ -37,6 +37,7 @@ from testhelix.execution.cgroup import CGROUPS_ENV
 from testhelix.execution.environments import PythonEnv
 from testhelix.execution.masking import HIDE_ENV, hidden_paths
 from testhelix.execution.outcome import RUNNER_VERSION, Limits, Outcome, RawRun, outcome_of
+from testhelix.execution.pagecache import DROP_ENV
 from testhelix.execution.precompile import compile_in_helper
 from testhelix.execution.protocols import Executor
 from testhelix.execution.ram_view import VIEW_DIR_ENV, View, ViewPlan, ensure_view, plan, wanted
@@ -132,7 +133,7 @@ class _ServerHandle:
         plugin_root = import_root(self.sandbox)  # a plug-in sandbox: the server imports it too
         env = sandbox_env(home=str(self.dir), tmp=str(self.dir),
                           pythonpath=os.pathsep.join(filter(None, (package_parent, plugin_root))))
-        for knob in (OVERLAY_ENV, CGROUPS_ENV):  # the harness's own settings, passed on by name
+        for knob in (OVERLAY_ENV, CGROUPS_ENV, DROP_ENV):  # the harness's own settings, passed on by name
             if knob in os.environ:
                 env[knob] = os.environ[knob]
         env[HIDE_ENV] = json.dumps(_hidden_paths())  # what the sandbox covers (masking.py)

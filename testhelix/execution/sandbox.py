@@ -179,6 +179,8 @@ class NamespaceSandbox:
         self._constant_proc: list[tuple[str, str]] = []
         self._empty = Path("/nonexistent")
         self.shared_views: list[str] = []  # the read-only overlays of host folders (pagecache.py watches them)
+        self._fresh: list[tuple[str, str, str]] = []  # (host, RAM view copy, target): overlaid again per job
+        self._own_mounts = False  # (in a keeper) fork_job gave it a mount namespace of its own
 
     def launch_prefix(self) -> list[str]:
         return ["unshare", "--net", "--mount", "--ipc", "--uts", "--propagation", "private", "--"]
@@ -235,6 +237,8 @@ class NamespaceSandbox:
         lower = lower_for(host)
         if view_readonly(lower, target, self._empty) and lower == host:
             self.shared_views.append(target)
+        elif lower != host:
+            self._fresh.append((host, lower, target))
 
     def fork_job(self) -> int:
         """Fork PID 1 of a fresh PID namespace, without leaving the caller's own (jobprocess.py).
@@ -247,14 +251,29 @@ class NamespaceSandbox:
             # Done here, in a keeper forked ahead of its job, so it costs the job no time.
             unshare(CLONE_NEWNET)
             loopback_up()
+            self._fresh_views()
         return pid
+
+    def _fresh_views(self) -> None:
+        """Overlays of the RAM view of this job's own, stacked over the server's: an overlay
+        caches the dentries of every lookup made through it, a name that exists nowhere included,
+        so through the server's overlays the next job's `stat` timing would tell which names this
+        job looked up. Made in the keeper, ahead of its job (a mount namespace and a few mounts)."""
+        if not self._fresh:
+            return
+        unshare(CLONE_NEWNS)
+        for _host, lower, target in self._fresh:
+            view_readonly(lower, target, self._empty)
+        assert self.root is not None
+        mask(self.root, self._hide, [host for host, _lower, _target in self._fresh])  # covered again
+        self._own_mounts = True
 
     def enter_job(self, workspace: Path | Layers, limits: Limits) -> str:
         assert self.root is not None and self._scratch is not None, "setup_server was not called"
         root = self.root
         # PID 1 of the job: mounts and IPC of its own; a cgroup namespace rooted at the job's cgroup
         # (the keeper is in it by now), so /proc/self/cgroup shows "/" and names nothing.
-        unshare(CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWCGROUP)
+        unshare((0 if self._own_mounts else CLONE_NEWNS) | CLONE_NEWIPC | CLONE_NEWCGROUP)
         target = root + INSIDE_WORKSPACE
         if isinstance(workspace, Layers):
             # Writes to the workspace land in RAM: cap them like a few maximum-size files.
