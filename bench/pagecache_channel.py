@@ -32,6 +32,8 @@ import re
 import secrets
 import sys
 import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from scipy.stats import binomtest
@@ -44,6 +46,7 @@ from testhelix.execution.outcome import Limits  # noqa: E402
 
 PROGRAM = ROOT / "tests" / "fixtures" / "tasks" / "pack" / "fx-clamp-m01" / "solution" / "program"
 LIB_TEST = Path(os.path.dirname(os.__file__)) / "test"  # rarely read by anything: an empty board
+DEFENCE_OFF = {"TESTHELIX_RAM_VIEW": "0", "TESTHELIX_DROP_READS": "0"}  # the positive control
 
 SENDER = '''
 import os, time
@@ -108,6 +111,59 @@ def entropy(p: float) -> float:
     return 0.0 if p in (0.0, 1.0) else -(p * math.log2(p) + (1 - p) * math.log2(1 - p))
 
 
+@dataclass(frozen=True)
+class Measured:
+    right: int
+    total: int
+    view: str  # what the jobs read: the RAM view or the host folders (and why)
+
+    @property
+    def accuracy(self) -> float:
+        return self.right / self.total
+
+    def p_above_chance(self) -> float:
+        """One-sided exact binomial p-value of the receiver doing better than a coin."""
+        return float(binomtest(self.right, self.total, 0.5, alternative="greater").pvalue)
+
+
+def measure(probe: str, concurrent: bool, trials: int, bits: int, fresh_from: int | None = None,
+            say: Callable[[str], None] = print) -> Measured:
+    """Run `trials` sender/receiver pairs (the defence as the environment sets it)."""
+    read = probe == "read"
+    limits = Limits(wall_s=60, cpu_s=60)
+    right = total = 0
+    with tempfile.TemporaryDirectory() as tmp, ForkServerExecutor(workers=2 if concurrent else 1) as ex:
+        for trial in range(trials):
+            skip = 0 if fresh_from is None else fresh_from + trial * bits
+            files = candidates(bits, skip, read)
+            bits_sent = [random.randint(0, 1) for _ in files]
+            if read:
+                evict(files)
+            sender, receiver = Path(tmp) / f"send{trial}", Path(tmp) / f"receive{trial}"
+            hold, wait = (3.0, 1.5) if concurrent else (0, 0)
+            for d, text in ((sender, SENDER.format(files=files, bits=bits_sent, hold=hold, read=read)),
+                            (receiver, RECEIVER.format(files=files, wait=wait, read=read))):
+                d.mkdir()
+                (d / f"test_{d.name}.py").write_text(text + f"\n# trial {trial}\n")
+            if concurrent:  # two servers, the jobs overlapping: the receiver probes while the sender holds
+                outcomes = ex.run_many([(sender, PROGRAM), (receiver, PROGRAM)], limits)
+            else:
+                outcomes = [ex.run(sender, PROGRAM, limits), ex.run(receiver, PROGRAM, limits)]
+            found = re.search(r"TOOK \[([\d, ]+)\]", outcomes[1].output)
+            if found is None:
+                raise RuntimeError(f"bench error: the receiver printed no timings: {outcomes[1].output[-1500:]}")
+            took = [int(t) for t in found.group(1).split(",")]
+            threshold = sorted(took)[len(took) // 2]
+            guess = [int(t < threshold) for t in took]
+            hits = sum(g == b for g, b in zip(guess, bits_sent))
+            right += hits
+            total += len(bits_sent)
+            say(f"trial {trial}: {hits}/{len(bits_sent)} bits right; fastest {min(took) / 1000:.1f} us, "
+                f"median {threshold / 1000:.1f} us, slowest {max(took) / 1000:.1f} us")
+        view = "ram view" if ex.view is not None else f"host folders ({ex.view_error or 'no view'})"
+    return Measured(right, total, view)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--trials", type=int, default=10)
@@ -120,46 +176,14 @@ def main() -> None:
                     help="read probe: new candidate files for every trial, from the N-th on")
     args = ap.parse_args()
     if args.defence == "off":
-        os.environ["TESTHELIX_RAM_VIEW"] = "0"
-        os.environ["TESTHELIX_DROP_READS"] = "0"
-    read = args.probe == "read"
-    limits = Limits(wall_s=60, cpu_s=60)
+        os.environ.update(DEFENCE_OFF)
     load_before = os.getloadavg()[0]
-    right = total = 0
-    with tempfile.TemporaryDirectory() as tmp, ForkServerExecutor(workers=2 if args.concurrent else 1) as ex:
-        for trial in range(args.trials):
-            skip = 0 if args.fresh_from is None else args.fresh_from + trial * args.bits
-            files = candidates(args.bits, skip, read)
-            bits = [random.randint(0, 1) for _ in files]
-            if read:
-                evict(files)
-            sender, receiver = Path(tmp) / f"send{trial}", Path(tmp) / f"receive{trial}"
-            hold, wait = (3.0, 1.5) if args.concurrent else (0, 0)
-            for d, text in ((sender, SENDER.format(files=files, bits=bits, hold=hold, read=read)),
-                            (receiver, RECEIVER.format(files=files, wait=wait, read=read))):
-                d.mkdir()
-                (d / f"test_{d.name}.py").write_text(text + f"\n# trial {trial}\n")
-            if args.concurrent:  # two servers, the jobs overlapping: the receiver probes while the sender holds
-                outcomes = ex.run_many([(sender, PROGRAM), (receiver, PROGRAM)], limits)
-            else:
-                outcomes = [ex.run(sender, PROGRAM, limits), ex.run(receiver, PROGRAM, limits)]
-            found = re.search(r"TOOK \[([\d, ]+)\]", outcomes[1].output)
-            if found is None:
-                raise SystemExit(f"bench error: the receiver printed no timings: {outcomes[1].output[-1500:]}")
-            took = [int(t) for t in found.group(1).split(",")]
-            threshold = sorted(took)[len(took) // 2]
-            guess = [int(t < threshold) for t in took]
-            hits = sum(g == b for g, b in zip(guess, bits))
-            right += hits
-            total += len(bits)
-            print(f"trial {trial}: {hits}/{len(bits)} bits right; fastest {min(took) / 1000:.1f} us, "
-                  f"median {threshold / 1000:.1f} us, slowest {max(took) / 1000:.1f} us")
-        view = "ram view" if ex.view is not None else f"host folders ({ex.view_error or 'no view'})"
-    p = right / total
-    ci = binomtest(right, total).proportion_ci(confidence_level=0.95, method="exact")
-    print(f"probe={args.probe} {'concurrent' if args.concurrent else 'sequential'} defence={args.defence} ({view})")
+    m = measure(args.probe, args.concurrent, args.trials, args.bits, args.fresh_from)
+    ci = binomtest(m.right, m.total).proportion_ci(confidence_level=0.95, method="exact")
+    print(f"probe={args.probe} {'concurrent' if args.concurrent else 'sequential'} defence={args.defence} ({m.view})")
     print(f"load average {load_before:.2f} before, {os.getloadavg()[0]:.2f} after")
-    print(f"accuracy={p:.3f} ci95=[{ci.low:.3f}, {ci.high:.3f}] n={total} bits_per_job={args.bits * (1 - entropy(p)):.1f}")
+    print(f"accuracy={m.accuracy:.3f} ci95=[{ci.low:.3f}, {ci.high:.3f}] right={m.right} n={m.total} "
+          f"p_above_chance={m.p_above_chance():.3g} bits_per_job={args.bits * (1 - entropy(m.accuracy)):.1f}")
 
 
 if __name__ == "__main__":

@@ -1,5 +1,8 @@
 """Forget, after each job, which shared files it read: a board in the page cache holds nothing for a later job.
 
+The fallback for servers that show host folders (no RAM view: not root, or TESTHELIX_RAM_VIEW=0);
+with the view (ram_view.py) nothing a job reads can be evicted, and this is not used.
+
 Every job reads the host's files (/usr, /etc, the Python installation) through one page cache. The
 calls that read or clear residency are refused (syscalls.py), but a plain read is fast when the
 page is in memory and slow when it comes from disk, so a job can post bits by reading rarely read

@@ -128,7 +128,8 @@ def plan(prefixes: list[str], hidden: list[str]) -> ViewPlan:
     trees += sorted(bases - set(trees))
     # A hidden path holding a copied folder (a checkout holding its .venv) is not reachable as
     # such: only what lies below it and inside no copied folder is left out (as masking.py does).
-    skip = [h for h in hidden if not any(_below(t, (h,)) and t != h for t in trees)]
+    # Paths outside every copied folder are not in the view anyway (and kept out of its key).
+    skip = [h for h in hidden if _below(h, tuple(trees)) and not any(_below(t, (h,)) and t != h for t in trees)]
     for base in bases - needed_sites:
         skip += glob.glob(os.path.join(base, "lib", "python*", "site-packages"))
     trees += [t for t in DATA_TREES if os.path.isdir(t)]

@@ -9,7 +9,8 @@ Two implementations of the small `Sandbox` protocol:
   namespace of its own, mounts the workspace (overlays of
   the cached program and suite trees over a private tmpfs, see overlay.py; or a hard-linked folder
   the server built, where overlayfs is missing) into a minimal root (read-only /usr, /etc, the
-  Python installation as overlays of the server's own, a few /dev nodes of its own, a private /proc
+  Python installation as overlays of the RAM view of the job's own, see ram_view.py, or of the
+  host folders of the server's own, a few /dev nodes of its own, a private /proc
   with constant machine-wide counters, see machine_view.py, and a private /tmp) and chroots there, so task
   folders, other workspaces and the cached trees are not reachable by any path. The test process
   then drops to an unprivileged per-server uid (so RLIMIT_NPROC applies and it cannot mount, chroot
