@@ -235,17 +235,21 @@ def ensure_view(view_plan: ViewPlan) -> View:
         return _held[key]
     _mount_views()
     fd = os.open(VIEWS / f"{key}.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
-    fcntl.flock(fd, fcntl.LOCK_EX)
     built = 0.0
     try:
-        if not (VIEWS / key).is_dir():
-            start = time.monotonic()
-            partial = VIEWS / f"{key}.partial-{os.getpid()}"
-            shutil.rmtree(partial, ignore_errors=True)
-            build(view_plan, str(partial))
-            os.rename(partial, VIEWS / key)
-            built = time.monotonic() - start
+        # Shared while the view is there (every process using it holds this); exclusive only to
+        # build it (a conversion drops the shared lock first, so two builders cannot deadlock).
         fcntl.flock(fd, fcntl.LOCK_SH)
+        if not (VIEWS / key).is_dir():
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            if not (VIEWS / key).is_dir():
+                start = time.monotonic()
+                partial = VIEWS / f"{key}.partial-{os.getpid()}"
+                shutil.rmtree(partial, ignore_errors=True)
+                build(view_plan, str(partial))
+                os.rename(partial, VIEWS / key)
+                built = time.monotonic() - start
+            fcntl.flock(fd, fcntl.LOCK_SH)
     except BaseException:
         os.close(fd)
         raise
