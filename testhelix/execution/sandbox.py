@@ -252,17 +252,19 @@ class NamespaceSandbox:
             # Done here, in a keeper forked ahead of its job, so it costs the job no time.
             unshare(CLONE_NEWNET)
             loopback_up()
-            self._fresh_views()
+            if not self.builds_workspace:  # (a linked workspace is mounted in the server's namespace
+                self._fresh_views()  # after this fork: then enter_job makes them, once it is there)
         return pid
 
-    def _fresh_views(self) -> None:
+    def _fresh_views(self, unshared: bool = False) -> None:
         """Overlays of the RAM view of this job's own, stacked over the server's: an overlay
         caches the dentries of every lookup made through it, a name that exists nowhere included,
         so through the server's overlays the next job's `stat` timing would tell which names this
         job looked up. Made in the keeper, ahead of its job (a mount namespace and a few mounts)."""
         if not self._fresh:
             return
-        unshare(CLONE_NEWNS)
+        if not unshared:
+            unshare(CLONE_NEWNS)
         for _host, lower, target in self._fresh:
             view_readonly(lower, target, self._empty)
         assert self.root is not None
@@ -275,6 +277,8 @@ class NamespaceSandbox:
         # PID 1 of the job: mounts and IPC of its own; a cgroup namespace rooted at the job's cgroup
         # (the keeper is in it by now), so /proc/self/cgroup shows "/" and names nothing.
         unshare((0 if self._own_mounts else CLONE_NEWNS) | CLONE_NEWIPC | CLONE_NEWCGROUP)
+        if not self._own_mounts:
+            self._fresh_views(unshared=True)
         target = root + INSIDE_WORKSPACE
         if isinstance(workspace, Layers):
             # Writes to the workspace land in RAM: cap them like a few maximum-size files.

@@ -1,6 +1,6 @@
 """Channels between concurrent jobs through shared kernel state: locks, change notification,
-vsock ports, page-cache residency and machine-wide /proc counters; and socket buffers charged to
-the job's memory limit.
+vsock ports, page-cache residency, machine-wide /proc counters and sysinfo(2); and socket and
+unix-pair buffers charged to the job's memory limit.
 
 Each channel is a sender and a receiver probe (CHANNELS below). Two concurrent jobs on two fork
 servers must learn nothing from each other; the positive control runs the very same probes as two
@@ -48,6 +48,12 @@ def attempt(f):
         return f()
     except OSError as exc:
         return "refused: " + exc.__class__.__name__
+
+
+def machine_info():
+    """sysinfo(2): the machine's uptime, load, free memory and process count (refused in a job)."""
+    buf = ctypes.create_string_buffer(256)
+    return buf.raw if libc.sysinfo(buf) == 0 else "refused"
 
 
 def counters():
@@ -98,7 +104,7 @@ def resident(path):
 
 
 def receive(wait):
-    before = counters()
+    before, info = counters(), machine_info()
     ino = libc.inotify_init1(os.O_NONBLOCK)
     if ino >= 0:
         libc.inotify_add_watch(ino, LIB.encode(), 0x20)  # IN_OPEN
@@ -119,6 +125,7 @@ def receive(wait):
     seen["page cache"] = board == (True, False)
     after = counters()
     seen["counters"] = any(before[k] != after.get(k) for k in before)
+    seen["sysinfo"] = info != machine_info()
     return seen
 
 
