@@ -10,6 +10,8 @@ A SENDER job posts random bits; a RECEIVER job times one probe per bit and calls
 - `--probe stat` (the dentry and inode caches): the sender stats the names its bits choose among
   names that exist nowhere (fresh per trial, in the same folder); the receiver times `os.stat` of
   each. A lookup that found nothing leaves a negative dentry on a disk file system.
+- `--probe stat-tree`: the same in the workspace (/workspace), whose lower layer is the cached
+  program tree that every job of that program shares (sender and receiver run one program).
 
 The jobs run one after another on one server (the earlier-job-of-the-kata board), or with
 `--concurrent` at the same time on two servers under the executor's own scheduler (the receiver
@@ -90,10 +92,10 @@ def test_receive():
 '''
 
 
-def candidates(n: int, skip: int, read: bool) -> list[str]:
+def candidates(n: int, skip: int, read: bool, folder: Path = LIB_TEST) -> list[str]:
     if not read:  # names no one has looked up: fresh for every trial
         token = secrets.token_hex(6)
-        return [str(LIB_TEST / f"absent-{token}-{i}.py") for i in range(n)]
+        return [str(folder / f"absent-{token}-{i}.py") for i in range(n)]
     files = sorted(str(p) for p in LIB_TEST.rglob("*.py") if p.stat().st_size >= 8 * 1024)
     if len(files) < skip + n:
         raise SystemExit(f"bench error: only {len(files)} candidate files under {LIB_TEST}")
@@ -135,7 +137,7 @@ def measure(probe: str, concurrent: bool, trials: int, bits: int, fresh_from: in
     with tempfile.TemporaryDirectory() as tmp, ForkServerExecutor(workers=2 if concurrent else 1) as ex:
         for trial in range(trials):
             skip = 0 if fresh_from is None else fresh_from + trial * bits
-            files = candidates(bits, skip, read)
+            files = candidates(bits, skip, read, Path("/workspace") if probe == "stat-tree" else LIB_TEST)
             bits_sent = [random.randint(0, 1) for _ in files]
             if read:
                 evict(files)
@@ -168,7 +170,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--trials", type=int, default=10)
     ap.add_argument("--bits", type=int, default=64)
-    ap.add_argument("--probe", choices=("read", "stat"), default="read")
+    ap.add_argument("--probe", choices=("read", "stat", "stat-tree"), default="read",
+                    help="stat-tree: names in the job's workspace, whose lower layer is the program's cached tree")
     ap.add_argument("--concurrent", action="store_true", help="sender and receiver at the same time, on two servers")
     ap.add_argument("--defence", choices=("on", "off"), default="on",
                     help="off: the positive control (host folders, no per-job drop)")

@@ -40,9 +40,10 @@ from testhelix.execution.outcome import RUNNER_VERSION, Limits, Outcome, RawRun,
 from testhelix.execution.pagecache import DROP_ENV
 from testhelix.execution.precompile import compile_in_helper
 from testhelix.execution.protocols import Executor
-from testhelix.execution.ram_view import VIEW_DIR_ENV, View, ViewPlan, ensure_view, plan, wanted
+from testhelix.execution.ram_view import VIEW_DIR_ENV, View, ViewPlan, ensure_view, plan, trees_in_memory, wanted
 from testhelix.execution.sandbox import HOST_PREFIX_ENV, OVERLAY_ENV, Sandbox, sandbox_env
 from testhelix.execution.seam import create_executor, select_sandbox
+from testhelix.execution.syscalls import umount
 from testhelix.execution.workspace import ENTRY_SCRIPT, TreeCache, force_rmtree
 from testhelix.plugins import import_root
 
@@ -235,6 +236,8 @@ class ForkServerExecutor:
         self.staging = staging.make_staging("testhelix-prism-", staging_parent)
         if not self.sandbox.private_root and self.sandbox.drops_privileges:
             os.chmod(self.staging, 0o711)  # without a private mount the uid reaches its workspace by path
+        self._trees_in_memory = getattr(self.sandbox, "reads_ram_view", False) and wanted() and \
+            trees_in_memory(self.staging / "trees")
         # One compile helper per worker: a batch's new trees are compiled on every core the servers use.
         self.trees = TreeCache(self.staging, compile_trees=functools.partial(compile_in_helper, helpers=self.workers))
         self._idle: queue.Queue[_ServerHandle] = queue.Queue()
@@ -348,6 +351,9 @@ class ForkServerExecutor:
         for h in self._handles:
             h.stop()
         self._handles = []
+        if self._trees_in_memory:
+            self._trees_in_memory = False
+            umount(str(self.staging / "trees"))  # (detached: the files go with the tmpfs)
         force_rmtree(self.staging)  # cached trees are read-only folders
         staging.release(self.staging)
 

@@ -258,6 +258,20 @@ def ensure_view(view_plan: ViewPlan) -> View:
     return view
 
 
+def trees_in_memory(folder: Path) -> bool:
+    """Mount a tmpfs for an executor's tree cache (True), where it can. A disk file system keeps a
+    negative dentry for every name looked up and not found; a job's workspace is an overlay whose
+    lower layers are the cached program and suite trees, which every job of that program or suite
+    shares, so the next such job could time which names an earlier one looked up (measured:
+    `bench/pagecache_channel.py --probe stat-tree`). tmpfs keeps none, and its pages stay resident."""
+    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        mount("tmpfs", str(folder), "tmpfs", MS_NOSUID | MS_NODEV, "mode=0711" + (",noswap" if swap_active() else ""))
+    except OSError:
+        return False
+    return True
+
+
 def wanted() -> bool:
     return os.environ.get(RAM_VIEW_ENV) != "0" and os.geteuid() == 0
 
