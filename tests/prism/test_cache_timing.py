@@ -1,6 +1,7 @@
 """Timing channels through the caches every job shares: the page cache (read timing) and the
-dentry and inode caches (stat timing), between jobs at the same time on two servers and between
-jobs one after another on one server.
+dentry and inode caches (stat timing, in the read-only folders and in the workspace, whose lower
+layers are cached trees shared by every job of a program or suite), between jobs at the same time
+on two servers and between jobs one after another on one server.
 
 Each reproducer is bench/pagecache_channel.py's sender and receiver (the receiver calls the faster
 half of its probes "posted"). With the RAM view (ram_view.py) the receiver must not beat a coin
@@ -26,8 +27,8 @@ PROGRAM = FIXTURES / "tasks" / "pack" / "fx-clamp-m01" / "solution" / "program"
 
 pytestmark = [pytest.mark.skipif(not namespaces_available(), reason="needs root and unshare (namespaced sandbox)"),
               pytest.mark.slow]
-CASES = [("read", True), ("stat", True), ("read", False), ("stat", False)]
-IDS = ["read-concurrent", "stat-concurrent", "read-sequential", "stat-sequential"]
+CASES = [("read", True), ("stat", True), ("read", False), ("stat", False), ("stat-tree", False)]
+IDS = ["read-concurrent", "stat-concurrent", "read-sequential", "stat-sequential", "stat-workspace-sequential"]
 
 
 @pytest.mark.parametrize(("probe", "concurrent"), CASES, ids=IDS)
