@@ -40,7 +40,16 @@ from testhelix.execution.outcome import RUNNER_VERSION, Limits, Outcome, RawRun,
 from testhelix.execution.pagecache import DROP_ENV
 from testhelix.execution.precompile import compile_in_helper
 from testhelix.execution.protocols import Executor
-from testhelix.execution.ram_view import VIEW_DIR_ENV, View, ViewPlan, ensure_view, plan, trees_in_memory, wanted
+from testhelix.execution.ram_view import (
+    VIEW_DIR_ENV,
+    View,
+    ViewPlan,
+    ensure_view,
+    plan,
+    release_dead_tree_mounts,
+    trees_in_memory,
+    wanted,
+)
 from testhelix.execution.sandbox import HOST_PREFIX_ENV, OVERLAY_ENV, Sandbox, sandbox_env
 from testhelix.execution.seam import create_executor, select_sandbox
 from testhelix.execution.syscalls import umount
@@ -233,6 +242,8 @@ class ForkServerExecutor:
         self.runner_version = f"{RUNNER_VERSION}/{self.sandbox.kind}"
         if environment is not None:  # the same trees may behave differently under other packages
             self.runner_version += f"/env:{environment.digest[:16]}"
+        if getattr(self.sandbox, "reads_ram_view", False) and wanted():
+            release_dead_tree_mounts()  # before make_staging reclaims dead executors' folders
         self.staging = staging.make_staging("testhelix-prism-", staging_parent)
         if not self.sandbox.private_root and self.sandbox.drops_privileges:
             os.chmod(self.staging, 0o711)  # without a private mount the uid reaches its workspace by path

@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from testhelix.execution.elfdeps import closure, is_elf, loader_cache
-from testhelix.execution.syscalls import MS_NODEV, MS_NOSUID, mount
+from testhelix.execution.syscalls import MS_NODEV, MS_NOSUID, mount, umount
 
 VIEWS = Path("/run/testhelix-views")
 RAM_VIEW_ENV = "TESTHELIX_RAM_VIEW"  # "0": no view (host folders, pagecache.py's per-job drop)
@@ -270,6 +270,39 @@ def trees_in_memory(folder: Path) -> bool:
     except OSError:
         return False
     return True
+
+
+def release_dead_tree_mounts(prefix: str = "testhelix-prism-", lock_name: str = ".owner.lock") -> int:
+    """Unmount the tree tmpfs of executors that died without closing (their staging folder's
+    owner lock is free), so that staging.reclaim_dead can remove the folder and its RAM is freed."""
+    released = 0
+    for line in Path("/proc/self/mountinfo").read_text().splitlines():
+        point = line.split()[4]
+        folder = os.path.dirname(point)
+        if not (point.endswith("/trees") and os.path.basename(folder).startswith(prefix)):
+            continue
+        try:
+            fd = os.open(os.path.join(folder, lock_name), os.O_RDWR | os.O_CLOEXEC)
+        except FileNotFoundError:  # reclaimed already (the lock exists before the tmpfs is mounted)
+            fd = -1
+        except OSError:
+            continue
+        if fd < 0:
+            try:
+                umount(point)
+                released += 1
+            except OSError:
+                pass
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            umount(point)
+            released += 1
+        except OSError:
+            pass  # its owner is alive
+        finally:
+            os.close(fd)
+    return released
 
 
 def wanted() -> bool:
