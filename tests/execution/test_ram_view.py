@@ -82,3 +82,23 @@ def test_the_view_is_built_once_and_shared(tmp_path):
     view = ram_view.ensure_view(plan)
     assert Path(str(view.path) + str(tree / "a.py")).read_text() == "a = 1\n"
     assert ram_view.ensure_view(plan) is view  # this process holds it: no second build
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="mounting a tmpfs needs root")
+def test_the_tree_tmpfs_of_a_dead_executor_is_unmounted(tmp_path):
+    import fcntl
+
+    alive, dead = tmp_path / "testhelix-prism-alive", tmp_path / "testhelix-prism-dead"
+    for folder in (alive, dead):
+        (folder / "trees").mkdir(parents=True)
+        (folder / ".owner.lock").write_text("1\n")
+    held = os.open(alive / ".owner.lock", os.O_RDWR)
+    fcntl.flock(held, fcntl.LOCK_EX)  # what a live executor's staging folder holds (staging.py)
+    try:
+        assert ram_view.trees_in_memory(alive / "trees") and ram_view.trees_in_memory(dead / "trees")
+        ram_view.release_dead_tree_mounts()
+        assert os.path.ismount(alive / "trees") and not os.path.ismount(dead / "trees")
+    finally:
+        os.close(held)
+        ram_view.release_dead_tree_mounts()
+    assert not os.path.ismount(alive / "trees")
