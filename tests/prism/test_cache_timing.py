@@ -43,7 +43,9 @@ def test_a_timing_oracle_does_not_beat_chance(probe, concurrent, monkeypatch):
 def test_with_the_defence_off_the_same_oracle_reads_the_bits(probe, concurrent, monkeypatch):
     for name, value in DEFENCE_OFF.items():
         monkeypatch.setenv(name, value)
-    m = measure(probe, concurrent, trials=2, bits=48, say=lambda _: None)
+    # The workspace probe carries fewer bits (0.69 to 0.75 measured under load): more of them.
+    trials, bits = (4, 64) if probe == "stat-tree" else (2, 48)
+    m = measure(probe, concurrent, trials=trials, bits=bits, say=lambda _: None)
     assert m.view.startswith("host folders")
     assert m.p_above_chance() < 1e-6, (m.right, m.total)
 
