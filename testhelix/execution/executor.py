@@ -37,10 +37,22 @@ from testhelix.execution.cgroup import CGROUPS_ENV
 from testhelix.execution.environments import PythonEnv
 from testhelix.execution.masking import HIDE_ENV, hidden_paths
 from testhelix.execution.outcome import RUNNER_VERSION, Limits, Outcome, RawRun, outcome_of
+from testhelix.execution.pagecache import DROP_ENV
 from testhelix.execution.precompile import compile_in_helper
 from testhelix.execution.protocols import Executor
+from testhelix.execution.ram_view import (
+    VIEW_DIR_ENV,
+    View,
+    ViewPlan,
+    ensure_view,
+    plan,
+    release_dead_tree_mounts,
+    trees_in_memory,
+    wanted,
+)
 from testhelix.execution.sandbox import HOST_PREFIX_ENV, OVERLAY_ENV, Sandbox, sandbox_env
 from testhelix.execution.seam import create_executor, select_sandbox
+from testhelix.execution.syscalls import umount
 from testhelix.execution.workspace import ENTRY_SCRIPT, TreeCache, force_rmtree
 from testhelix.plugins import import_root
 
@@ -104,12 +116,18 @@ def _hidden_paths() -> list[str]:
     return hidden_paths()
 
 
+@functools.lru_cache(maxsize=8)
+def _view_plan(prefixes: tuple[str, ...]) -> ViewPlan:
+    return plan(list(prefixes), _hidden_paths())  # walks the installations (~0.5 s): once per process
+
+
 class _ServerHandle:
     """One fork server process and its line-based JSON protocol. Used by one thread at a time."""
 
     def __init__(self, sandbox: Sandbox, staging: Path, index: int, environment: PythonEnv | None = None,
-                 trusted: bool = False):
+                 trusted: bool = False, view: View | None = None):
         self.sandbox, self.staging, self.index = sandbox, staging, index
+        self.view = view  # the RAM view the server's read-only folders show (ram_view.py), if any
         self.environment = environment  # None: the harness's own interpreter
         # Each job draws a uid of its own from its pool's range (RLIMIT_NPROC counts per uid, and
         # leftovers are attributable); trusted and untrusted pools never share one.
@@ -125,10 +143,12 @@ class _ServerHandle:
         plugin_root = import_root(self.sandbox)  # a plug-in sandbox: the server imports it too
         env = sandbox_env(home=str(self.dir), tmp=str(self.dir),
                           pythonpath=os.pathsep.join(filter(None, (package_parent, plugin_root))))
-        for knob in (OVERLAY_ENV, CGROUPS_ENV):  # the harness's own settings, passed on by name
+        for knob in (OVERLAY_ENV, CGROUPS_ENV, DROP_ENV):  # the harness's own settings, passed on by name
             if knob in os.environ:
                 env[knob] = os.environ[knob]
         env[HIDE_ENV] = json.dumps(_hidden_paths())  # what the sandbox covers (masking.py)
+        if self.view is not None:
+            env[VIEW_DIR_ENV] = str(self.view.path)
         python = sys.executable
         if self.environment is not None:  # a task environment: its interpreter, the harness mounted beside it
             python = str(self.environment.python)
@@ -222,15 +242,21 @@ class ForkServerExecutor:
         self.runner_version = f"{RUNNER_VERSION}/{self.sandbox.kind}"
         if environment is not None:  # the same trees may behave differently under other packages
             self.runner_version += f"/env:{environment.digest[:16]}"
+        if getattr(self.sandbox, "reads_ram_view", False) and wanted():
+            release_dead_tree_mounts()  # before make_staging reclaims dead executors' folders
         self.staging = staging.make_staging("testhelix-prism-", staging_parent)
         if not self.sandbox.private_root and self.sandbox.drops_privileges:
             os.chmod(self.staging, 0o711)  # without a private mount the uid reaches its workspace by path
+        self._trees_in_memory = getattr(self.sandbox, "reads_ram_view", False) and wanted() and \
+            trees_in_memory(self.staging / "trees")
         # One compile helper per worker: a batch's new trees are compiled on every core the servers use.
         self.trees = TreeCache(self.staging, compile_trees=functools.partial(compile_in_helper, helpers=self.workers))
         self._idle: queue.Queue[_ServerHandle] = queue.Queue()
         self._handles: list[_ServerHandle] = []
         self._start_lock = threading.Lock()
         self.executions = 0  # how many executions actually ran
+        self.view: View | None = None  # set when the servers start (ram_view.py)
+        self.view_error = ""  # why there is none, where one was wanted
 
     # -- servers ----------------------------------------------------------------------------------
     def _ensure_started(self) -> None:
@@ -240,7 +266,8 @@ class ForkServerExecutor:
             keep = self.staging / KEEP_FILE
             if not keep.exists():
                 keep.write_text(json.dumps(fresh_pytest_modules()))
-            handles = [_ServerHandle(self.sandbox, self.staging, i, self.environment, self.trusted_pool)
+            self.view = self._ram_view()
+            handles = [_ServerHandle(self.sandbox, self.staging, i, self.environment, self.trusted_pool, self.view)
                        for i in range(self.workers)]
             with ThreadPoolExecutor(self.workers) as pool:
                 list(pool.map(_try_start, handles))
@@ -249,6 +276,19 @@ class ForkServerExecutor:
             self._handles = handles
             for h in handles:
                 self._idle.put(h)
+
+    def _ram_view(self) -> View | None:
+        """The RAM view of what this pool's jobs read (built once per machine and content); None
+        for a sandbox that mounts no host folders, with TESTHELIX_RAM_VIEW=0, or where it cannot be
+        built (then the servers show the host folders and drop what each job read)."""
+        if not getattr(self.sandbox, "reads_ram_view", False) or not wanted():
+            return None
+        prefixes = [sys.prefix] if self.environment is None else [str(self.environment.root), sys.prefix]
+        try:
+            return ensure_view(_view_plan(tuple(prefixes)))
+        except OSError as exc:
+            self.view_error = str(exc)
+            return None
 
     def trusted(self) -> ForkServerExecutor:
         """A separate pool (own servers, own staging) for the task's hidden tests: trusted and
@@ -322,6 +362,9 @@ class ForkServerExecutor:
         for h in self._handles:
             h.stop()
         self._handles = []
+        if self._trees_in_memory:
+            self._trees_in_memory = False
+            umount(str(self.staging / "trees"))  # (detached: the files go with the tmpfs)
         force_rmtree(self.staging)  # cached trees are read-only folders
         staging.release(self.staging)
 

@@ -8,8 +8,9 @@ tell another something without any file being written:
   (`lowerdir=<host folder>:<an empty folder>`): an overlay has inodes of its own, so a POSIX or
   OFD lock a job takes on /usr/lib/python3/x.py is invisible to a job of any other server (and a
   server runs one job at a time; the supervisor waits for a job's last process before the next
-  one starts). Device nodes are made per server for the same reason (sandbox.py). The page
-  cache is NOT per overlay: reads go to the host file's pages (see docs/design.md section 6).
+  one starts); with the RAM view each job even overlays it afresh (sandbox.py). Device nodes are
+  made per server for the same reason. The page cache is NOT per overlay: reads go to the lower
+  file's pages, which is why the lower layer is the RAM view (ram_view.py) where there is one.
 - machine-wide counters in /proc move with every other job's activity (free memory, CPU time,
   load, pressure, open files). A job's /proc is its PID namespace's own, but these files are not
   namespaced; each is covered by a bind mount of a constant copy: the host's text with every
@@ -38,16 +39,19 @@ _MEMORY_KB = 1024 * 1024  # meminfo's MemTotal/MemFree/MemAvailable: a constant,
 
 def view_readonly(host: str, target: str, empty: Path) -> bool:
     """`host` at `target`, read-only, with inodes of this mount's own (an overlay with no upper
-    layer; True); a plain read-only bind where overlayfs refuses or cannot name the path (False)."""
-    if not any(c in host for c in ",:\\"):
-        fd = os.open(empty, os.O_PATH | os.O_DIRECTORY)  # named by descriptor: mountinfo shows no host folder
-        try:
-            mount("overlay", target, "overlay", MS_RDONLY | MS_NOSUID | MS_NODEV, f"lowerdir={host}:/proc/self/fd/{fd}")
-            return True
-        except OSError:
-            pass
-        finally:
-            os.close(fd)
+    layer; True); a plain read-only bind where overlayfs refuses (False). Both layers are named
+    by descriptor, so mountinfo shows no host folder (nor the RAM view's)."""
+    lower = os.open(host, os.O_PATH | os.O_DIRECTORY)
+    fd = os.open(empty, os.O_PATH | os.O_DIRECTORY)
+    try:
+        mount("overlay", target, "overlay", MS_RDONLY | MS_NOSUID | MS_NODEV,
+              f"lowerdir=/proc/self/fd/{lower}:/proc/self/fd/{fd}")
+        return True
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+        os.close(lower)
     bind_readonly(host, target)
     return False
 

@@ -1,5 +1,8 @@
 """Forget, after each job, which shared files it read: a board in the page cache holds nothing for a later job.
 
+The fallback for servers that show host folders (no RAM view: not root, or TESTHELIX_RAM_VIEW=0);
+with the view (ram_view.py) nothing a job reads can be evicted, and this is not used.
+
 Every job reads the host's files (/usr, /etc, the Python installation) through one page cache. The
 calls that read or clear residency are refused (syscalls.py), but a plain read is fast when the
 page is in memory and slow when it comes from disk, so a job can post bits by reading rarely read
@@ -28,6 +31,7 @@ _FAN_MARK_ADD, _FAN_MARK_FILESYSTEM, _FAN_OPEN, _FAN_Q_OVERFLOW = 0x1, 0x100, 0x
 _AT_FDCWD = -100
 _EVENT = struct.Struct("IBBHQii")  # struct fanotify_event_metadata
 _EVENTS_PER_READ = 32
+DROP_ENV = "TESTHELIX_DROP_READS"  # "0": keep what jobs read cached (only to measure the channel it closes)
 
 
 class ReadFiles:
@@ -41,7 +45,7 @@ class ReadFiles:
     def watch(cls, folders: list[str]) -> ReadFiles | None:
         libc = ctypes.CDLL(None, use_errno=True)
         init, mark = getattr(libc, "fanotify_init", None), getattr(libc, "fanotify_mark", None)
-        if init is None or mark is None or not folders:
+        if init is None or mark is None or not folders or os.environ.get(DROP_ENV) == "0":
             return None
         mark.argtypes = [ctypes.c_int, ctypes.c_uint, ctypes.c_uint64, ctypes.c_int, ctypes.c_char_p]
         flags = _FAN_CLOEXEC | _FAN_NONBLOCK | _FAN_CLASS_NOTIF | _FAN_UNLIMITED_QUEUE

@@ -9,7 +9,8 @@ Two implementations of the small `Sandbox` protocol:
   namespace of its own, mounts the workspace (overlays of
   the cached program and suite trees over a private tmpfs, see overlay.py; or a hard-linked folder
   the server built, where overlayfs is missing) into a minimal root (read-only /usr, /etc, the
-  Python installation as overlays of the server's own, a few /dev nodes of its own, a private /proc
+  Python installation as overlays of the RAM view of the job's own, see ram_view.py, or of the
+  host folders of the server's own, a few /dev nodes of its own, a private /proc
   with constant machine-wide counters, see machine_view.py, and a private /tmp) and chroots there, so task
   folders, other workspaces and the cached trees are not reachable by any path. The test process
   then drops to an unprivileged per-server uid (so RLIMIT_NPROC applies and it cannot mount, chroot
@@ -49,6 +50,7 @@ from testhelix.execution.machine_view import (
 from testhelix.execution.masking import mask, paths_from_env
 from testhelix.execution.outcome import Limits
 from testhelix.execution.overlay import Layers, mount_layers, overlay_supported
+from testhelix.execution.ram_view import lower_for
 from testhelix.execution.syscalls import (
     CLONE_NEWCGROUP,
     CLONE_NEWIPC,
@@ -162,6 +164,7 @@ class Sandbox(Protocol):
 
 class NamespaceSandbox:
     kind = "namespaced"
+    reads_ram_view = True  # its read-only folders can show the executor's RAM view (ram_view.py)
     private_root = True
     links_programs = True
     drops_privileges = True
@@ -177,6 +180,8 @@ class NamespaceSandbox:
         self._constant_proc: list[tuple[str, str]] = []
         self._empty = Path("/nonexistent")
         self.shared_views: list[str] = []  # the read-only overlays of host folders (pagecache.py watches them)
+        self._fresh: list[tuple[str, str, str]] = []  # (host, RAM view copy, target): overlaid again per job
+        self._own_mounts = False  # (in a keeper) fork_job gave it a mount namespace of its own
 
     def launch_prefix(self) -> list[str]:
         return ["unshare", "--net", "--mount", "--ipc", "--uts", "--propagation", "private", "--"]
@@ -188,20 +193,18 @@ class NamespaceSandbox:
         mount("tmpfs", str(root), "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=16m")
         mounted = []
         view = private_scratch(server_dir / "machine-view")
-        empty = self._empty = view / "empty"  # the overlays' second (empty) lower layer
+        self._empty = view / "empty"  # the overlays' second (empty) lower layer
         for name in ("usr", "bin", "sbin", "lib", "lib32", "lib64", "etc"):
             host = Path("/") / name
             if host.is_symlink():
                 os.symlink(os.readlink(host), root / name)
             elif host.is_dir():
                 (root / name).mkdir()
-                if view_readonly(str(host), str(root / name), empty):
-                    self.shared_views.append(str(root / name))
+                self._show(str(host), str(root / name))
                 mounted.append(str(host))
         for prefix in _python_prefixes():
             (root / prefix.lstrip("/")).mkdir(parents=True, exist_ok=True)
-            if view_readonly(prefix, str(root / prefix.lstrip("/")), empty):
-                self.shared_views.append(str(root / prefix.lstrip("/")))
+            self._show(prefix, str(root / prefix.lstrip("/")))
             mounted.append(prefix)
         self._hide = paths_from_env()  # the project's own files and data (masking.py)
         mask(str(root), self._hide, mounted)
@@ -228,6 +231,16 @@ class NamespaceSandbox:
         wants_overlay = os.environ.get(OVERLAY_ENV) != "0"
         self.builds_workspace = not (wants_overlay and overlay_supported(server_dir / "overlay-probe"))
 
+    def _show(self, host: str, target: str) -> None:
+        """Mount the read-only view of a host folder: its copy in the RAM view where the executor
+        made one (ram_view.py), else the host folder, whose reads the server then forgets after
+        each job (pagecache.py watches it)."""
+        lower = lower_for(host)
+        if view_readonly(lower, target, self._empty) and lower == host:
+            self.shared_views.append(target)
+        elif lower != host:
+            self._fresh.append((host, lower, target))
+
     def fork_job(self) -> int:
         """Fork PID 1 of a fresh PID namespace, without leaving the caller's own (jobprocess.py).
         (This saves a process per job: an extra monitor process used to do the unshare.)"""
@@ -239,14 +252,33 @@ class NamespaceSandbox:
             # Done here, in a keeper forked ahead of its job, so it costs the job no time.
             unshare(CLONE_NEWNET)
             loopback_up()
+            if not self.builds_workspace:  # (a linked workspace is mounted in the server's namespace
+                self._fresh_views()  # after this fork: then enter_job makes them, once it is there)
         return pid
+
+    def _fresh_views(self, unshared: bool = False) -> None:
+        """Overlays of the RAM view of this job's own, stacked over the server's: an overlay
+        caches the dentries of every lookup made through it, a name that exists nowhere included,
+        so through the server's overlays the next job's `stat` timing would tell which names this
+        job looked up. Made in the keeper, ahead of its job (a mount namespace and a few mounts)."""
+        if not self._fresh:
+            return
+        if not unshared:
+            unshare(CLONE_NEWNS)
+        for _host, lower, target in self._fresh:
+            view_readonly(lower, target, self._empty)
+        assert self.root is not None
+        mask(self.root, self._hide, [host for host, _lower, _target in self._fresh])  # covered again
+        self._own_mounts = True
 
     def enter_job(self, workspace: Path | Layers, limits: Limits) -> str:
         assert self.root is not None and self._scratch is not None, "setup_server was not called"
         root = self.root
         # PID 1 of the job: mounts and IPC of its own; a cgroup namespace rooted at the job's cgroup
         # (the keeper is in it by now), so /proc/self/cgroup shows "/" and names nothing.
-        unshare(CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWCGROUP)
+        unshare((0 if self._own_mounts else CLONE_NEWNS) | CLONE_NEWIPC | CLONE_NEWCGROUP)
+        if not self._own_mounts:
+            self._fresh_views(unshared=True)
         target = root + INSIDE_WORKSPACE
         if isinstance(workspace, Layers):
             # Writes to the workspace land in RAM: cap them like a few maximum-size files.
@@ -260,7 +292,7 @@ class NamespaceSandbox:
             # job's private /tmp: bind it again, read-only, so imports keep working.
             if prefix.startswith("/tmp/"):
                 os.makedirs(root + prefix, exist_ok=True)
-                view_readonly(prefix, root + prefix, self._empty)
+                view_readonly(lower_for(prefix), root + prefix, self._empty)
                 mask(root, self._hide, [prefix])
         mount_own_proc(root)
         hide_machine_counters(root, self._constant_proc)

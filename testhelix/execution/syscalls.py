@@ -68,6 +68,10 @@ def umount(target: str) -> None:
 # - flock(2): a lock on a shared read-only file is seen by every job. POSIX and OFD locks
 #   (fcntl F_SETLK & co., which sqlite needs) stay: every file a job can lock is private to its
 #   fork server (read-only overlays and device nodes of its own, see sandbox.py).
+# - sysinfo(2): the machine's free memory, load and process count, moved by other jobs. glibc
+#   calls it only for sysconf(_SC_PHYS_PAGES / _SC_AVPHYS_PAGES), whose answer is then
+#   unspecified (it ignores the error); qsort asks once per process, to choose its buffer, and
+#   sorts correctly either way. /proc/meminfo shows a constant instead (machine_view.py).
 # Abstract sockets are already private to the job's own network namespace.
 PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 22, 2
 _AF_UNIX, _AF_INET, _AF_INET6, _AF_NETLINK, _NETLINK_ROUTE = 1, 2, 10, 16, 0
@@ -90,13 +94,16 @@ class _Arch:
 
 _SECCOMP_ARCH = {
     # keyrings 248-250, io_uring 425-427, io_setup 206, io_submit 209, mincore 27, readahead 187,
-    # fadvise64 221, cachestat 451, process_madvise 440, inotify 253/254/294, fanotify 300/301, flock 73
+    # fadvise64 221, cachestat 451, process_madvise 440, inotify 253/254/294, fanotify 300/301, flock 73,
+    # sysinfo 99
     "x86_64": _Arch(0xC000003E, 41, 53, 72, 28, 327, 328,
-                    (248, 249, 250, 425, 426, 427, 206, 209, 27, 187, 221, 451, 440, 253, 254, 294, 300, 301, 73)),
+                    (248, 249, 250, 425, 426, 427, 206, 209, 27, 187, 221, 451, 440, 253, 254, 294, 300, 301, 73,
+                     99)),
     # keyrings 217-219, io_uring 425-427, io_setup 0, io_submit 2, mincore 232, readahead 213,
-    # fadvise64 223, cachestat 451, process_madvise 440, inotify 26/27, fanotify 262/263, flock 32
+    # fadvise64 223, cachestat 451, process_madvise 440, inotify 26/27, fanotify 262/263, flock 32,
+    # sysinfo 179
     "aarch64": _Arch(0xC00000B7, 198, 199, 25, 233, 286, 287,
-                     (217, 218, 219, 425, 426, 427, 0, 2, 232, 213, 223, 451, 440, 26, 27, 262, 263, 32)),
+                     (217, 218, 219, 425, 426, 427, 0, 2, 232, 213, 223, 451, 440, 26, 27, 262, 263, 32, 179)),
 }
 _RET_ALLOW, _RET_EPERM = 0x7FFF0000, 0x00050000 | 1
 _LD_ABS, _JEQ, _JGE, _JSET, _ALU_AND, _RET = 0x20, 0x15, 0x35, 0x45, 0x54, 0x06

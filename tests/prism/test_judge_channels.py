@@ -1,6 +1,6 @@
 """Channels between concurrent jobs through shared kernel state: locks, change notification,
-vsock ports, page-cache residency and machine-wide /proc counters; and socket buffers charged to
-the job's memory limit.
+vsock ports, page-cache residency, machine-wide /proc counters and sysinfo(2); and socket and
+unix-pair buffers charged to the job's memory limit.
 
 Each channel is a sender and a receiver probe (CHANNELS below). Two concurrent jobs on two fork
 servers must learn nothing from each other; the positive control runs the very same probes as two
@@ -48,6 +48,12 @@ def attempt(f):
         return f()
     except OSError as exc:
         return "refused: " + exc.__class__.__name__
+
+
+def machine_info():
+    """sysinfo(2): the machine's uptime, load, free memory and process count (refused in a job)."""
+    buf = ctypes.create_string_buffer(256)
+    return buf.raw if libc.sysinfo(buf) == 0 else "refused"
 
 
 def counters():
@@ -98,7 +104,7 @@ def resident(path):
 
 
 def receive(wait):
-    before = counters()
+    before, info = counters(), machine_info()
     ino = libc.inotify_init1(os.O_NONBLOCK)
     if ino >= 0:
         libc.inotify_add_watch(ino, LIB.encode(), 0x20)  # IN_OPEN
@@ -119,6 +125,7 @@ def receive(wait):
     seen["page cache"] = board == (True, False)
     after = counters()
     seen["counters"] = any(before[k] != after.get(k) for k in before)
+    seen["sysinfo"] = info != machine_info()
     return seen
 
 
@@ -213,6 +220,28 @@ def test_fill():
 '''
 
 
+UNIX_FILL = '''
+import socket, time
+
+
+def test_fill():
+    """Unix stream pairs filled both ways at the largest send buffer: kernel memory the job holds."""
+    held = []
+    for _ in range({pairs}):
+        a, b = socket.socketpair()
+        for s in (a, b):
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4 << 20)
+            s.setblocking(False)
+            try:
+                while True:
+                    s.send(b"x" * 65536)
+            except BlockingIOError:
+                pass
+        held += [a, b]
+    time.sleep({hold})
+'''
+
+
 def _available_kb() -> int:
     for line in Path("/proc/meminfo").read_text().splitlines():
         if line.startswith("MemAvailable:"):
@@ -223,11 +252,11 @@ def _available_kb() -> int:
 FILL_LIMITS = Limits(wall_s=60, cpu_s=60, memory_mb=128, nofile=512, nproc=32)
 
 
-def _fill(tmp_path: Path, pairs: int, hold: float) -> tuple[object, float]:
+def _fill(tmp_path: Path, pairs: int, hold: float, source: str = FILL) -> tuple[object, float]:
     """(the fill job's outcome, how far the host's MemAvailable fell meanwhile, in MB)."""
     suite = tmp_path / "fill"
     suite.mkdir()
-    (suite / "test_fill.py").write_text(FILL.format(pairs=pairs, hold=hold))
+    (suite / "test_fill.py").write_text(source.format(pairs=pairs, hold=hold))
     limits = FILL_LIMITS
     lowest: list[int] = []
     done = threading.Event()
@@ -269,6 +298,26 @@ def test_without_job_cgroups_the_same_fill_holds_more_than_the_limit(tmp_path, m
     assert drop_mb > FILL_LIMITS.memory_mb, drop_mb
 
 
+@pytest.mark.skipif(Cgroups.detect().version is None, reason="needs job cgroups (root, a writable cgroup tree)")
+def test_unix_pair_buffers_count_against_the_memory_limit(tmp_path):
+    """100 pairs could hold 1.6 GB; kernel memory accounting charges them to the job's cgroup."""
+    out, drop_mb = _fill(tmp_path, pairs=100, hold=30, source=UNIX_FILL)
+    assert isinstance(out, Outcome)
+    assert out.reason == "resource limit: memory", (out.reason, out.output[-2000:])
+    assert out.duration_s < 30
+    assert drop_mb < FILL_LIMITS.memory_mb, drop_mb
+
+
+def test_without_job_cgroups_unix_pairs_hold_more_than_the_limit(tmp_path, monkeypatch):
+    """The positive control: no job cgroup, and 24 filled pairs (up to 384 MB) pass holding more
+    than the 128 MB limit. (12 pairs measured a 120 MB drop once: too close to the limit.)"""
+    monkeypatch.setenv(CGROUPS_ENV, "0")
+    out, drop_mb = _fill(tmp_path, pairs=24, hold=3, source=UNIX_FILL)
+    assert isinstance(out, Outcome)
+    assert out.status == "pass", (out.reason, out.output[-2000:])
+    assert drop_mb > FILL_LIMITS.memory_mb, drop_mb
+
+
 def _resident(path: str) -> bool:
     fd = os.open(path, os.O_RDONLY)
     try:
@@ -280,10 +329,12 @@ def _resident(path: str) -> bool:
         os.close(fd)
 
 
-def test_what_a_job_read_of_the_host_is_cold_for_the_next_job(tmp_path):
-    """The page-cache board between jobs one after another: the server drops what a job opened of
-    the host's files before its next job starts (pagecache.py). The positive control is the same
-    check between the two jobs: the sender's reads did make the files resident."""
+def test_what_a_job_read_of_the_host_is_cold_for_the_next_job(tmp_path, monkeypatch):
+    """Without the RAM view (TESTHELIX_RAM_VIEW=0: jobs read the host's folders), the page-cache
+    board between jobs one after another: the server drops what a job opened of the host's files
+    before its next job starts (pagecache.py). The positive control is the same check between
+    the two jobs: the sender's reads did make the files resident."""
+    monkeypatch.setenv("TESTHELIX_RAM_VIEW", "0")
     board = sorted(str(p) for p in (Path(os.path.dirname(os.__file__)) / "test").rglob("*.py"))[-8:]
     for path in board:
         fd = os.open(path, os.O_RDONLY)

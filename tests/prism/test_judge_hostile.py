@@ -82,7 +82,11 @@ def test_ran_hostile_expectations(ex, tmp_path):
     assert "told the report descriptor" not in outs[-1].output
 
 
-def test_unix_socket_under_a_mounted_tree_is_unreachable(ex, tmp_path):
+def test_unix_socket_under_a_mounted_tree_is_unreachable(tmp_path, monkeypatch):
+    """With the host's folders shown (TESTHELIX_RAM_VIEW=0), the socket file is visible and
+    connecting is refused (seccomp). With the RAM view it is not even there: the view copies no
+    socket (tests/prism/test_cache_timing.py checks what the view shows)."""
+    monkeypatch.setenv("TESTHELIX_RAM_VIEW", "0")
     path = Path(sys.prefix) / f"prism-hostile-{os.getpid()}.sock"  # the Python prefix is mounted read-only
     server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     got: list[bytes] = []
@@ -104,7 +108,8 @@ def test_unix_socket_under_a_mounted_tree_is_unreachable(ex, tmp_path):
         t.start()
         suite = _copy("unix_socket", tmp_path)
         (suite / "target.txt").write_text(str(path))
-        out = ex.run(suite, PROGRAM, LIMITS)
+        with ForkServerExecutor(workers=1, sandbox="namespaced") as ex:
+            out = ex.run(suite, PROGRAM, LIMITS)
         t.join()
     finally:
         server.close()
