@@ -25,6 +25,7 @@ import hashlib
 import json
 import re
 import shutil
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
@@ -118,12 +119,23 @@ class HelixRunner:
     def evaluate_one(self, task: Task, strategy: Strategy, config: RunConfig, model_name: str, label: str,
                      sink: LedgerSink | None = None) -> TaskResult:
         """Pipeline + judgement of one task; writes no result (model calls go to `sink`, default the
-        store). A provider failure gives `Incomplete` (with its cause) instead of `Finished`."""
+        store, written when the task ends: `TaskLedger`). A provider failure gives `Incomplete`
+        (with its cause) instead of `Finished`."""
+        if sink is not None:
+            return self._evaluate_one(task, strategy, config, model_name, label, sink)
+        ledger = TaskLedger(self.require_store())
+        try:
+            return self._evaluate_one(task, strategy, config, model_name, label, ledger)
+        finally:
+            ledger.flush()     # whatever ended the task: every call it made is in the ledger
+
+    def _evaluate_one(self, task: Task, strategy: Strategy, config: RunConfig, model_name: str, label: str,
+                      sink: LedgerSink) -> TaskResult:
         check_run_compatibility(strategy, config.challenge_steps)
         config = with_strategy_pairs(config, strategy)  # C and E: K is the strategy's candidate count
         started = time.monotonic()
         budget = Budget(config.token_cap, run_label=label, task_id=task.id,
-                        sink=_Tee(sink or self.require_store(), self.progress.call if self.progress else None),
+                        sink=_Tee(sink, self.progress.call if self.progress else None),
                         call_timeout_s=self.call_timeout_s)
         work = self.work_root / _safe(label) / task.id
         # A task evaluation always starts from nothing: what an interrupted attempt left here (a
@@ -254,6 +266,35 @@ class HelixRunner:
                 case Finished():
                     self.record(self.tasks[job.task_id], result)
             on_task(job.label, result)
+
+
+class TaskLedger:
+    """One task's model-call rows, kept in memory and written to the store in one go when the task
+    ends (`flush`, also after an error), or every `FLUSH_ROWS` rows: one multi-row INSERT instead
+    of one INSERT per call under the store's lock (about 10 ms each in DuckDB, while every other
+    thread of the run waits for the lock). The ledger stays exact; a crash loses at most the rows
+    of the tasks it interrupted, whose results are not stored either, so a resumed run redoes them
+    (crash-safe at task granularity). The live display still sees each row as it happens (`_Tee`)."""
+
+    FLUSH_ROWS = 500
+
+    def __init__(self, store: RunStore):
+        self.store = store
+        self._rows: list[dict] = []
+        self._lock = threading.Lock()
+
+    def record_model_call(self, row: dict) -> None:
+        with self._lock:
+            self._rows.append(dict(row))
+            full = len(self._rows) >= self.FLUSH_ROWS
+        if full:
+            self.flush()
+
+    def flush(self) -> None:
+        with self._lock:
+            rows, self._rows = self._rows, []
+        if rows:
+            self.store.record_model_calls(rows)
 
 
 class _Tee:
