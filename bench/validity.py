@@ -50,12 +50,15 @@ the gate's exact power; the release-split size needed for power 0.8; a plot; and
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -154,7 +157,12 @@ class Study:
         self.development = spread_by_context(ids, {i: tasks[i].context for i in ids},
                                              {i: i.rsplit("-", 1)[0] for i in ids})
         self.played_evals = 0
+        self._count = threading.Lock()
         self.started = time.monotonic()
+
+    def count_played(self, n: int) -> None:
+        with self._count:
+            self.played_evals += n
 
     def progress(self, text: str) -> None:
         print(f"[{time.monotonic() - self.started:7.0f} s] {text}", flush=True)
@@ -173,7 +181,7 @@ class Study:
                           f"{challenger.content_hash()[:12]} against the initial strategy")
             c = study.evaluate(challenger, self.release, study.label(challenger, "challenger"))
             b = study.evaluate(initial_strategy(), self.release, study.label(initial_strategy(), "baseline"))
-            self.played_evals += len(played) - before
+            self.count_played(len(played) - before)
         result = decide([PairedOutcome(t, c[t].success, b[t].success) for t in self.release])
         planted = plant.tasks if plant else frozenset()
         other = [t for t in self.release if t not in planted]
@@ -214,7 +222,7 @@ class Study:
                              self.development, known_task_ids=list(self.splits.tasks),
                              on_step=lambda node: self.progress(f"{world} replicate {r}: {node_line(node)}")
                              ).run(initial_strategy())
-                self.played_evals += len(played) - before
+                self.count_played(len(played) - before)
             best = dag.best()
             challenger = Strategy.model_validate(best.strategy)
             gate = self.gate(store, run, r, challenger, plant, played)
@@ -245,7 +253,9 @@ def main() -> None:
     ap.add_argument("--shares", default=",".join(f"{s:.2f}" for s in SHARES),
                     help="planted shares of each split, comma separated (default 0.05,0.10,0.20)")
     ap.add_argument("--noise", type=float, default=0.3)
-    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--jobs", type=int, default=3, help="tasks in flight per evaluation (default 3)")
+    ap.add_argument("--units", type=int, default=2,
+                    help="units in flight: replicates (each its worlds in turn) and null gates (default 2)")
     ap.add_argument("--png", type=Path, default=ROOT / "docs" / "validity-power.png")
     ap.add_argument("--work", type=Path, help="Keep the run folders here (default: a temporary folder).")
     ap.add_argument("--summarize", type=Path, help="Only summarise the JSON rows (one per line) a study printed.")
@@ -258,8 +268,9 @@ def main() -> None:
         shares = [float(s) for s in args.shares.split(",") if s.strip()]
     except ValueError:
         sys.exit(f"--shares: not a comma-separated list of numbers: {args.shares!r}")
-    if args.replicates < 1 or args.null_gates < args.replicates or not all(0 < s < 1 for s in shares):
-        sys.exit("--replicates must be >= 1, --null-gates >= --replicates, every share in (0, 1)")
+    if (args.replicates < 1 or args.null_gates < args.replicates or not all(0 < s < 1 for s in shares)
+            or args.jobs < 1 or args.units < 1):
+        sys.exit("--replicates, --jobs and --units must be >= 1, --null-gates >= --replicates, every share in (0, 1)")
     started, cpu0 = time.monotonic(), tree_cpu()
     splits = load_pack_splits(bundled_pack("katas"))
     plants = [Plant.over(share, [splits.ids(s) for s in SPLITS]) for share in shares]
@@ -268,28 +279,38 @@ def main() -> None:
     print(f"study: {args.replicates} pipeline replicates x {1 + len(plants)} worlds (null, planted "
           f"{', '.join(f'{s:.2f}' for s in shares)}) + {args.null_gates - args.replicates} null gates without a "
           f"search = {units} units; model sim:weak?noise={args.noise:g}, configuration C (the demo preset), "
-          f"--jobs {args.jobs}; load average {os.getloadavg()[0]:.2f} at the start", flush=True)
-    setup = search_setup(RunOptions(jobs=args.jobs), "sim:weak", load_config("demo"))
+          f"--jobs {args.jobs} --units {args.units}; load average {os.getloadavg()[0]:.2f} at the start", flush=True)
+    # one executor for every unit: its fork servers sized for all the tasks in flight at once
+    setup = search_setup(RunOptions(jobs=args.jobs * args.units), "sim:weak", load_config("demo"))
     with tempfile.TemporaryDirectory(prefix="validity-") as tmp, \
             setup.execution.create_executor(workers=setup.concurrency.fork_servers(), cache=None) as executor:
         study = Study(splits, args.noise, args.jobs, args.work or Path(tmp), executor)
 
-        def report(row: dict) -> None:
-            rows.append(row)
-            print(json.dumps(row), flush=True)
-            spent = time.monotonic() - started
-            print(f"[{spent:7.0f} s] unit {len(rows)}/{units} done: {row['world']} replicate {row['replicate']}: "
-                  f"gate {row['wins']}/{row['losses']} {'PROMOTED' if row['promoted'] else 'not promoted'}; "
-                  f"{study.played_evals} task evaluations played, {tree_cpu() - cpu0:.0f} CPU s, load average "
-                  f"{os.getloadavg()[0]:.2f}", flush=True)
+        lock = threading.Lock()
 
-        for r in range(args.replicates):
-            played: dict = {}     # the replicate's real evaluations, shared by its worlds
+        def report(row: dict) -> None:
+            with lock:
+                rows.append(row)
+                print(json.dumps(row), flush=True)
+                spent = time.monotonic() - started
+                print(f"[{spent:7.0f} s] unit {len(rows)}/{units} done: {row['world']} replicate {row['replicate']}: "
+                      f"gate {row['wins']}/{row['losses']} {'PROMOTED' if row['promoted'] else 'not promoted'}; "
+                      f"{study.played_evals} task evaluations played, {tree_cpu() - cpu0:.0f} CPU s, load average "
+                      f"{os.getloadavg()[0]:.2f}", flush=True)
+
+        def replicate(r: int) -> None:
+            played: dict = {}     # the replicate's real evaluations, shared by its worlds (one thread)
             for plant in [None, *plants]:
                 report(study.pipeline(r, plant, played))
-        for r in range(args.replicates, args.null_gates):
-            report(study.null_gate(r))
+
+        groups = [functools.partial(replicate, r) for r in range(args.replicates)]
+        groups += [functools.partial(lambda r: report(study.null_gate(r)), r)
+                   for r in range(args.replicates, args.null_gates)]
+        with ThreadPoolExecutor(args.units, thread_name_prefix="unit") as pool:
+            for future in [pool.submit(group) for group in groups]:
+                future.result()
         cpu = tree_cpu() - cpu0
+    rows.sort(key=lambda row: (row["replicate"], row["world"] != "null", row["world"]))
     summarize(rows, args.noise, args.png, (time.monotonic() - started, cpu))
 
 
