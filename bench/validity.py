@@ -35,6 +35,22 @@ share the root's development and minibatch evaluations, the gate's baseline arm 
 strategy under `gate/baseline/...`), and any child two worlds both propose. The gates of the
 study are not recorded in any release ledger.
 
+Concurrency (results do not depend on it: every evaluation's model seed comes from its run label,
+every world of a replicate runs in one thread, and rows are sorted before the summary): `--units`
+units at once (a replicate, its worlds in turn, or a null gate), each with `--jobs` tasks in
+flight, on one executor whose fork servers are sized for all of them.
+
+Runtime (measured on a loaded 2-core machine; the quiet-machine figure is still to be measured). One
+configuration-C task evaluation runs about 35 sandboxed suite executions, and they dominate its
+cost: of 3.3 CPU s per evaluation (load 9-13) the driver process took 0.4, the fork servers and
+their jobs the rest. The simulated agent writes different suites under different noise draws, so
+the outcome cache serves almost nothing across evaluations (a second arm of 12 tasks ran 419 of
+428 executions fresh). The default study plays about 11,600 to 13,700 evaluations (50 null gates
+of 138, and 10 replicates of about 400 to 660), so at 2.5 CPU s per evaluation it needs about 8 to
+10 CPU hours: at least 4 hours on two fully busy cores, not 30 minutes. No restructuring within
+the issue's letter fits: 50 independent null gates alone are 6,900 evaluations, and 10 planted
+replicates per size at least about 3,000 more.
+
 Output: one JSON row per unit (lines starting with `{`, re-read by `--summarize`), progress lines
 with elapsed time, evaluations played and CPU seconds (this process and its fork servers: CPU time
 changes much less with load than wall time), then exact (Clopper-Pearson) 95% intervals for the
@@ -44,7 +60,7 @@ the gate's exact power; the release-split size needed for power 0.8; a plot; and
 
     false_promotions=A/N planted_promotions=B/M analytic_power=X      (B, M, X: the 10-point share)
 
-    python bench/validity.py [--replicates 10] [--null-gates 60] [--noise 0.3] [--jobs 2]
+    python bench/validity.py [--replicates 10] [--null-gates 60] [--noise 0.3] [--jobs 3] [--units 2]
 """
 
 from __future__ import annotations
