@@ -8,9 +8,10 @@ written last, after its outcomes, so a task whose row exists is complete and a r
 Up to `tasks_in_flight` tasks run at once through the work backend the runner is built with
 (testhelix/runbuild.py builds both from a RunSetup; testhelix/parallel/): `evaluate_one` judges
 a task without writing any result, and the driver thread records each result as it arrives
-(`record`), so a run killed at any point keeps every finished task. Model-call ledger rows and
-cached executions are written as they happen (through the store's lock) by local threads, and come
-back with the result from a remote worker (`absorb`). With `concurrent_pairs` the pairs of a task
+(`record`), so a run killed at any point keeps every finished task. A local thread writes a task's
+model-call ledger rows in one go when the task ends (`TaskLedger`) and cached executions as they
+happen (through the store's lock); both come back with the result from a remote worker (`absorb`).
+With `concurrent_pairs` the pairs of a task
 run concurrently too (`HelixContext.concurrent`); results are the same either way.
 
 Every evaluation ends as a typed result (testhelix/helix/results.py): `Finished`, or, when the
