@@ -35,6 +35,22 @@ share the root's development and minibatch evaluations, the gate's baseline arm 
 strategy under `gate/baseline/...`), and any child two worlds both propose. The gates of the
 study are not recorded in any release ledger.
 
+Concurrency (results do not depend on it: every evaluation's model seed comes from its run label,
+every world of a replicate runs in one thread, and rows are sorted before the summary): `--units`
+units at once (a replicate, its worlds in turn, or a null gate), each with `--jobs` tasks in
+flight, on one executor whose fork servers are sized for all of them.
+
+Runtime (measured on a loaded 2-core machine; the quiet-machine figure is still to be measured). One
+configuration-C task evaluation runs about 35 sandboxed suite executions, and they dominate its
+cost: of 3.3 CPU s per evaluation (load 9-13) the driver process took 0.4, the fork servers and
+their jobs the rest. The simulated agent writes different suites under different noise draws, so
+the outcome cache serves almost nothing across evaluations (a second arm of 12 tasks ran 419 of
+428 executions fresh). The default study plays about 11,600 to 13,700 evaluations (50 null gates
+of 138, and 10 replicates of about 400 to 660), so at 2.5 CPU s per evaluation it needs about 8 to
+10 CPU hours: at least 4 hours on two fully busy cores, not 30 minutes. No restructuring within
+the issue's letter fits: 50 independent null gates alone are 6,900 evaluations, and 10 planted
+replicates per size at least about 3,000 more.
+
 Output: one JSON row per unit (lines starting with `{`, re-read by `--summarize`), progress lines
 with elapsed time, evaluations played and CPU seconds (this process and its fork servers: CPU time
 changes much less with load than wall time), then exact (Clopper-Pearson) 95% intervals for the
@@ -44,18 +60,21 @@ the gate's exact power; the release-split size needed for power 0.8; a plot; and
 
     false_promotions=A/N planted_promotions=B/M analytic_power=X      (B, M, X: the 10-point share)
 
-    python bench/validity.py [--replicates 10] [--null-gates 60] [--noise 0.3] [--jobs 2]
+    python bench/validity.py [--replicates 10] [--null-gates 60] [--noise 0.3] [--jobs 3] [--units 2]
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -156,7 +175,12 @@ class Study:
         self.development = spread_by_context(ids, {i: tasks[i].context for i in ids},
                                              {i: i.rsplit("-", 1)[0] for i in ids})
         self.played_evals = 0
+        self._count = threading.Lock()
         self.started = time.monotonic()
+
+    def count_played(self, n: int) -> None:
+        with self._count:
+            self.played_evals += n
 
     def progress(self, text: str) -> None:
         print(f"[{time.monotonic() - self.started:7.0f} s] {text}", flush=True)
@@ -175,7 +199,7 @@ class Study:
                           f"{challenger.content_hash()[:12]} against the initial strategy")
             c = study.evaluate(challenger, self.release, study.label(challenger, "challenger"))
             b = study.evaluate(initial_strategy(), self.release, study.label(initial_strategy(), "baseline"))
-            self.played_evals += len(played) - before
+            self.count_played(len(played) - before)
         result = decide([PairedOutcome(t, c[t].success, b[t].success) for t in self.release])
         planted = plant.tasks if plant else frozenset()
         other = [t for t in self.release if t not in planted]
@@ -216,7 +240,7 @@ class Study:
                              self.development, known_task_ids=list(self.splits.tasks),
                              on_step=lambda node: self.progress(f"{world} replicate {r}: {node_line(node)}")
                              ).run(initial_strategy())
-                self.played_evals += len(played) - before
+                self.count_played(len(played) - before)
             best = dag.best()
             challenger = Strategy.model_validate(best.strategy)
             gate = self.gate(store, run, r, challenger, plant, played)
@@ -247,7 +271,9 @@ def main() -> None:
     ap.add_argument("--shares", default=",".join(f"{s:.2f}" for s in SHARES),
                     help="planted shares of each split, comma separated (default 0.05,0.10,0.20)")
     ap.add_argument("--noise", type=float, default=0.3)
-    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--jobs", type=int, default=3, help="tasks in flight per evaluation (default 3)")
+    ap.add_argument("--units", type=int, default=2,
+                    help="units in flight: replicates (each its worlds in turn) and null gates (default 2)")
     ap.add_argument("--png", type=Path, default=ROOT / "docs" / "validity-power.png")
     ap.add_argument("--work", type=Path, help="Keep the run folders here (default: a temporary folder).")
     ap.add_argument("--summarize", type=Path, help="Only summarise the JSON rows (one per line) a study printed.")
@@ -260,8 +286,9 @@ def main() -> None:
         shares = [float(s) for s in args.shares.split(",") if s.strip()]
     except ValueError:
         sys.exit(f"--shares: not a comma-separated list of numbers: {args.shares!r}")
-    if args.replicates < 1 or args.null_gates < args.replicates or not all(0 < s < 1 for s in shares):
-        sys.exit("--replicates must be >= 1, --null-gates >= --replicates, every share in (0, 1)")
+    if (args.replicates < 1 or args.null_gates < args.replicates or not all(0 < s < 1 for s in shares)
+            or args.jobs < 1 or args.units < 1):
+        sys.exit("--replicates, --jobs and --units must be >= 1, --null-gates >= --replicates, every share in (0, 1)")
     started, cpu0 = time.monotonic(), tree_cpu()
     splits = load_pack_splits(bundled_pack("katas"))
     plants = [Plant.over(share, [splits.ids(s) for s in SPLITS]) for share in shares]
@@ -270,28 +297,38 @@ def main() -> None:
     print(f"study: {args.replicates} pipeline replicates x {1 + len(plants)} worlds (null, planted "
           f"{', '.join(f'{s:.2f}' for s in shares)}) + {args.null_gates - args.replicates} null gates without a "
           f"search = {units} units; model sim:weak?noise={args.noise:g}, configuration C (the demo preset), "
-          f"--jobs {args.jobs}; load average {os.getloadavg()[0]:.2f} at the start", flush=True)
-    setup = search_setup(RunOptions(jobs=args.jobs), model_ref("sim:weak"), load_config("demo"))
+          f"--jobs {args.jobs} --units {args.units}; load average {os.getloadavg()[0]:.2f} at the start", flush=True)
+    # one executor for every unit: its fork servers sized for all the tasks in flight at once
+    setup = search_setup(RunOptions(jobs=args.jobs * args.units), model_ref("sim:weak"), load_config("demo"))
     with tempfile.TemporaryDirectory(prefix="validity-") as tmp, \
             setup.execution.create_executor(workers=setup.concurrency.fork_servers(), cache=None) as executor:
         study = Study(splits, args.noise, args.jobs, args.work or Path(tmp), executor)
 
-        def report(row: dict) -> None:
-            rows.append(row)
-            print(json.dumps(row), flush=True)
-            spent = time.monotonic() - started
-            print(f"[{spent:7.0f} s] unit {len(rows)}/{units} done: {row['world']} replicate {row['replicate']}: "
-                  f"gate {row['wins']}/{row['losses']} {'PROMOTED' if row['promoted'] else 'not promoted'}; "
-                  f"{study.played_evals} task evaluations played, {tree_cpu() - cpu0:.0f} CPU s, load average "
-                  f"{os.getloadavg()[0]:.2f}", flush=True)
+        lock = threading.Lock()
 
-        for r in range(args.replicates):
-            played: dict = {}     # the replicate's real evaluations, shared by its worlds
+        def report(row: dict) -> None:
+            with lock:
+                rows.append(row)
+                print(json.dumps(row), flush=True)
+                spent = time.monotonic() - started
+                print(f"[{spent:7.0f} s] unit {len(rows)}/{units} done: {row['world']} replicate {row['replicate']}: "
+                      f"gate {row['wins']}/{row['losses']} {'PROMOTED' if row['promoted'] else 'not promoted'}; "
+                      f"{study.played_evals} task evaluations played, {tree_cpu() - cpu0:.0f} CPU s, load average "
+                      f"{os.getloadavg()[0]:.2f}", flush=True)
+
+        def replicate(r: int) -> None:
+            played: dict = {}     # the replicate's real evaluations, shared by its worlds (one thread)
             for plant in [None, *plants]:
                 report(study.pipeline(r, plant, played))
-        for r in range(args.replicates, args.null_gates):
-            report(study.null_gate(r))
+
+        groups = [functools.partial(replicate, r) for r in range(args.replicates)]
+        groups += [functools.partial(lambda r: report(study.null_gate(r)), r)
+                   for r in range(args.replicates, args.null_gates)]
+        with ThreadPoolExecutor(args.units, thread_name_prefix="unit") as pool:
+            for future in [pool.submit(group) for group in groups]:
+                future.result()
         cpu = tree_cpu() - cpu0
+    rows.sort(key=lambda row: (row["replicate"], row["world"] != "null", row["world"]))
     summarize(rows, args.noise, args.png, (time.monotonic() - started, cpu))
 
 

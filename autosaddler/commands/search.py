@@ -9,7 +9,7 @@ import click
 from rich.console import Console
 
 from autosaddler.config import PRESETS, SearchConfig, config_from_data, load_config
-from autosaddler.dag import Node
+from autosaddler.dag import EvolutionDAG, Node
 from autosaddler.edits import in_words
 from autosaddler.ledger import ReleaseLedger, refuse_spent_tasks
 from autosaddler.optimizer import ModelOptimizer
@@ -81,6 +81,9 @@ def _run(run_dir: Path, meta: dict, cfg: SearchConfig, as_json: bool, options: R
                             on_step=show)
             dag = search.run(initial_strategy())
         summary = dag.summary()
+        why = why_none_screened_in(dag)
+        if why:
+            summary["none_screened_in"] = why
     finally:
         store.close()
     summary.update(run=str(run_dir), wall_s=round(time.monotonic() - started, 1),
@@ -97,6 +100,8 @@ def print_summary(console: Console, summary: dict, run_dir: Path) -> None:
              + ", ".join(f"{k} {v}" for k, v in summary["status"].items())]
     if summary["best"]:
         lines.append(f"best: {summary['best']['node']} with development {100 * summary['best']['dev_score']:.1f}%")
+    if summary.get("none_screened_in"):
+        lines.append(summary["none_screened_in"])
     if summary["simulated"]:
         lines.append("note: this search used simulated test doubles; these scores measure the simulation")
     lines += ["next:",
@@ -108,6 +113,25 @@ def print_summary(console: Console, summary: dict, run_dir: Path) -> None:
     width = output_width(console.file)
     # soft_wrap: the lines are wrapped already; rich must not wrap them again (inside a path).
     console.print(wrap("\n".join(lines), width), markup=False, highlight=False, soft_wrap=True)
+
+
+def why_none_screened_in(dag: EvolutionDAG) -> str | None:
+    """When proposals were evaluated and none passed the screen: each one's minibatch successes
+    (parent -> child, regressions) and how many minibatch tasks the parents failed, the most any
+    child could have gained. None when a proposal was screened in or none was evaluated."""
+    tried = [n for n in dag.nodes() if n.status in ("screened_out", "developed") and n.child_outcomes]
+    if not tried or any(n.status == "developed" for n in tried):
+        return None
+    parts = []
+    for n in tried:
+        lost = sum(1 for t, ok in n.parent_outcomes.items() if ok and not n.child_outcomes.get(t))
+        parts.append(f"{sum(n.parent_outcomes.values())}->{sum(n.child_outcomes.values())}"
+                     + (f" ({lost} regression{'s' if lost > 1 else ''})" if lost else ""))
+    tasks = sum(len(n.parent_outcomes) for n in tried)
+    failed = tasks - sum(sum(n.parent_outcomes.values()) for n in tried)
+    return (f"none of the {len(tried)} evaluated proposals was screened in (the screen needs more minibatch "
+            f"successes than the parent and no regression): minibatch successes parent->child {', '.join(parts)}; "
+            f"the parents failed {failed} of {tasks} minibatch tasks, the most the children could gain")
 
 
 @click.command("search")
