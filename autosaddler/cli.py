@@ -5,8 +5,8 @@ from __future__ import annotations
 import click
 
 from testhelix import __version__
-from testhelix.cliutil import entry_point
-from testhelix.lazycli import LazyGroup
+from testhelix.commands.plumbing import entry_point
+from testhelix.core.lazycli import LazyGroup
 
 # Subcommands live under autosaddler/commands/, imported when they run.
 COMMANDS = {"search": "autosaddler.commands.search:search", "resume": "autosaddler.commands.search:resume",

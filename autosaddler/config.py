@@ -23,7 +23,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
-from testhelix.errors import UserError
+from testhelix.core.errors import UserError
 
 _HELD_FOR = {"development": "ranking", "proposal": "proposals", "release": "the release gate",
              "test": "the final report"}
@@ -84,7 +84,7 @@ class SearchConfig(BaseModel):
 PRESETS: dict[str, dict] = {
     "paper": {},
     # The demo evaluates the first 16 development tasks: a search orders them round robin over the
-    # routing contexts and katas (testhelix.splits.spread_by_context), so the subset holds all seven.
+    # routing contexts and katas (testhelix.tasks.splits.spread_by_context), so the subset holds all seven.
     # Minibatches of 12: the initial strategy solves about four in five tasks, so a minibatch of 12
     # shows the optimizer two or three failures to diagnose (one of 8 often shows none). Five rounds
     # and the gate on the whole release split stay within the demo's few minutes on two cores.
@@ -118,7 +118,7 @@ def config_from_data(data: dict) -> SearchConfig:
 
 
 def _read_config_file(path: Path) -> dict:
-    from testhelix import readers
+    from testhelix.core import readers
 
     if not path.is_file():
         raise UserError(f"{path}: config file does not exist")

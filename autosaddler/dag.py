@@ -19,7 +19,7 @@ import networkx as nx
 
 from autosaddler import store as search_store
 from autosaddler.edits import Edit, parse_edit
-from testhelix.errors import UserError
+from testhelix.core.errors import UserError
 from testhelix.store.runstore import RunStore
 
 STATUSES = ("root", "rejected", "screened_out", "developed")

@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 
 from autosaddler.traces import PublicTrace, TaskEval
-from testhelix.errors import EvaluationIncomplete
+from testhelix.core.errors import EvaluationIncomplete
 from testhelix.helix.config import RunConfig, strategy_run_config
 from testhelix.helix.results import Finished, Incomplete
 from testhelix.helix.runner import HelixRunner

@@ -8,8 +8,8 @@ from pathlib import Path
 import yaml
 
 from autosaddler.dag import read_search_run
-from testhelix.atomic import atomic_path
-from testhelix.errors import UserError
+from testhelix.core.atomic import atomic_path
+from testhelix.core.errors import UserError
 from testhelix.strategy.model import load_strategy, read_json, validate_strategy_data
 
 

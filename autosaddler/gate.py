@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 from scipy.stats import binom
 
-from testhelix.errors import UserError
+from testhelix.core.errors import UserError
 from testhelix.llm.modelref import ModelRef
 
 ALPHA = 0.05
@@ -92,7 +92,7 @@ def decide(outcomes: list[PairedOutcome]) -> GateResult:
 def read_outcomes_csv(path: Path) -> list[PairedOutcome]:
     """Columns task, challenger, baseline (0/1) under one header line; task ids unique and
     printable; every bad cell is named by line and column."""
-    from testhelix.readers import read_csv
+    from testhelix.core.readers import read_csv
 
     path = Path(path)
     # skipinitialspace: spreadsheet exports may put spaces after the commas (the reader strips

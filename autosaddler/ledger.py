@@ -33,7 +33,7 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from testhelix.errors import UserError
+from testhelix.core.errors import UserError
 
 DATA_DIR_ENV = "AUTOSADDLER_DATA_DIR"
 REUSE_NOTE = ("--allow-reuse: this release split was already spent by an earlier gate, so this decision is no "

@@ -34,8 +34,8 @@ from autosaddler.traces import OptimizerTrace
 from testhelix.agent.budget import Budget, LedgerSink
 from testhelix.agent.calls import parse_json_object
 from testhelix.llm.base import ChatModel, Message
-from testhelix.skills import library_index, load_library
 from testhelix.strategy.model import Strategy
+from testhelix.strategy.skills import library_index, load_library
 
 SESSIONS = ("selection", "diagnosis", "reflection")
 # The role each session's calls carry in the ledger (`optimizer` is the diagnosis call's role, the

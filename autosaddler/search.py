@@ -37,7 +37,7 @@ from autosaddler.protocols import (
 )
 from autosaddler.screen import StrictImprovementNoRegression
 from autosaddler.traces import TaskEval, eval_column, optimizer_traces, stored_eval
-from testhelix.errors import EvaluationIncomplete, UserError
+from testhelix.core.errors import EvaluationIncomplete, UserError
 from testhelix.llm.base import ModelError
 from testhelix.store.runstore import RunStore
 from testhelix.strategy.model import Strategy

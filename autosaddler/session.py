@@ -10,14 +10,14 @@ from pathlib import Path
 from autosaddler.config import SearchConfig
 from autosaddler.evaluator import HelixStrategyEvaluator
 from autosaddler.store import spent_splits
-from testhelix.bundle import recorded_pack
-from testhelix.errors import UserError
+from testhelix.commands.run_options import RunOptions
+from testhelix.core.bundled_data import recorded_pack
+from testhelix.core.errors import UserError
 from testhelix.helix.config import get_config
 from testhelix.llm.modelref import ModelRef
-from testhelix.runoptions import RunOptions
-from testhelix.runsetup import RunSetup
-from testhelix.splits import SplitFile, load_checked_split_file
+from testhelix.run.setup import RunSetup
 from testhelix.store.runstore import RunStore
+from testhelix.tasks.splits import SplitFile, load_checked_split_file
 from testhelix.tasks.task import Task, load_pack
 
 
@@ -50,8 +50,8 @@ def refuse_spent(store: RunStore, pack_name: str, *names: str) -> None:
 def helix_evaluator(store: RunStore, run_dir: Path, tasks: dict[str, Task], model: ModelRef, cfg: SearchConfig,
                     scope: str, setup: RunSetup) -> Iterator[HelixStrategyEvaluator]:
     """The strategy evaluator of a search or gate: a runner and backend built from `setup`
-    (testhelix/runbuild.py, as `testhelix run` builds its own)."""
-    from testhelix.runbuild import task_runner
+    (testhelix/parallel/build.py, as `testhelix run` builds its own)."""
+    from testhelix.parallel.build import task_runner
 
     helix = get_config(cfg.helix_config, token_cap=cfg.per_task_token_cap, seed=cfg.seed,
                        agent_time_limit_s=cfg.agent_time_limit_s)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict, JsonValue, TypeAdapter, ValidationError
 
-from testhelix.errors import UserError
+from testhelix.core.errors import UserError
 from testhelix.helix.results import Finished, Usage
 
 _USAGE = TypeAdapter(Usage)

@@ -21,7 +21,7 @@ from autosaddler.dag import EvolutionDAG, Node
 from autosaddler.edits import FieldEdit, LessonEdit, describe
 from autosaddler.view_gate import gate_section
 from autosaddler.view_node import development_evidence, minibatch_links, node_exchanges, node_usage
-from testhelix.errors import UserError
+from testhelix.core.errors import UserError
 from testhelix.store.gates import gate_decisions
 from testhelix.store.ledger import usage_by_role
 from testhelix.store.runs import has_rows

@@ -37,8 +37,8 @@ from autosaddler.session import (  # noqa: E402
     load_pack_splits,
     search_setup,
 )
+from testhelix.commands.run_options import RunOptions  # noqa: E402
 from testhelix.llm.registry import model_ref  # noqa: E402
-from testhelix.runoptions import RunOptions  # noqa: E402
 from testhelix.store.runstore import RunStore  # noqa: E402
 from testhelix.strategy.model import initial_strategy  # noqa: E402
 
@@ -80,7 +80,7 @@ def main() -> None:
     ap.add_argument("--jobs", type=int, default=16)
     ap.add_argument("--no-ray", action="store_true")
     args = ap.parse_args()
-    from testhelix.bundle import bundled_pack
+    from testhelix.core.bundled_data import bundled_pack
 
     splits = load_pack_splits(args.pack or bundled_pack("katas", log=print))
     ids = minibatch(splits, args.tasks, load_config("paper").seed)

@@ -34,7 +34,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from testhelix.digest import tree_sha256  # noqa: E402
+from testhelix.core.digest import tree_sha256  # noqa: E402
 from testhelix.execution.executor import ForkServerExecutor  # noqa: E402
 from testhelix.execution.outcome import Limits, pytest_args  # noqa: E402
 from testhelix.execution.protocols import Executor  # noqa: E402
@@ -130,7 +130,7 @@ def main() -> None:
     args = ap.parse_args()
     pack = args.pack
     if pack is None:
-        from testhelix.bundle import bundled_pack
+        from testhelix.core.bundled_data import bundled_pack
 
         pack = bundled_pack("katas", log=print)
     limits = Limits(wall_s=60, cpu_s=60, traceback=PANEL_TRACEBACK)  # as the panel evaluation runs them

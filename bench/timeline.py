@@ -32,9 +32,9 @@ sys.path.insert(0, str(ROOT / "bench"))
 from autosaddler.config import load_config  # noqa: E402
 from autosaddler.session import helix_evaluator, load_pack_splits, search_setup  # noqa: E402
 from bench.concurrency import minibatch  # noqa: E402
-from testhelix.bundle import bundled_pack  # noqa: E402
+from testhelix.commands.run_options import RunOptions  # noqa: E402
+from testhelix.core.bundled_data import bundled_pack  # noqa: E402
 from testhelix.llm.registry import model_ref  # noqa: E402
-from testhelix.runoptions import RunOptions  # noqa: E402
 from testhelix.store.runstore import RunStore  # noqa: E402
 from testhelix.strategy.model import initial_strategy  # noqa: E402
 

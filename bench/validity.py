@@ -92,17 +92,17 @@ from autosaddler.session import PackSplits, load_pack_splits, search_setup  # no
 from bench.validity_fixture import Plant, StudyEvaluator, cue_reaches  # noqa: E402
 from bench.validity_report import summarize  # noqa: E402
 from testhelix.agent.budget import Budget  # noqa: E402
-from testhelix.bundle import bundled_pack  # noqa: E402
+from testhelix.commands.run_options import RunOptions  # noqa: E402
+from testhelix.core.bundled_data import bundled_pack  # noqa: E402
 from testhelix.execution.seam import Executor  # noqa: E402
 from testhelix.helix.config import get_config  # noqa: E402
 from testhelix.llm.modelref import ModelRef  # noqa: E402
 from testhelix.llm.registry import model_ref  # noqa: E402
-from testhelix.runbuild import build_runner, make_backend  # noqa: E402
-from testhelix.runoptions import RunOptions  # noqa: E402
-from testhelix.runsetup import RunSetup  # noqa: E402
-from testhelix.splits import spread_by_context  # noqa: E402
+from testhelix.parallel.build import build_runner, make_backend  # noqa: E402
+from testhelix.run.setup import RunSetup  # noqa: E402
 from testhelix.store.runstore import RunStore  # noqa: E402
 from testhelix.strategy.model import Strategy, initial_strategy  # noqa: E402
+from testhelix.tasks.splits import spread_by_context  # noqa: E402
 from testhelix.tasks.task import Task  # noqa: E402
 
 SHARES = (0.05, 0.10, 0.20)

@@ -44,8 +44,8 @@ from autosaddler.gate import ALPHA
 from autosaddler.traces import TaskEval
 from testhelix.agent.prompts import PublicTask, session_messages
 from testhelix.llm.sim.cues import read_cues
-from testhelix.skills import load_library
 from testhelix.strategy.model import Strategy, initial_strategy
+from testhelix.strategy.skills import load_library
 from testhelix.tasks.task import Task
 
 PLANTED_CUE = "check"

@@ -29,7 +29,7 @@ from gtdd.rules import decide as rule_decides
 from gtdd.stats import allocation as alloc
 from gtdd.stats.audit import audit_size_for
 from gtdd.stats.params import open_unit
-from testhelix.errors import UserError
+from testhelix.core.errors import UserError
 
 ALLOCATIONS = ("one-candidate", "repository", "family-wise", "unbounded")
 

@@ -6,7 +6,7 @@ outcome and the last aggregate acceptance decision) and returns a complete modul
 the spec, the public examples, and -- depending on the policy -- the reported counterexamples and
 the committed module, and returns a trace-generator program that the harness runs in a sandbox.
 
-The simulated test doubles that play the same roles live in gtdd/sim.py; `gtdd/roles.py` picks
+The simulated test doubles that play the same roles live in gtdd/sim.py; `gtdd/role_players.py` picks
 one or the other from a model name (`sim:strong`, `anthropic:...`, ...).
 """
 
@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from testhelix.agent.budget import Budget, BudgetExhausted, MemoryLedger
-from testhelix.errors import UserError
+from testhelix.core.errors import UserError
 from testhelix.llm.base import CallTags, ChatModel, Completion, Message, ModelAuthError, ModelError, ModelRequest
 
 CODER_MAX_OUTPUT_TOKENS = 16000
@@ -29,7 +29,7 @@ TESTER_MAX_OUTPUT_TOKENS = 8000  # the generator's output limit
 # every counterexample so far; a request that does not fit is refused (or its output allowance cut).
 ROUND_TOKEN_CAP = 250_000
 # A failed request is retried up to three times (seed Section 6), by the SDK: its retries are the
-# only retry layer (gtdd/roles.py builds the models with them).
+# only retry layer (gtdd/role_players.py builds the models with them).
 SDK_RETRIES = 3
 VISIBLE_FAILURES_SHOWN = 20  # failing visible tests quoted in a coding prompt (the count is always given)
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import click
 
 from testhelix import __version__
-from testhelix.cliutil import entry_point
-from testhelix.lazycli import LazyGroup
+from testhelix.commands.plumbing import entry_point
+from testhelix.core.lazycli import LazyGroup
 
 # Subcommands live under gtdd/commands/ (the audit statistics commands share one module), imported
 # when they run.

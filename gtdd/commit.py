@@ -17,7 +17,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from testhelix.digest import canonical_json
+from testhelix.core.digest import canonical_json
 
 SPEC_FILE = "SPEC.md"
 PUBLIC_TESTS_FILE = "tests/public_examples.json"
@@ -46,7 +46,7 @@ class Commitment:
 def manifest_entries(root: Path) -> tuple[tuple[str, str], ...]:
     """Every file and symlink below root, sorted by path, with a content digest.
 
-    Written by hand rather than with testhelix.digest.tree_files because that helper leaves out
+    Written by hand rather than with testhelix.core.digest.tree_files because that helper leaves out
     caches and symlinks, and here everything a candidate could read must count."""
     entries = []
     for dirpath, dirnames, filenames in os.walk(root, followlinks=False):

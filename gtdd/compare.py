@@ -30,7 +30,7 @@ import numpy as np
 from gtdd.outcomes import COMPARED_RULES, PAIRED_OUTCOMES, RuleApplied, apply_rule, trajectory_outcomes
 from gtdd.report import SIMULATED_NOTE, contrast_lines, load, paired_contrast
 from gtdd.store import first_modules
-from testhelix.errors import UserError
+from testhelix.core.errors import UserError
 from testhelix.store.runstore import RunStore
 
 # Settings that decide which trajectories correspond; runs that differ in one are not pairable.

@@ -42,10 +42,10 @@ from gtdd.execution import CandidateRunner, EvaluatorError, TraceExecutor
 from gtdd.feedback import rule_named
 from gtdd.loop import LoopContext, TrajectoryState, public_examples, run_round, tests_manifest
 from gtdd.policies import POLICIES, Policy, run_generator
-from gtdd.roles import make_coder, make_tester
-from testhelix.errors import UserError
+from gtdd.role_players import make_coder, make_tester
+from testhelix.core.errors import UserError
 from testhelix.llm.registry import model_ref
-from testhelix.runsetup import ModelSettings
+from testhelix.run.setup import ModelSettings
 from testhelix.store.runstore import RunStore
 
 # Settings that shaped the recorded rounds: a resumed or extended run must keep them.
@@ -136,7 +136,7 @@ class Experiment:
                  runner: CandidateRunner | None = None):
         """`domain`, `coder`, `tester` and `runner` override the configured names and the sandbox
         (tests inject fakes); `sandbox` and `models` are the command's --sandbox and model options
-        (testhelix/runsetup.py)."""
+        (testhelix/run/setup.py)."""
         self.run_dir = Path(run_dir)
         self.domain = domain or load_domain(config.domain)
         self.progress = progress or (lambda line: None)

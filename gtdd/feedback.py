@@ -18,7 +18,7 @@ from typing import Protocol
 
 from gtdd.domains.base import Trace
 from gtdd.execution import Failure
-from testhelix.errors import UserError
+from testhelix.core.errors import UserError
 
 POOL_FACTOR = 4  # the reduction pool holds 4k originals
 

@@ -26,7 +26,7 @@ from gtdd.execution import EvaluatorError, Failure, TraceExecutor, source_hash
 from gtdd.feedback import POOL_FACTOR, FeedbackRule, ObservedFailure
 from gtdd.policies import Policy, Proposals, property_proposals, proposals_from_raw, run_generator, staged_chunk
 from gtdd.reduction import Reduction, reduce_failures
-from testhelix.digest import canonical_json
+from testhelix.core.digest import canonical_json
 
 
 def run_round(ctx: LoopContext, state: TrajectoryState, t: int) -> RoundRecord:

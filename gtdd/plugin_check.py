@@ -17,8 +17,8 @@ from typing import Any
 from gtdd.domains import DOMAINS, ENTRY_POINT_GROUP
 from gtdd.domains.base import Domain, Trace
 from gtdd.execution import TraceExecutor
-from testhelix.plugin_check import CheckReport
-from testhelix.plugins import load_plugin
+from testhelix.conformance.plugin_check import CheckReport
+from testhelix.core.plugins import load_plugin
 
 TRACES_PER_FAMILY = 5  # generated per family; with the population's first 20 and the public examples
 

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from gtdd.domains.base import Domain, Trace
-from testhelix.errors import UserError
+from testhelix.core.errors import UserError
 
 GENERATOR_FILE = "trace_generator_host.py"
 GENERATOR_CPU_S = 30.0

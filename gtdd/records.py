@@ -33,7 +33,7 @@ from gtdd.store import (
     put_round,
     supersede_audit,
 )
-from testhelix.digest import canonical_json
+from testhelix.core.digest import canonical_json
 from testhelix.store.runstore import RunStore
 
 

@@ -35,9 +35,9 @@ from gtdd.discrepancy import development_discrepancy, discrepancy_lines
 from gtdd.outcomes import OUTCOMES, development_and_acceptance
 from gtdd.stats.audit import audit_size
 from gtdd.stats.recorded import recorded_audit
-from testhelix import atomic
-from testhelix.atomic import atomic_path
-from testhelix.errors import UserError
+from testhelix.core import atomic
+from testhelix.core.atomic import atomic_path
+from testhelix.core.errors import UserError
 from testhelix.store.runstore import RunStore
 
 BOOTSTRAP_RESAMPLES = 10_000

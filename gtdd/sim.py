@@ -40,7 +40,7 @@ from gtdd.agents import CodingRequest, CodingResult, GeneratorProgram, TestingRe
 from gtdd.commit import PUBLIC_TESTS_FILE
 from gtdd.domains.base import Domain, Trace, TraceResult
 from gtdd.execution import TraceExecutor, failure_of
-from testhelix.errors import UserError
+from testhelix.core.errors import UserError
 from testhelix.llm.sim.profiles import SimProfile, get_profile
 
 CODER_MARK = "# Module written by a simulated coder"

@@ -26,7 +26,7 @@ def _columns(row_type: type) -> str:
 
 def _rows(store: RunStore, sql: str, params: list[Any]) -> list[tuple]:
     """The experiment's own reads and writes: DuckDB's errors pass as they are (a damaged or full
-    store is reported by the command line, testhelix/cliutil.py)."""
+    store is reported by the command line, testhelix/commands/plumbing.py)."""
     return store.conn.execute(sql, params).fetchall()
 
 

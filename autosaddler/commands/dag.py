@@ -13,9 +13,9 @@ from rich.table import Table
 
 from autosaddler.dag import EvolutionDAG, Node, read_search_run
 from autosaddler.edits import in_words
-from testhelix import atomic
-from testhelix.cliutil import json_option, print_json
-from testhelix.inputs import OutputFile, RunDir
+from testhelix.commands.plumbing import json_option, print_json
+from testhelix.core import atomic
+from testhelix.core.inputs import OutputFile, RunDir
 
 if TYPE_CHECKING:
     from testhelix.store.runstore import PendingEvaluation
@@ -127,7 +127,7 @@ def _export(dag: EvolutionDAG, json_out: Path | None, graphml: Path | None, png:
 
 
 def _incomplete(run_dir: Path) -> list[PendingEvaluation]:
-    from testhelix.errors import UserError
+    from testhelix.core.errors import UserError
     from testhelix.store.runstore import RunStore
 
     store = RunStore(run_dir, read_only=True)

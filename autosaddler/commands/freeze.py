@@ -8,10 +8,10 @@ import click
 
 from autosaddler.freeze import export as export_strategy
 from autosaddler.freeze import freeze as freeze_strategy
-from testhelix import atomic
-from testhelix.cliutil import json_option, print_json
-from testhelix.inputs import InputFile, OutputFile, RunDir
-from testhelix.plaintext import output_width, wrap
+from testhelix.commands.plumbing import json_option, print_json
+from testhelix.core import atomic
+from testhelix.core.inputs import InputFile, OutputFile, RunDir
+from testhelix.core.plaintext import output_width, wrap
 
 
 @click.command("freeze")

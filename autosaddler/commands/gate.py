@@ -21,21 +21,21 @@ from autosaddler.gate import (
 )
 from autosaddler.gate_clusters import ClusterDiagnostics, diagnose_clusters, render_clusters
 from autosaddler.ledger import REUSE_NOTE, ReleaseLedger, SpentRelease, check_release, earlier_looks, new_entry
+from autosaddler.search_mlflow import track_gate_command
 from autosaddler.session import helix_evaluator, load_pack_splits, refuse_spent, search_setup
 from autosaddler.store import record_spent_split
-from autosaddler.tracking import track_gate_command
-from testhelix import atomic
-from testhelix.cliutil import json_option, print_json
-from testhelix.errors import UserError
-from testhelix.inputs import InputFile, NewRunDir, PackDir
+from testhelix.commands.plumbing import json_option, print_json
+from testhelix.commands.run_options import MODEL, RunOptions, setup_options
+from testhelix.core import atomic
+from testhelix.core.errors import UserError
+from testhelix.core.inputs import InputFile, NewRunDir, PackDir
+from testhelix.core.plaintext import clip, output_width, wrap
 from testhelix.llm.modelref import ModelRef
 from testhelix.parallel.progress import TaskProgress
-from testhelix.plaintext import clip, output_width, wrap
-from testhelix.runoptions import MODEL, RunOptions, setup_options
 from testhelix.store.gates import GateDecision, record_gate_decision
 from testhelix.store.runstore import RunStore
 from testhelix.strategy.model import is_frozen_strategy_file, load_strategy
-from testhelix.tracking import mlflow_option, requested_mlflow_uri
+from testhelix.view.mlflow_log import mlflow_option, requested_mlflow_uri
 
 
 @dataclass(frozen=True)

@@ -14,23 +14,23 @@ from autosaddler.edits import in_words
 from autosaddler.ledger import ReleaseLedger, refuse_spent_tasks
 from autosaddler.optimizer import ModelOptimizer
 from autosaddler.search import Search
+from autosaddler.search_mlflow import track_search
 from autosaddler.session import PackSplits, helix_evaluator, load_pack_splits, refuse_spent, search_setup
 from autosaddler.store import parent_strategy
-from autosaddler.tracking import track_search
 from testhelix.agent.budget import Budget
-from testhelix.cliutil import json_option, print_json
-from testhelix.errors import UserError
-from testhelix.heartbeat import command_started
-from testhelix.inputs import SEED, InputFile, NewRunDir, PackDir, RunDir
+from testhelix.commands.plumbing import json_option, print_json
+from testhelix.commands.run_options import MODEL, RunOptions, setup_options
+from testhelix.core.errors import UserError
+from testhelix.core.heartbeat import command_started
+from testhelix.core.inputs import SEED, InputFile, NewRunDir, PackDir, RunDir
+from testhelix.core.plaintext import output_width, wrap
 from testhelix.llm.modelref import ModelRef
 from testhelix.llm.registry import model_ref
 from testhelix.parallel.progress import TaskProgress
-from testhelix.plaintext import output_width, wrap
-from testhelix.runoptions import MODEL, RunOptions, setup_options
-from testhelix.splits import spread_by_context
 from testhelix.store.runstore import RunStore
 from testhelix.strategy.model import initial_strategy
-from testhelix.tracking import mlflow_option, requested_mlflow_uri
+from testhelix.tasks.splits import spread_by_context
+from testhelix.view.mlflow_log import mlflow_option, requested_mlflow_uri
 
 OPTIMIZER_TOKEN_CAP = 5_000_000  # the optimizer's own accounting scope, separate from the generator's
 

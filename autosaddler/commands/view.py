@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from testhelix.cliutil import json_option, print_json
+from testhelix.commands.plumbing import json_option, print_json
 
 
 @click.command("view")

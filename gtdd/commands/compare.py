@@ -6,8 +6,8 @@ from pathlib import Path
 
 import click
 
-from testhelix.cliutil import json_option, print_json
-from testhelix.inputs import RunDir
+from testhelix.commands.plumbing import json_option, print_json
+from testhelix.core.inputs import RunDir
 
 
 @click.command("compare")

@@ -48,7 +48,7 @@ EXPLAINED: dict[str, tuple[str, str]] = {  # field -> (label, explanation)
 def emit(result: dict, as_json: bool) -> None:
     """`result` as JSON, or as labelled lines, each followed by what it means."""
     if as_json:
-        from testhelix.cliutil import print_json
+        from testhelix.commands.plumbing import print_json
 
         print_json(result)
         return

@@ -14,10 +14,10 @@ from gtdd.experiment import FIXED_TESTS, PRESETS, ExperimentSummary
 from gtdd.feedback import RULES
 from gtdd.policies import POLICIES, parse_policies
 from gtdd.rules import RULE_NAMES
-from testhelix.cliutil import json_option, print_json
-from testhelix.errors import UserError
-from testhelix.inputs import SEED, FiniteFloat, NewRunDir, RunDir
-from testhelix.runoptions import JOBS_RANGE, RunOptions, setup_options
+from testhelix.commands.plumbing import json_option, print_json
+from testhelix.commands.run_options import JOBS_RANGE, RunOptions, setup_options
+from testhelix.core.errors import UserError
+from testhelix.core.inputs import SEED, FiniteFloat, NewRunDir, RunDir
 
 CommandFunction = TypeVar("CommandFunction", bound=Callable[..., Any])
 
@@ -71,7 +71,7 @@ def _common(f: CommandFunction) -> CommandFunction:
         click.option("--quiet", is_flag=True, help="No progress lines."),
         run_dir_opt,
     ]
-    # the model options every command shares, and the sandbox every trace runs in (testhelix/runoptions.py)
+    # the model options every command shares, and the sandbox every trace runs in (testhelix/commands/run_options.py)
     f = setup_options(sandbox_only=True, jobs=False, workers=False, backend=False)(f)
     for option in reversed(options):
         f = option(f)

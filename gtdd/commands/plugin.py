@@ -22,7 +22,7 @@ def check_command(name: str, sandbox: str | None) -> None:
     hooks against the Domain Protocol and run its reference through its own checks; one line per
     check, exit 0 when all passed, 1 when one failed, 2 when NAME (or SANDBOX) does not load."""
     from gtdd.plugin_check import check_domain
-    from testhelix.plugin_check import CheckReport
+    from testhelix.conformance.plugin_check import CheckReport
 
     report = CheckReport(click.echo)
     check_domain(name, report, sandbox=sandbox)

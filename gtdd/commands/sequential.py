@@ -20,8 +20,8 @@ from gtdd.commands.stats import EXACT_SAMPLE_LIMIT, POPULATION
 from gtdd.stats import params
 from gtdd.stats.acceptance import exact_false_acceptance_bound
 from gtdd.stats.sequential import CandidateSequenceEProcess, CandidateSupermartingale
-from testhelix.cliutil import json_option
-from testhelix.errors import UserError
+from testhelix.commands.plumbing import json_option
+from testhelix.core.errors import UserError
 
 MAX_DRAWS = 1_000_000  # draws one supermartingale command follows (one exact step each)
 

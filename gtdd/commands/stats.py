@@ -15,9 +15,9 @@ from gtdd.stats.params import Method
 from gtdd.stats.probing import probe_success
 from gtdd.stats.recorded import recorded_audit
 from gtdd.stats.tables import render, seed_tables
-from testhelix.cliutil import json_option, print_json
-from testhelix.errors import UserError
-from testhelix.inputs import InputFile
+from testhelix.commands.plumbing import json_option, print_json
+from testhelix.core.errors import UserError
+from testhelix.core.inputs import InputFile
 
 # Documented ranges of the whole numbers every calculator takes (shown in --help); a population
 # beyond 10**15 cases has no use in an audit and makes the exact sums' integers needlessly long.
@@ -141,7 +141,7 @@ def tables_command(as_json: bool) -> None:
 
 
 def _read_counts(path: Path) -> list[list[int]]:
-    from testhelix.readers import read_json
+    from testhelix.core.readers import read_json
 
     data = read_json(path)
     if isinstance(data, dict):

@@ -1,7 +1,7 @@
 """GTDD domains: a behavioural contract, its reference, schema, generator and population.
 
 `get_domain(spec)` returns an object implementing gtdd.domains.base.Domain, found through the
-project's one plug-in loader (testhelix/plugins.py) by
+project's one plug-in loader (testhelix/core/plugins.py) by
 
 - a built-in name (DOMAINS maps it to the module holding its `DOMAIN` object, so importing this
   package stays cheap),
@@ -14,8 +14,8 @@ A loaded object is checked for every hook of the Domain protocol once, here.
 from __future__ import annotations
 
 from gtdd.domains.base import Domain, missing_hooks
-from testhelix.errors import UserError
-from testhelix.plugins import DOMAINS_GROUP, load_plugin
+from testhelix.core.errors import UserError
+from testhelix.core.plugins import DOMAINS_GROUP, load_plugin
 
 DOMAINS = {"kvstore": "gtdd.domains.kvstore:DOMAIN"}
 ENTRY_POINT_GROUP = DOMAINS_GROUP

@@ -20,8 +20,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from testhelix.digest import canonical_json
-from testhelix.plugins import missing_members, protocol_members
+from testhelix.core.digest import canonical_json
+from testhelix.core.plugins import missing_members, protocol_members
 
 Op = dict  # {"cmd": "SET", "args": ["k", "v"]}; must be JSON-serialisable
 

@@ -56,10 +56,10 @@ from gtdd.domains.base import (
     Trace,
     TraceResult,
 )
+from testhelix.core.forkrun import process_alive
+from testhelix.core.plugins import import_root
 from testhelix.execution import jobprocess
 from testhelix.execution.seam import select_sandbox
-from testhelix.forkrun import process_alive
-from testhelix.plugins import import_root
 
 if TYPE_CHECKING:
     from testhelix.execution.sandbox import Sandbox

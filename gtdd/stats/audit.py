@@ -20,7 +20,7 @@ from gtdd.stats import hypergeom, params
 from gtdd.stats.acceptance import failure_threshold, resolve_method
 from gtdd.stats.allocation import ErrorAllocation
 from gtdd.stats.params import Method, Number
-from testhelix.errors import UserError
+from testhelix.core.errors import UserError
 
 # In log space a comparison closer than this (in log units) is settled with exact integers, so
 # both methods return the same size; beyond EXACT_CHECK_BITS the exact check is skipped as too slow.

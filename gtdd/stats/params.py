@@ -15,7 +15,7 @@ import re
 from fractions import Fraction
 from typing import Literal, TypeAlias
 
-from testhelix.errors import UserError
+from testhelix.core.errors import UserError
 
 Number: TypeAlias = int | float | str | Fraction
 Method = Literal["auto", "exact", "log"]

@@ -19,7 +19,7 @@ from fractions import Fraction
 from gtdd.stats import hypergeom, params
 from gtdd.stats.acceptance import failure_threshold, resolve_method
 from gtdd.stats.params import Method, Number
-from testhelix.errors import UserError
+from testhelix.core.errors import UserError
 
 
 @dataclass(frozen=True)

@@ -23,8 +23,8 @@ from testhelix.llm.base import CallTags, ChatModel, Message, ModelRequest
 
 if TYPE_CHECKING:
     from testhelix.agent.budget import Budget
-    from testhelix.skills import Skill
     from testhelix.strategy.model import Strategy
+    from testhelix.strategy.skills import Skill
 
 FALLBACK_DIRECTIONS = ("the exact scenario of the bug report", "boundary values next to the reported case",
                        "a sequence of calls that exercises the affected state", "error handling around the fix",

@@ -58,8 +58,8 @@ from testhelix.llm.base import (
 )
 
 if TYPE_CHECKING:
-    from testhelix.skills import Skill
     from testhelix.strategy.model import Strategy
+    from testhelix.strategy.skills import Skill
     from testhelix.tasks.model import Context
     from testhelix.tasks.task import Task
 

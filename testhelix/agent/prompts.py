@@ -27,6 +27,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from testhelix.core.agent_roles import CANDIDATE_PHASES
 from testhelix.llm.base import Message
 from testhelix.llm.role_prompts import (
     CHALLENGE_SYSTEM,
@@ -39,11 +40,10 @@ from testhelix.llm.role_prompts import (
     SESSION_SYSTEM,
     SKILLS_HEADER,
 )
-from testhelix.roles import CANDIDATE_PHASES
 
 if TYPE_CHECKING:
-    from testhelix.skills import Skill
     from testhelix.strategy.model import Strategy
+    from testhelix.strategy.skills import Skill
     from testhelix.tasks.task import Task
 
 INDEX_HEADER = "## Skill library (pick what fits; none is preloaded)"
@@ -101,7 +101,7 @@ def strategy_messages(strategy: Strategy, task: PublicTask, phase: str, checkpoi
 def routed_skills_text(strategy: Strategy, task: PublicTask, role: str, library: dict[str, Skill] | None) -> str:
     if not library:
         return ""
-    from testhelix.skills import library_index, route_skills
+    from testhelix.strategy.skills import library_index, route_skills
     skills = route_skills(strategy, task.context, role, library)
     return skills_section(skills, "" if skills else library_index(library, role))
 

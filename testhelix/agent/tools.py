@@ -29,13 +29,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from testhelix.digest import tree_sha256
+from testhelix.core.agent_roles import GENERATION_ROLES
+from testhelix.core.digest import tree_sha256
 from testhelix.llm.base import ToolCall, ToolSpec
-from testhelix.roles import GENERATION_ROLES
 
 if TYPE_CHECKING:
     from testhelix.execution.outcome import Limits, Outcome
-    from testhelix.skills import Skill
+    from testhelix.strategy.skills import Skill
 
 PROGRAMS = ("initial", "repair")
 

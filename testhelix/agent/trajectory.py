@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from testhelix.agent.tools import AgentWorkspace, Submitted, SuiteRunner, ToolBox, ToolError
-from testhelix.errors import UserError
+from testhelix.core.errors import UserError
 from testhelix.execution.outcome import Limits
 from testhelix.llm.base import Message
 

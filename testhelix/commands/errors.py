@@ -30,11 +30,11 @@ from typing import Any
 
 import click
 
-from testhelix import atomic
-from testhelix.cliutil import json_option, print_json
-from testhelix.errors import UserError
-from testhelix.inputs import InputFile, OutputFile, RunDir
-from testhelix.readers import read_csv, read_jsonl
+from testhelix.commands.plumbing import json_option, print_json
+from testhelix.core import atomic
+from testhelix.core.errors import UserError
+from testhelix.core.inputs import InputFile, OutputFile, RunDir
+from testhelix.core.readers import read_csv, read_jsonl
 from testhelix.store.runstore import RunStore
 from testhelix.view.trajectories import safe_name, trajectory_files
 
@@ -53,7 +53,7 @@ PARENTS = ("coverage gap", "faulty check", "execution logic error")
 LABEL_COLUMNS = ("subtype", "notes")
 SHEET_COLUMNS = ("trajectory_id", "family", "run_label", "task_id", "trajectory", "final_suite_path", "final_suite",
                  "submission", "initial", "reference", *LABEL_COLUMNS)
-MAX_SUITE_CHARS = 60_000  # a CSV field holds at most 64 KiB (testhelix/readers.py)
+MAX_SUITE_CHARS = 60_000  # a CSV field holds at most 64 KiB (testhelix/core/readers.py)
 
 
 @dataclass(frozen=True)

@@ -16,16 +16,16 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from testhelix.cliutil import json_option, print_json
-from testhelix.errors import UserError
+from testhelix.commands.plumbing import json_option, print_json
+from testhelix.commands.run_options import RunOptions, setup_options
+from testhelix.core.errors import UserError
+from testhelix.core.inputs import InputDir, InputFile, NewRunDir, PackDir
 from testhelix.execution.shape import suite_problem
-from testhelix.inputs import InputDir, InputFile, NewRunDir, PackDir
 from testhelix.prism.coverage import CoverageMeter
 from testhelix.prism.evaluation import evaluate_task, no_submission, record_panel_order
 from testhelix.prism.judgement import Judgement, TaskMetrics
 from testhelix.prism.metric_table import METRICS, indicator_key
 from testhelix.prism.metrics import TaskOutcomes, split_metrics
-from testhelix.runoptions import RunOptions, setup_options
 from testhelix.tasks.task import Task, load_pack, load_task
 
 if TYPE_CHECKING:
@@ -57,8 +57,8 @@ def _print_task(result: dict[str, Any]) -> None:
 def _split_ids(pack: Path, split: str, split_file: Path | None, tasks: list[Task]) -> list[str]:
     if split == "all" and split_file is None:
         return [t.id for t in tasks]
-    from testhelix.paths import splits_dir
-    from testhelix.splits import load_split_file
+    from testhelix.core.paths import splits_dir
+    from testhelix.tasks.splits import load_split_file
 
     path = split_file or splits_dir() / f"{pack.resolve().name}.json"
     if not path.is_file():
@@ -137,7 +137,7 @@ def command(task_dir: Path | None, suite_dir: Path | None, pack_dir: Path | None
             split_file: Path | None, suites_dir: Path | None, run_dir: Path | None, coverage: bool,
             options: RunOptions, as_json: bool) -> None:
     """Run a submitted suite on the initial program, the reference and every panel candidate."""
-    from testhelix.execution.cache import StoreOutcomeCache
+    from testhelix.execution.outcome_cache import StoreOutcomeCache
 
     execution = options.execution()   # the executor and sandbox chosen (checked before any work)
     if task_dir is not None:

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import click
 
-from testhelix.cliutil import json_option, print_json
+from testhelix.commands.plumbing import json_option, print_json
 from testhelix.commands.run import select_tasks
-from testhelix.errors import UserError
+from testhelix.commands.run_options import RunOptions, setup_options
+from testhelix.core.errors import UserError
+from testhelix.core.inputs import FiniteFloat, InputDir, InputFile, NewRunDir, PackDir
 from testhelix.helix.external import AgentRun, ExternalAgent, check_agent, run_external, suites_folder
-from testhelix.inputs import FiniteFloat, InputDir, InputFile, NewRunDir, PackDir
-from testhelix.runoptions import RunOptions, setup_options
 from testhelix.store.runstore import RunStore, check_run_folder
 
 
@@ -45,7 +45,7 @@ def command(pack_dir: Path, split: str, split_file: Path | None, limit: int | No
             masks: tuple[Path, ...], run_dir: Path, coverage: bool, options: RunOptions, as_json: bool) -> None:
     """Run an external coding agent's COMMAND on every task and score the suites it wrote."""
     from testhelix.commands.evaluate import evaluate_split
-    from testhelix.execution.cache import StoreOutcomeCache
+    from testhelix.execution.outcome_cache import StoreOutcomeCache
 
     agent = ExternalAgent(name, agent_command, tuple(dict.fromkeys(env_names)), agent_time_limit, masks)
     check_agent(agent, dict(os.environ))

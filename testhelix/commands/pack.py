@@ -1,5 +1,5 @@
 """`testhelix pack build|verify|list|bundle|import`: build the kata task pack, re-check a pack, list
-the bundled packs, refresh the archive the package ships (testhelix/pack/bundle.py), import outside tasks."""
+the bundled packs, refresh the archive the package ships (testhelix/pack/bundle_writer.py), import outside tasks."""
 
 from __future__ import annotations
 
@@ -9,12 +9,12 @@ from pathlib import Path
 
 import click
 
-from testhelix.cliutil import json_option, print_json
-from testhelix.errors import UserError
-from testhelix.inputs import SEED, FiniteFloat, InputDir, OutputFile, PackDir
+from testhelix.commands.plumbing import json_option, print_json
+from testhelix.commands.run_options import MODEL, RunOptions, setup_options
+from testhelix.core.errors import UserError
+from testhelix.core.inputs import SEED, FiniteFloat, InputDir, OutputFile, PackDir
+from testhelix.core.paths import is_installed, tasks_dir
 from testhelix.llm.modelref import ModelRef
-from testhelix.paths import is_installed, tasks_dir
-from testhelix.runoptions import MODEL, RunOptions, setup_options
 from testhelix.tasks.model import CONTEXTS
 
 # The pack tools' execution slots: one option, parsed once here (a pack tool runs no search settings).
@@ -225,7 +225,7 @@ def verify(pack: Path, workers: int, runner: str, options: RunOptions, as_json: 
 @json_option
 def list_packs(as_json: bool) -> None:
     """The bundled packs: name, tasks, tree digest, and where the unpacked copy is (if it is yet)."""
-    from testhelix.bundle import bundled_packs, cache_slot
+    from testhelix.core.bundled_data import bundled_packs, cache_slot
 
     packs = [(pack, cache_slot(pack) / pack.name) for pack in bundled_packs().values()]
     if as_json:
@@ -286,9 +286,9 @@ def construct(members: tuple[str, ...], humaneval_data: Path | None, mbpp_data: 
     splits/benchmark.json and its entry in tasks/bundled.json (run in a source checkout)."""
     from contextlib import nullcontext
 
-    from testhelix.bundle import bundled_pack
+    from testhelix.core.bundled_data import bundled_pack
+    from testhelix.core.paths import splits_dir
     from testhelix.pack import benchmark, humaneval, mbpp
-    from testhelix.paths import splits_dir
 
     if is_installed():
         raise UserError("pack construct writes the checkout's tasks/, splits/ and docs/; run it in a source checkout")
@@ -318,7 +318,7 @@ def construct(members: tuple[str, ...], humaneval_data: Path | None, mbpp_data: 
 def bundle(pack: Path | None, name: str, src: Path | None, seed: int, out: Path | None) -> None:
     """Write PACK (default: tasks/<name>, as `pack build` or `pack create` writes it) as the deterministic archive the
     package ships, and record it in tasks/bundled.json (run in a source checkout after `pack build`)."""
-    from testhelix.pack.bundle import write_archive, write_manifest
+    from testhelix.pack.bundle_writer import write_archive, write_manifest
 
     if is_installed() and out is None:
         raise UserError("--out: give the archive to write (an installed package does not rewrite its own files)")
@@ -361,7 +361,7 @@ def import_(kind: str, source: Path | None, pack: Path, jsonl: Path | None, snap
     from rich.console import Console
     from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-    from testhelix.errors import UserError
+    from testhelix.core.errors import UserError
     from testhelix.importers.common import ImportResult, summary_counts
 
     err = Console(stderr=True)

@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from testhelix.plugin_check import KINDS, CheckReport
+from testhelix.conformance.plugin_check import KINDS, CheckReport
 
 
 @click.group("plugin")

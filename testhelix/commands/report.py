@@ -17,13 +17,13 @@ from typing import Any
 
 import click
 
-from testhelix import atomic
-from testhelix.cliutil import json_option, print_json
+from testhelix.commands.plumbing import json_option, print_json
 from testhelix.commands.report_selection import render_selection_rules, selection_rules
-from testhelix.errors import UserError
+from testhelix.core import atomic
+from testhelix.core.errors import UserError
+from testhelix.core.inputs import OutputFile, PackDir, RunDir
 from testhelix.helix.external import external_summaries, render_external
 from testhelix.helix.promotion import describe, recorded_statuses
-from testhelix.inputs import OutputFile, PackDir, RunDir
 from testhelix.llm.registry import is_simulated
 from testhelix.prism import panel as P
 from testhelix.prism.metric_table import COUNTS, METRICS, Metric, by_indicator

@@ -8,28 +8,28 @@ from typing import Any
 
 import click
 
-from testhelix.cliutil import json_option, print_json
-from testhelix.errors import UserError
-from testhelix.heartbeat import command_started
+from testhelix.commands.plumbing import json_option, print_json
+from testhelix.commands.run_options import MODEL, RunOptions, setup_options
+from testhelix.core.errors import UserError
+from testhelix.core.heartbeat import command_started
+from testhelix.core.inputs import SEED, FiniteFloat, InputFile, NewRunDir, PackDir, RunDir
 from testhelix.helix.config import get_config, strategy_run_config
 from testhelix.helix.promotion import describe, promotion_status
 from testhelix.helix.results import Finished, Incomplete, TaskResult
-from testhelix.inputs import SEED, FiniteFloat, InputFile, NewRunDir, PackDir, RunDir
 from testhelix.llm.modelref import ModelRef
 from testhelix.parallel.progress import TaskProgress
-from testhelix.runoptions import MODEL, RunOptions, setup_options
-from testhelix.splits import sample_across_groups
 from testhelix.store.runstore import RunStore, check_run_folder
 from testhelix.strategy.model import initial_strategy, load_strategy
+from testhelix.tasks.splits import sample_across_groups
 from testhelix.tasks.task import Task, load_pack
-from testhelix.tracking import mlflow_option, requested_mlflow_uri, run_meta, track_helix_run
+from testhelix.view.mlflow_log import mlflow_option, requested_mlflow_uri, run_meta, track_helix_run
 
 
 def split_task_ids(pack: Path, split: str, split_file: Path | None) -> list[str] | None:
     """Task ids of a split (None for 'all')."""
     if split == "all" and split_file is None:
         return None
-    from testhelix.splits import load_checked_split_file
+    from testhelix.tasks.splits import load_checked_split_file
 
     split_data = load_checked_split_file(
         pack, split_file, "split file not found (make one with `testhelix splits make`, or use --split all)")
@@ -82,8 +82,8 @@ def command(pack_dir: Path, split: str, split_file: Path | None, configs: tuple[
             as_json: bool) -> int:
     """Run TestHelix configurations on a split and evaluate every submitted suite (resumable).
     \f
-    Returns the exit status (cliutil.entry_point): 3 when the provider prevented a task evaluation."""
-    from testhelix.runbuild import task_runner
+    Returns the exit status (plumbing.entry_point): 3 when the provider prevented a task evaluation."""
+    from testhelix.parallel.build import task_runner
 
     for m in models:   # resolved by --model's type; unknown names failed before any work
         m.require_credentials()  # and so does a hosted model without its key: nothing is created

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import click
 
-from testhelix.bundle import bundled_pack
-from testhelix.inputs import SEED, PackDir
+from testhelix.commands.run_options import MODEL
+from testhelix.core.bundled_data import bundled_pack
+from testhelix.core.inputs import SEED, PackDir
 from testhelix.llm.modelref import ModelRef
-from testhelix.runoptions import MODEL
 
 
 @click.command("serve")

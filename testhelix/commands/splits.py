@@ -6,11 +6,11 @@ from pathlib import Path
 
 import click
 
-from testhelix.cliutil import json_option, print_json
-from testhelix.errors import UserError
-from testhelix.inputs import SEED, InputFile, OutputFile, PackDir
-from testhelix.paths import splits_dir
-from testhelix.splits import (
+from testhelix.commands.plumbing import json_option, print_json
+from testhelix.core.errors import UserError
+from testhelix.core.inputs import SEED, InputFile, OutputFile, PackDir
+from testhelix.core.paths import splits_dir
+from testhelix.tasks.splits import (
     SPLIT_NAMES,
     check_splits,
     coverage,

@@ -9,9 +9,9 @@ import duckdb
 from rich.console import Console
 from rich.table import Table
 
-from testhelix.cliutil import json_option, print_json
-from testhelix.errors import UserError
-from testhelix.inputs import RunDir
+from testhelix.commands.plumbing import json_option, print_json
+from testhelix.core.errors import UserError
+from testhelix.core.inputs import RunDir
 from testhelix.store.runstore import RunStore
 
 

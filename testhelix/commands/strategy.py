@@ -6,11 +6,11 @@ from pathlib import Path
 
 import click
 
-from testhelix import atomic
-from testhelix.cliutil import json_option, print_json
-from testhelix.errors import UserError
+from testhelix.commands.plumbing import json_option, print_json
+from testhelix.core import atomic
+from testhelix.core.errors import UserError
+from testhelix.core.inputs import InputFile, OutputFile
 from testhelix.helix.config import get_config
-from testhelix.inputs import InputFile, OutputFile
 from testhelix.strategy.model import (
     FIXED_FIELDS,
     MUTABLE_FIELDS,

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
-from testhelix.errors import UserError
+from testhelix.core.errors import UserError
 from testhelix.execution.protocols import Executor
 
 if TYPE_CHECKING:

@@ -4,7 +4,7 @@
 each a supervisor with a clean zygote that has imported pytest once and forks one isolated job per
 execution (see forkserver.py, keepers.py and sandbox.py). `run_many` runs independent executions in parallel,
 one host thread per server; identical (suite, program) jobs run once. Outcomes are cached by the
-wrapper the seam puts around every executor (caching.py), not here.
+wrapper the seam puts around every executor (cached_executor.py), not here.
 
 What a server is told about a job: two digests, the limits and the entry kind. The executor copies
 each tree into the staging folder under its digest (read-only) and compiles it in a short-lived
@@ -30,13 +30,14 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import testhelix
-from testhelix import staging
-from testhelix.execution.cache import OutcomeCache
-from testhelix.execution.caching import DigestedJob, digest_jobs, tree_digest
+from testhelix.core import staging
+from testhelix.core.plugins import import_root
+from testhelix.execution.cached_executor import DigestedJob, digest_jobs, tree_digest
 from testhelix.execution.cgroup import CGROUPS_ENV
 from testhelix.execution.environments import PythonEnv
 from testhelix.execution.masking import HIDE_ENV, hidden_paths
 from testhelix.execution.outcome import RUNNER_VERSION, Limits, Outcome, RawRun, outcome_of
+from testhelix.execution.outcome_cache import OutcomeCache
 from testhelix.execution.pagecache import DROP_ENV
 from testhelix.execution.precompile import compile_in_helper
 from testhelix.execution.protocols import Executor
@@ -54,7 +55,6 @@ from testhelix.execution.sandbox import HOST_PREFIX_ENV, OVERLAY_ENV, Sandbox, s
 from testhelix.execution.seam import create_executor, select_sandbox
 from testhelix.execution.syscalls import umount
 from testhelix.execution.workspace import ENTRY_SCRIPT, TreeCache, force_rmtree
-from testhelix.plugins import import_root
 
 __all__ = ["Executor", "ForkServerExecutor", "Limits", "Outcome", "OutcomeCache", "default_executor"]
 
@@ -231,7 +231,7 @@ class ForkServerExecutor:
                  sandbox: str | None = None, staging_parent: Path | None = None,
                  environment: PythonEnv | None = None, trusted: bool = False):
         # `cache` is part of the factory's signature (seam.ExecutorFactory) and unused: the seam
-        # caches every executor (caching.py). Kept for the sibling pools, which are made alike.
+        # caches every executor (cached_executor.py). Kept for the sibling pools, which are made alike.
         self._args = (workers, cache, sandbox, staging_parent, environment)
         self.trusted_pool = trusted  # runs a task's hidden tests: uids of its own (TRUSTED_UIDS)
         self._trusted: ForkServerExecutor | None = None
@@ -329,7 +329,7 @@ class ForkServerExecutor:
     def run_many(self, jobs: Sequence[tuple[Path, Path]], limits: Limits = Limits(),
                  coverage: bool = False) -> list[Outcome]:
         """Each distinct (suite, program) pair once; nothing is cached here (the seam's wrapper
-        caches every executor: caching.py)."""
+        caches every executor: cached_executor.py)."""
         prepared = digest_jobs(jobs, limits)
         distinct = list({(j.suite_digest, j.program_digest): j for j in prepared if isinstance(j, DigestedJob)}.values())
         ran = dict(zip(((j.suite_digest, j.program_digest) for j in distinct),

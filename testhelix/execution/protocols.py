@@ -1,6 +1,6 @@
 """What an execution backend is (`Executor`) and the optional abilities it may declare.
 
-The seam (seam.py) chooses and builds backends, caching.py wraps every one of them in the outcome
+The seam (seam.py) chooses and builds backends, cached_executor.py wraps every one of them in the outcome
 cache, and environments.py gives a backend a sibling pool per task environment (its optional
 ability `RunsEnvironments` lives there, next to `PythonEnv`); all three need these Protocols, so
 they live below all three (no import circle between them). An optional ability is a

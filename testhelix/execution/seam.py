@@ -6,18 +6,18 @@
 (executor.py, `ForkServerExecutor`) is one implementation; a container or remote backend is
 another, registered by name without an edit here.
 
-Backends and sandboxes are found through the project's plug-in loader (testhelix/plugins.py):
+Backends and sandboxes are found through the project's plug-in loader (testhelix/core/plugins.py):
 
 - `create_executor(spec, ...)`: `--executor` / $TESTHELIX_EXECUTOR is a built-in name (`forkserver`), `package.module:FACTORY`
   or a `testhelix.executors` entry point; the factory is called as
   `FACTORY(workers=..., cache=None, sandbox=...)` and returns an `Executor`, which the seam puts
-  behind the outcome cache (caching.py), so no backend implements caching.
+  behind the outcome cache (cached_executor.py), so no backend implements caching.
 - `select_sandbox(spec)`: `--sandbox` / $TESTHELIX_SANDBOX is a built-in name (`namespaced`,
   `plain`), `package.module:CLASS` or a `testhelix.sandboxes` entry point; the object is called with
   no argument and returns a `Sandbox` (sandbox.py). Without a choice: the strongest available.
 
 Code outside a backend never branches on which backend or sandbox it got: it asks the object.
-A command passes its choice explicitly (testhelix/runsetup.py `ExecutionChoice`); the variables are
+A command passes its choice explicitly (testhelix/run/setup.py `ExecutionChoice`); the variables are
 only a user's defaults, read, never written.
 """
 
@@ -27,9 +27,8 @@ import functools
 import os
 from typing import TYPE_CHECKING, Protocol
 
-from testhelix.errors import UserError
-from testhelix.execution.protocols import Executor
-from testhelix.plugins import (
+from testhelix.core.errors import UserError
+from testhelix.core.plugins import (
     EXECUTORS_GROUP,
     SANDBOXES_GROUP,
     check_callable,
@@ -37,10 +36,11 @@ from testhelix.plugins import (
     missing_members,
     run_plugin_code,
 )
+from testhelix.execution.protocols import Executor
 
 if TYPE_CHECKING:
-    from testhelix.execution.cache import OutcomeCache
-    from testhelix.execution.caching import CachedExecutor
+    from testhelix.execution.cached_executor import CachedExecutor
+    from testhelix.execution.outcome_cache import OutcomeCache
     from testhelix.execution.sandbox import Sandbox
 
 SANDBOX_ENV = "TESTHELIX_SANDBOX"
@@ -66,7 +66,7 @@ def load_executor_factory(spec: str) -> ExecutorFactory:
 def create_executor(spec: str | None = None, workers: int | None = None, cache: OutcomeCache | None = None,
                     sandbox: str | None = None, *, checked: bool = False) -> CachedExecutor:
     """The executor `spec` names (default: $TESTHELIX_EXECUTOR, else the fork-server pool) with the
-    sandbox `sandbox` names (default: see sandbox_spec), behind the outcome cache (caching.py: in
+    sandbox `sandbox` names (default: see sandbox_spec), behind the outcome cache (cached_executor.py: in
     memory, then `cache`): every backend gets it, so the factory itself is given no cache.
     `checked`: both names come from a RunSetup's ExecutionChoice, which checked them (and read the
     environment) once when the command line was parsed, so nothing is checked or read again."""
@@ -77,7 +77,7 @@ def create_executor(spec: str | None = None, workers: int | None = None, cache: 
         factory = load_executor_factory(spec)
         if sandbox is not None:
             select_sandbox(sandbox)  # a bad --sandbox is reported before anything starts
-    from testhelix.execution.caching import with_cache
+    from testhelix.execution.cached_executor import with_cache
     # a bad $TESTHELIX_SANDBOX: UserError in the factory
     backend = run_plugin_code("--executor", spec, "building the executor",
                               functools.partial(factory, workers=workers, cache=None, sandbox=sandbox))

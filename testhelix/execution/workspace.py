@@ -24,7 +24,7 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from testhelix.digest import tree_files
+from testhelix.core.digest import tree_files
 
 INSIDE_WORKSPACE = "/workspace"  # where the namespaced sandbox shows a job's workspace
 SUITE_SUBDIR = "suite"

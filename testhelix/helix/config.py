@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, TypedDict
 
-from testhelix.errors import UserError
+from testhelix.core.errors import UserError
 from testhelix.strategy.model import check_run_compatibility
 
 if TYPE_CHECKING:

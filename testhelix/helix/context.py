@@ -16,7 +16,7 @@ from testhelix.strategy.model import Strategy
 
 if TYPE_CHECKING:
     from testhelix.execution.executor import Executor
-    from testhelix.skills import Skill
+    from testhelix.strategy.skills import Skill
     from testhelix.tasks.task import Task
 
 

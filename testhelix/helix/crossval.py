@@ -16,10 +16,10 @@ from typing import NotRequired, TypedDict
 
 from testhelix.agent.budget import BudgetExhausted, DeadlineExceeded
 from testhelix.agent.calls import review_suite
-from testhelix.digest import tree_sha256
+from testhelix.core.digest import tree_sha256
 from testhelix.helix.context import HelixContext
 from testhelix.helix.pairs import Pair, for_each_pair
-from testhelix.skills import reviewer_skills
+from testhelix.strategy.skills import reviewer_skills
 
 MAX_SYMPTOM_CHARS = 1500
 _FAILED = re.compile(r"(?:FAILED|ERROR) [^\s:]*::(test_\w+)")

@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from testhelix.agent.prompts import PublicTask, task_message
-from testhelix.errors import UserError
+from testhelix.core.errors import UserError
 from testhelix.execution.sandbox import namespaces_available
 from testhelix.tasks.task import Task
 
@@ -123,8 +123,8 @@ def agent_env(agent: ExternalAgent, workspace: Path, environ: dict[str, str]) ->
 def masked_folders(agent: ExternalAgent, task: Task, run_dir: Path, workspace: Path) -> list[Path]:
     """Folders covered while the agent runs: the task's pack, the bundled archives and the pack
     cache, the run folder, and the user's --mask folders; never one that holds the workspace."""
-    from testhelix.bundle import cache_root
-    from testhelix.paths import tasks_dir
+    from testhelix.core.bundled_data import cache_root
+    from testhelix.core.paths import tasks_dir
 
     wanted = [task.root.resolve().parent, tasks_dir(), cache_root(), run_dir, *agent.masks]
     out: list[Path] = []

@@ -40,7 +40,7 @@ class TaskJob:
 
 
 class JobEvaluator(Protocol):
-    """What evaluates one job (a HelixRunner); a Ray worker builds its own (testhelix/runbuild.py)."""
+    """What evaluates one job (a HelixRunner); a Ray worker builds its own (testhelix/parallel/build.py)."""
 
     def evaluate_job(self, job: TaskJob, sink: LedgerSink | None = None) -> TaskResult: ...
 

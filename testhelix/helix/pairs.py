@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from testhelix.agent.budget import BudgetExhausted, DeadlineExceeded
 from testhelix.agent.loop import SessionConfig
 from testhelix.agent.tools import AgentWorkspace
-from testhelix.digest import tree_sha256
+from testhelix.core.digest import tree_sha256
 from testhelix.helix.context import HelixContext
 from testhelix.helix.detail import PairSummary
 

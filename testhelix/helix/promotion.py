@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from testhelix.errors import UserError
+from testhelix.core.errors import UserError
 from testhelix.store.gates import gate_decisions
 from testhelix.store.runs import run_records
 from testhelix.store.runstore import RunStore

@@ -6,7 +6,7 @@ so a restarted server on another port resumes the same run). A task's row in `ta
 written last, after its outcomes, so a task whose row exists is complete and a resumed run skips it.
 
 Up to `tasks_in_flight` tasks run at once through the work backend the runner is built with
-(testhelix/runbuild.py builds both from a RunSetup; testhelix/parallel/): `evaluate_one` judges
+(testhelix/parallel/build.py builds both from a RunSetup; testhelix/parallel/): `evaluate_one` judges
 a task without writing any result, and the driver thread records each result as it arrives
 (`record`), so a run killed at any point keeps every finished task. A local thread writes a task's
 model-call ledger rows in one go when the task ends (`TaskLedger`) and cached executions as they
@@ -34,8 +34,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from testhelix.agent.budget import Budget, LedgerSink
-from testhelix.digest import tree_sha256
-from testhelix.errors import EvaluationIncomplete, UserError
+from testhelix.core.digest import tree_sha256
+from testhelix.core.errors import EvaluationIncomplete, UserError
 from testhelix.execution.environments import executor_for
 from testhelix.helix.config import RunConfig
 from testhelix.helix.context import HelixContext
@@ -49,10 +49,10 @@ from testhelix.llm.registry import create_model
 from testhelix.prism.coverage import MISSING, CoverageMeter
 from testhelix.prism.evaluation import evaluate_task, no_submission, record_panel_order, reference_only
 from testhelix.prism.judgement import TaskMetrics
-from testhelix.skills import load_library
 from testhelix.store.runs import task_finished
 from testhelix.store.runstore import RunStore
 from testhelix.strategy.model import Strategy
+from testhelix.strategy.skills import load_library
 from testhelix.tasks.task import Task, load_task
 
 if TYPE_CHECKING:
@@ -82,7 +82,7 @@ class HelixRunner:
     panel: bool = True                 # False: single-reference mode (initial + reference only)
     call_timeout_s: float | None = None  # upper bound on one model call (the deadline bounds it anyway)
     concurrent_pairs: bool = False     # a task's pairs (and reviews) at once (RunSetup: pairs_in_parallel)
-    backend: Backend | None = None     # a testhelix.parallel backend (testhelix/runbuild.py); None: one task at a time
+    backend: Backend | None = None     # a testhelix.parallel backend (testhelix/parallel/build.py); None: one task at a time
     progress: ProgressSink | None = None  # the live display (parallel/progress.py), or None
 
     def __post_init__(self) -> None:

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from testhelix.digest import tree_sha256
-from testhelix.errors import UserError
+from testhelix.core.digest import tree_sha256
+from testhelix.core.errors import UserError
 from testhelix.execution.outcome import Limits, Outcome
 from testhelix.execution.protocols import Executor
 from testhelix.tasks.model import ID_PATTERN, TaskToml, read_task_toml

@@ -22,8 +22,9 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from testhelix.digest import tree_sha256
-from testhelix.errors import UserError
+from testhelix.core.digest import tree_sha256
+from testhelix.core.errors import UserError
+from testhelix.core.readers import read_toml
 from testhelix.importers.common import (
     SOLVE_SH,
     ImportResult,
@@ -38,7 +39,6 @@ from testhelix.importers.common import (
     importable_modules,
 )
 from testhelix.importers.script_sandbox import run_script, shebang
-from testhelix.readers import read_toml
 from testhelix.tasks.model import (
     CONTEXTS,
     DIFFICULTIES,

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import testhelix
-from testhelix.errors import UserError
+from testhelix.core.errors import UserError
 from testhelix.execution.outcome import Limits
 from testhelix.execution.sandbox import NamespaceSandbox, namespaces_available, sandbox_env
 from testhelix.execution.syscalls import MS_BIND, MS_NODEV, MS_NOEXEC, MS_NOSUID, bind_readonly, mount

@@ -28,8 +28,9 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from testhelix.digest import tree_sha256
-from testhelix.errors import UserError
+from testhelix.core.digest import tree_sha256
+from testhelix.core.errors import UserError
+from testhelix.core.readers import read_jsonl
 from testhelix.importers.common import (
     SOLVE_SH,
     ImportResult,
@@ -44,7 +45,6 @@ from testhelix.importers.common import (
     importable_modules,
     patched_files,
 )
-from testhelix.readers import read_jsonl
 from testhelix.tasks.model import (
     Artifact,
     CandidateEntry,

@@ -18,7 +18,7 @@ import json
 import sys
 from typing import Any
 
-from testhelix.errors import UserError
+from testhelix.core.errors import UserError
 
 
 class NullContentFix:

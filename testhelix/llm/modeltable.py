@@ -15,7 +15,7 @@ The user's file has the same two tables as the package's, and only those:
 
 A hosted model needs no entry at all to run (`anthropic:NAME`, `openai:NAME`): it takes its
 provider's defaults from the package file's [unlisted.PROVIDER] table and runs unpriced. The user's
-file is read once per process through the bounded reader (testhelix/readers.py); a field of the
+file is read once per process through the bounded reader (testhelix/core/readers.py); a field of the
 wrong kind is a UserError naming the file and the field.
 """
 
@@ -27,10 +27,10 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from testhelix.errors import UserError
+from testhelix.core.errors import UserError
+from testhelix.core.plugins import PROVIDERS_GROUP, entry_point_names
+from testhelix.core.readers import read_toml
 from testhelix.llm.provider_protocol import ModelInfo, Prices
-from testhelix.plugins import PROVIDERS_GROUP, entry_point_names
-from testhelix.readers import read_toml
 
 PACKAGE_FILE = Path(__file__).with_name("models.toml")
 USER_FILE_MAX_BYTES = 256 * 1024   # a price list of a few hundred models fits in a tenth of this

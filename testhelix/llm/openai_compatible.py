@@ -10,7 +10,7 @@ import re
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from testhelix.errors import UserError
+from testhelix.core.errors import UserError
 from testhelix.llm.modeltable import provider_defaults
 from testhelix.llm.provider_protocol import ModelInfo
 from testhelix.llm.sdk_model import SdkProvider

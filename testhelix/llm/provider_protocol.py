@@ -3,7 +3,7 @@
 A provider is found by the prefix of a model name (registry.py) and never branched on by name:
 what differs between providers is declared here. The required members are `ModelProvider`'s; an
 optional ability is a small runtime-checkable Protocol that registry.py tests with `isinstance`
-(the member lists come from the Protocols themselves: `testhelix.plugins.protocol_members`).
+(the member lists come from the Protocols themselves: `testhelix.core.plugins.protocol_members`).
 This module imports nothing of the registry, so the registry and every provider module (anthropic.py,
 openai.py, openai_compatible.py, local.py, sim/provider.py) can use it; it also holds what `resolve`
 returns (`ModelInfo`, `Prices`) and what a call costs (`price_usage`).

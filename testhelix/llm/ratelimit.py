@@ -5,7 +5,7 @@
 
 Two token buckets refill continuously: requests per minute and tokens per minute (a call takes its
 conservative token reservation). Limits come with the model's `ModelInfo`: the run's `--rpm/--tpm`
-(testhelix/runsetup.py `ModelSettings`), else models.toml (`requests_per_minute`,
+(testhelix/run/setup.py `ModelSettings`), else models.toml (`requests_per_minute`,
 `tokens_per_minute`), else nothing (no limit). When a provider sends rate-limit headers (OpenAI `x-ratelimit-*`, Anthropic
 `anthropic-ratelimit-*`) and says nothing is left, the limiter holds every caller until the reset
 the provider named. All methods are thread-safe.

@@ -30,7 +30,8 @@ import sys
 from dataclasses import replace
 from typing import Any
 
-from testhelix.errors import UserError
+from testhelix.core.errors import UserError
+from testhelix.core.plugins import PROVIDERS_GROUP, entry_point_names, load_plugin, missing_members
 from testhelix.llm.anthropic import ANTHROPIC
 from testhelix.llm.base import ChatModel
 from testhelix.llm.local import LOCAL
@@ -47,7 +48,6 @@ from testhelix.llm.provider_protocol import (
     SuggestsConcurrency,
 )
 from testhelix.llm.sim.provider import SIMULATED
-from testhelix.plugins import PROVIDERS_GROUP, entry_point_names, load_plugin, missing_members
 
 # The built-in providers, one module per vendor; others come from the `testhelix.providers` entry
 # point group or a dotted path `package.module:OBJECT/MODEL` (see _provider).
@@ -157,7 +157,7 @@ def create_model(ref: ModelRef, *, task: Any = None, seed: int = 0, http_client:
     doubles that read the task's simulation bank. `http_client` lets tests inject an
     `httpx2.Client(transport=httpx2.MockTransport(...))`. `max_retries` is handed to the SDK, which
     is the single place where transient failures are retried. `context_window` and the rate limits
-    replace what models.toml says (a run's settings, testhelix/runsetup.py `ModelSettings`).
+    replace what models.toml says (a run's settings, testhelix/run/setup.py `ModelSettings`).
     """
     info = _with_settings(ref.info, context_window, requests_per_minute, tokens_per_minute)
     return provider_for(ref.provider_key).create(ref.name, info, task=task, seed=seed, http_client=http_client,
@@ -167,7 +167,7 @@ def create_model(ref: ModelRef, *, task: Any = None, seed: int = 0, http_client:
 
 def _with_settings(info: ModelInfo, context_window: int | None, rpm: float | None, tpm: float | None) -> ModelInfo:
     """`info` with a run's context window and rate limits (each None: the registry's value; both are
-    checked by the options that carry them, testhelix/runoptions.py)."""
+    checked by the options that carry them, testhelix/commands/run_options.py)."""
     changes: dict[str, Any] = {}
     if context_window is not None:
         changes["context_window"] = int(context_window)

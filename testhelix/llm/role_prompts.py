@@ -2,7 +2,7 @@
 strategy content and feedback arrive under.
 
 The agent writes its prompts from them (testhelix/agent/prompts.py, which documents how a session's
-messages are put together); the simulated models (llm/sim/) and `testhelix serve` (llm/serve/roles.py)
+messages are put together); the simulated models (llm/sim/) and `testhelix serve` (llm/serve/request_tags.py)
 recognise a request's role and its parts by them, as a real model reads its prompt. They live in the
 model layer so that the model layer never imports the agent layer.
 """

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeGuard
 
-from testhelix.errors import UserError
+from testhelix.core.errors import UserError
 from testhelix.pack.runner import SuiteRun
 
 

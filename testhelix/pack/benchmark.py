@@ -2,7 +2,7 @@
 packs, final admission, and what it writes -- tasks/benchmark.json (per task: source, source id,
 pool, the three signals, ΔC and Entry Coverage applicability), the funnel (docs/benchmark.md), the
 split file (splits/benchmark.json) and the composite pack entry in tasks/bundled.json (its tasks are
-the member packs' task folders, assembled on first use; testhelix/bundle.py).
+the member packs' task folders, assembled on first use; testhelix/core/bundled_data.py).
 
 Final admission of a candidate test task (seed 000): ΔC and Entry Coverage are both applicable
 (the trusted tests execute at least one changed line, and call at least one entry point whose body
@@ -21,11 +21,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from testhelix.digest import file_sha256, tree_sha256
+from testhelix.core.digest import file_sha256, tree_sha256
+from testhelix.core.readers import read_toml
 from testhelix.pack import construct as fe
 from testhelix.pack.panelgate import PANEL_ALTERNATIVES, PANEL_INVALIDS, Diversity
 from testhelix.prism.astfeatures import ast_features
-from testhelix.readers import read_toml
 
 NAME = "benchmark"
 SOURCES = ("katas", "humaneval", "mbpp")
@@ -203,7 +203,8 @@ def build_benchmark(packs: dict[str, Path], data: dict[str, Path], tasks_root: P
                     log: Callable[[str], None] = lambda s: None) -> dict:
     """Run the front end over the member packs and write everything the module docstring lists;
     with an executor, measure applicability first for tasks without a status (test pool first)."""
-    from testhelix import bundle, splits
+    from testhelix.core import bundled_data as bundle
+    from testhelix.tasks import splits
 
     records = pack_records("katas", packs["katas"])
     for source in SOURCES[1:]:

@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
-from testhelix.digest import file_sha256, tree_sha256
-from testhelix.errors import UserError
+from testhelix.core.digest import file_sha256, tree_sha256
+from testhelix.core.errors import UserError
 from testhelix.pack import bank as banks
 from testhelix.pack.diversity import select_diverse
 from testhelix.pack.instructions import VERIFIER_TIMEOUT_S, instruction, leaked_fix, solve_sh, task_toml

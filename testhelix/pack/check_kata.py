@@ -17,7 +17,7 @@ import xml.etree.ElementTree as ET
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from testhelix.errors import UserError
+from testhelix.core.errors import UserError
 from testhelix.pack.kata import Kata, load_kata, write_variant
 
 MIN_MUTATIONS, MIN_DEFECTS, MIN_BANK = 12, 8, 16

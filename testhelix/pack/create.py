@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from testhelix.digest import tree_sha256
+from testhelix.core.digest import tree_sha256
 from testhelix.pack.bugreport import bug_report
 from testhelix.pack.generators import CandidateGenerator, GenerationRequest, Intent
 from testhelix.pack.panelgate import (

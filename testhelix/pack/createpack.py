@@ -12,7 +12,8 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from testhelix.errors import UserError
+from testhelix.core.errors import UserError
+from testhelix.core.readers import read_toml
 from testhelix.pack.create import (
     SEED_PANEL,
     STAGES,
@@ -26,7 +27,6 @@ from testhelix.pack.create import (
 )
 from testhelix.pack.generators import CandidateGenerator
 from testhelix.pack.panelgate import Diversity
-from testhelix.readers import read_toml
 from testhelix.tasks.model import CONTEXTS, DIFFICULTIES, ID_PATTERN
 
 SOURCE_FILE = "create.toml"
@@ -55,7 +55,7 @@ def load_source(folder: Path) -> TaskSource:
     path = folder / SOURCE_FILE
     if not path.is_file():
         raise UserError(f"{path}: missing (a task source needs create.toml)")
-    doc = read_toml(path)  # bounded: size, nesting, integer digits (testhelix/readers.py)
+    doc = read_toml(path)  # bounded: size, nesting, integer digits (testhelix/core/readers.py)
     for key in ("id", "title", "target", "context", "difficulty", "source"):
         if key in doc and not isinstance(doc[key], str):
             raise UserError(f"{path}: {key} = {str(doc[key])[:40]} is a {type(doc[key]).__name__}; write it as a "

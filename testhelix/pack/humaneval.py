@@ -23,7 +23,7 @@ import gzip
 import json
 from pathlib import Path
 
-from testhelix.errors import UserError
+from testhelix.core.errors import UserError
 from testhelix.pack.create import TaskSource
 
 PROGRAM = "program"

@@ -12,7 +12,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from testhelix.errors import UserError
+from testhelix.core.errors import UserError
 from testhelix.tasks.model import CONTEXTS
 
 DIFFICULTIES = ("easy", "medium", "hard")

@@ -19,10 +19,10 @@ import json
 import lzma
 from pathlib import Path
 
-from testhelix.errors import UserError
+from testhelix.core.errors import UserError
+from testhelix.core.paths import tasks_dir
 from testhelix.pack.create import TaskSource
 from testhelix.pack.humaneval import PROGRAM, context_of, difficulty_of
-from testhelix.paths import tasks_dir
 
 LICENCE = "CC-BY-4.0"
 ORIGIN = "google-research/google-research mbpp/mbpp.jsonl"

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from testhelix import forkrun
+from testhelix.core import forkrun
 
 _IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache", ".hypothesis")
 # Environment variables that would change how the child interpreter or pytest behaves.
@@ -128,7 +128,7 @@ def run_suite(suite: Path, program: Path, timeout: float = 60.0, select: Sequenc
 
 
 class WarmWorker:
-    """One warm worker process (testhelix/forkrun.py: a long-lived interpreter that has imported
+    """One warm worker process (testhelix/core/forkrun.py: a long-lived interpreter that has imported
     pytest once and forks one child per run, saving the ~0.1 s interpreter + pytest start-up of
     every run, over half of a kata run); `run` is not thread-safe, so give each thread its own."""
 

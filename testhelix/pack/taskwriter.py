@@ -9,7 +9,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from testhelix.digest import tree_sha256
+from testhelix.core.digest import tree_sha256
 from testhelix.pack import bank as banks
 from testhelix.pack.create import Candidate, Panel, TaskSource
 from testhelix.pack.instructions import AGENT_TIMEOUT_S, VERIFIER_TIMEOUT_S

@@ -19,8 +19,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from testhelix.digest import tree_sha256
-from testhelix.errors import UserError
+from testhelix.core.digest import tree_sha256
+from testhelix.core.errors import UserError
 from testhelix.execution.workspace import ENTRY_SCRIPT
 from testhelix.pack.runner import Job, SuiteRun, run_each, run_jobs
 from testhelix.tasks.model import read_manifest, read_task_toml
@@ -69,7 +69,7 @@ class VerifyReport:
 
 
 if TYPE_CHECKING:
-    from testhelix.runsetup import ExecutionChoice
+    from testhelix.run.setup import ExecutionChoice
 
 
 def _inspect(task_dir: Path) -> TaskInfo:
@@ -132,7 +132,7 @@ def _run_with_executor(jobs: list[Job], workers: int, envs: dict[str, tuple[str,
     from testhelix.execution.environments import environment_executor
     from testhelix.execution.outcome import Limits
     from testhelix.prism.evaluation import PANEL_TRACEBACK
-    from testhelix.runsetup import ExecutionChoice
+    from testhelix.run.setup import ExecutionChoice
 
     envs = envs or {}
     executor = (execution or ExecutionChoice()).create_executor(workers=workers)

@@ -2,7 +2,7 @@
 runner), and the default number of tasks in flight.
 
 The jobs, the `Backend` Protocol and the typed results are the runner's (testhelix/helix/jobs.py,
-results.py); choosing a backend is the builder's (testhelix/runbuild.py `make_backend`).
+results.py); choosing a backend is the builder's (testhelix/parallel/build.py `make_backend`).
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ from typing import Any
 
 from testhelix.helix.jobs import JobEvaluator
 from testhelix.llm.modelref import ModelRef
-from testhelix.runsetup import RunSetup
+from testhelix.run.setup import RunSetup
 
-BACKENDS = ("local", "ray")  # the --backend choices (testhelix/runoptions.py)
+BACKENDS = ("local", "ray")  # the --backend choices (testhelix/commands/run_options.py)
 
 
 @dataclass(frozen=True)

@@ -34,7 +34,7 @@ from rich.console import Console, ConsoleOptions, RenderResult
 from rich.live import Live
 from rich.text import Text
 
-from testhelix.heartbeat import command_started, heartbeat
+from testhelix.core.heartbeat import command_started, heartbeat
 from testhelix.helix.results import Incomplete, TaskResult
 
 SEP = " · "

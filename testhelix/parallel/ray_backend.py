@@ -22,11 +22,11 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from testhelix.errors import UserError
+from testhelix.core.errors import UserError
 from testhelix.helix.jobs import TaskJob
 from testhelix.helix.results import TaskResult, WorkerRecords
 from testhelix.parallel.jobs import WorkerBuilder, WorkerSettings
-from testhelix.runsetup import RunSetup
+from testhelix.run.setup import RunSetup
 
 if TYPE_CHECKING:
     from testhelix.execution.outcome import Limits, Outcome
@@ -46,7 +46,7 @@ class RecordingCache:
     def __init__(self) -> None:
         import threading
 
-        from testhelix.execution.cache import MemoryOutcomeCache
+        from testhelix.execution.outcome_cache import MemoryOutcomeCache
 
         self.memory = MemoryOutcomeCache()
         self._lock = threading.Lock()
@@ -80,7 +80,7 @@ class RecordingCache:
 class TaskWorker:
     """The actor body (wrapped with ray.remote at start-up, so importing this module needs no Ray).
 
-    `build` (testhelix/runbuild.py `worker_runner`, handed over by the driver) builds the worker's
+    `build` (testhelix/parallel/build.py `worker_runner`, handed over by the driver) builds the worker's
     executor and runner from the settings' RunSetup: the executor and sandbox the driver chose, its
     model settings (its share of the rate limits) and its concurrency."""
 

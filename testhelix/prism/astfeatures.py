@@ -24,7 +24,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from testhelix.digest import tree_files
+from testhelix.core.digest import tree_files
 
 # Operator node classes whose instances carry no information beyond their type.
 _OPERATOR_BASES = (ast.operator, ast.unaryop, ast.boolop, ast.cmpop)

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from testhelix.digest import tree_files
+from testhelix.core.digest import tree_files
 from testhelix.execution.coverage_run import BEGIN, END
 from testhelix.execution.outcome import Limits
 

@@ -22,7 +22,7 @@ import secrets
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from testhelix.digest import tree_sha256
+from testhelix.core.digest import tree_sha256
 from testhelix.execution.environments import executor_for
 from testhelix.execution.outcome import Limits, Outcome
 from testhelix.execution.shape import suite_problem

@@ -25,7 +25,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402 - afte
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.ticker import MaxNLocator  # noqa: E402
 
-from testhelix.atomic import atomic_path  # noqa: E402
+from testhelix.core.atomic import atomic_path  # noqa: E402
 from testhelix.prism.panel import SCHEDULES, CurvePoint  # noqa: E402
 
 POOLED = "all configurations"

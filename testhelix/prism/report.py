@@ -15,7 +15,7 @@ from itertools import combinations
 from statistics import fmean
 from typing import Any
 
-from testhelix.errors import UserError
+from testhelix.core.errors import UserError
 from testhelix.prism import metrics as M
 from testhelix.prism import panel as P
 from testhelix.prism.metric_table import PAIRED, by_indicator

@@ -21,8 +21,8 @@ from pathlib import Path
 
 import duckdb
 
-from testhelix.errors import UserError, describe_store_error
-from testhelix.forkrun import process_alive
+from testhelix.core.errors import UserError, describe_store_error
+from testhelix.core.forkrun import process_alive
 from testhelix.store import migrations
 
 OPEN_PATHS: set[str] = set()  # stores this process has open (an I/O error without a path names them)

@@ -204,8 +204,8 @@ def load_schemas() -> None:
     if _loaded:
         return
     _loaded = True   # first: loading a schema imports its package, which may ask again
-    from testhelix.errors import UserError
-    from testhelix.plugins import STORE_SCHEMAS_GROUP, group_entry_points
+    from testhelix.core.errors import UserError
+    from testhelix.core.plugins import STORE_SCHEMAS_GROUP, group_entry_points
 
     for ep in sorted(group_entry_points(STORE_SCHEMAS_GROUP), key=lambda e: e.name):
         try:

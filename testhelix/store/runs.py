@@ -7,7 +7,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from testhelix.errors import UserError
+from testhelix.core.errors import UserError
 from testhelix.store.runstore import RunStore
 
 

@@ -29,7 +29,7 @@ from typing import Any
 
 import duckdb
 
-from testhelix.errors import UserError
+from testhelix.core.errors import UserError
 from testhelix.store import lifecycle, migrations
 
 DB_NAME = "run.duckdb"

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from testhelix.roles import COMPONENTS, EXPLICIT_ONLY_PHASES
+from testhelix.core.agent_roles import COMPONENTS, EXPLICIT_ONLY_PHASES
 from testhelix.strategy.model import Lesson, Strategy
 
 PHASES = COMPONENTS  # one list: a lesson's component tags are exactly the phases that retrieve lessons

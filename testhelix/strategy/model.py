@@ -38,14 +38,14 @@ from pydantic import (
 from pydantic.fields import FieldInfo
 from pydantic.json_schema import JsonDict
 
-from testhelix.bundle import bundled_packs
-from testhelix.digest import canonical_json
-from testhelix.errors import UserError
-from testhelix.paths import strategies_dir, tasks_dir
-from testhelix.readers import read_json as bounded_read_json
-from testhelix.roles import COMPONENTS, LessonPhase
-from testhelix.skills import load_library
+from testhelix.core.agent_roles import COMPONENTS, LessonPhase
+from testhelix.core.bundled_data import bundled_packs
+from testhelix.core.digest import canonical_json
+from testhelix.core.errors import UserError
+from testhelix.core.paths import strategies_dir, tasks_dir
+from testhelix.core.readers import read_json as bounded_read_json
 from testhelix.strategy.prose import prose_problems
+from testhelix.strategy.skills import load_library
 from testhelix.tasks.model import Context
 
 MAX_LESSONS, MAX_ROUTE_SKILLS = 16, 4

@@ -19,8 +19,8 @@ from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr, ValidationError
 
-from testhelix.errors import UserError
-from testhelix.readers import parse_toml, read_json, read_text
+from testhelix.core.errors import UserError
+from testhelix.core.readers import parse_toml, read_json, read_text
 
 ID_PATTERN = r"^[A-Za-z0-9_.-]+$"
 # A task's context: the one list of them, also what a strategy's skill routes and a skill's contexts name.

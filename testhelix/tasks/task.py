@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from testhelix.digest import tree_sha256
-from testhelix.errors import UserError
+from testhelix.core.digest import tree_sha256
+from testhelix.core.errors import UserError
 from testhelix.tasks.model import (
     ID_PATTERN,
     ROLE_LABEL,

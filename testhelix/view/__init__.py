@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from testhelix.errors import UserError
+from testhelix.core.errors import UserError
 from testhelix.store.runs import has_rows
 from testhelix.view.contributed import view_sections
 from testhelix.view.helix import helix_models, helix_sections

@@ -1,6 +1,6 @@
 """Parts of a run's page (`testhelix view`) that another package draws from its own records, as it
 contributes its store schema: an object with the `ViewSection` members, declared as an entry point
-of `testhelix.view_sections` (testhelix/plugins.py), e.g.
+of `testhelix.view_sections` (testhelix/core/plugins.py), e.g.
 
     [project.entry-points."testhelix.view_sections"]
     gate = "autosaddler.view_gate:SECTION"
@@ -15,8 +15,8 @@ from functools import cache
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
-from testhelix.errors import UserError
-from testhelix.plugins import VIEW_SECTIONS_GROUP, entry_point_names, load_plugin, missing_members
+from testhelix.core.errors import UserError
+from testhelix.core.plugins import VIEW_SECTIONS_GROUP, entry_point_names, load_plugin, missing_members
 from testhelix.store.runstore import RunStore
 from testhelix.view.html import Markup
 

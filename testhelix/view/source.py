@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from testhelix.errors import UserError
+from testhelix.core.errors import UserError
 from testhelix.store.runstore import DB_NAME, RunStore
 
 

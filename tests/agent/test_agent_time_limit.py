@@ -7,7 +7,7 @@ import dataclasses
 from click.testing import CliRunner
 
 from testhelix.agent.budget import Budget, working_cap_s
-from testhelix.cli import cli
+from testhelix.commands.cli import cli
 from testhelix.helix.config import get_config
 from testhelix.helix.context import HelixContext
 from testhelix.strategy.model import initial_strategy

@@ -7,7 +7,7 @@ import json
 from testhelix.agent.budget import Budget, Deadline, MemoryLedger
 from testhelix.agent.loop import ELIDED, SessionConfig, fit_context, run_agent_session
 from testhelix.agent.trajectory import Trajectory, replay
-from testhelix.digest import tree_sha256
+from testhelix.core.digest import tree_sha256
 from testhelix.execution.executor import Limits
 from testhelix.llm.base import Completion, Message, ToolCall, Usage
 from testhelix.llm.registry import create_model, model_ref

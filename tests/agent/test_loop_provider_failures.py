@@ -10,7 +10,7 @@ import pytest
 
 from testhelix.agent.budget import Budget, MemoryLedger
 from testhelix.agent.loop import SessionConfig, run_agent_session
-from testhelix.errors import EvaluationIncomplete
+from testhelix.core.errors import EvaluationIncomplete
 from testhelix.helix.config import get_config
 from testhelix.helix.runner import HelixRunner
 from testhelix.llm.base import ContextOverflowError, ModelAuthError, ModelUnavailable

@@ -11,8 +11,8 @@ from testhelix.llm.registry import create_model, model_ref
 from testhelix.llm.role_prompts import GUIDANCE_HEADER
 from testhelix.llm.sim.cues import read_cues
 from testhelix.llm.testing import ScriptedModel
-from testhelix.skills import Skill
 from testhelix.strategy.model import Strategy, initial_strategy
+from testhelix.strategy.skills import Skill
 
 LIBRARY = {
     "reproduce-first": Skill("reproduce-first", "start from the report", ("algorithm", "general"), ("generation",),

@@ -11,8 +11,8 @@ from testhelix.agent.loop import ELIDED, SessionConfig, run_agent_session
 from testhelix.agent.prompts import PublicTask
 from testhelix.llm.base import Usage
 from testhelix.llm.testing import ScriptedModel, tool_call
-from testhelix.skills import load_library
 from testhelix.strategy.model import Strategy, initial_strategy
+from testhelix.strategy.skills import load_library
 
 GUIDANCE = "Reproduce the exact scenario of the bug report before anything else."
 

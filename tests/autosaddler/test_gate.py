@@ -5,7 +5,7 @@ from click.testing import CliRunner
 
 from autosaddler.cli import cli
 from autosaddler.gate import PairedOutcome, decide, mcnemar_one_sided, read_outcomes_csv
-from testhelix.errors import UserError
+from testhelix.core.errors import UserError
 
 
 def outcomes(both, neither, wins, losses):

@@ -14,7 +14,7 @@ import autosaddler.commands.gate as gate_cmd
 from autosaddler.cli import main
 from autosaddler.ledger import DATA_DIR_ENV, ReleaseLedger, data_dir, ledger_key, new_entry, refuse_spent_tasks
 from autosaddler.traces import TaskEval
-from testhelix.errors import UserError
+from testhelix.core.errors import UserError
 from testhelix.strategy.model import Strategy
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -82,7 +82,7 @@ def test_resume_when_epochs_leave_tasks_out_gives_same_dag(tmp_path):
 
 
 def test_a_stored_order_that_repeats_a_task_within_an_epoch_is_refused(tmp_path):
-    from testhelix.errors import UserError
+    from testhelix.core.errors import UserError
 
     with pytest.raises(KeyboardInterrupt):
         make_search(tmp_path, CountingEvaluator(crash_after=37), "bad").run(Strategy())
@@ -149,7 +149,7 @@ def test_freeze_export_and_dag_cli(tmp_path):
     from click.testing import CliRunner
 
     from autosaddler.cli import cli
-    from testhelix.errors import UserError
+    from testhelix.core.errors import UserError
     from testhelix.strategy.model import load_strategy
 
     make_search(tmp_path, CountingEvaluator()).run(Strategy())

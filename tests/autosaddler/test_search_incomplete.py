@@ -9,7 +9,7 @@ import pytest
 from autosaddler.optimizer import ModelOptimizer
 from autosaddler.protocols import ParentView
 from testhelix.agent.budget import Budget
-from testhelix.errors import EvaluationIncomplete
+from testhelix.core.errors import EvaluationIncomplete
 from testhelix.llm.base import ModelAuthError, ModelUnavailable
 from testhelix.llm.testing import FunctionModel
 from testhelix.store.runstore import RunStore

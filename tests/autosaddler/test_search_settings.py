@@ -15,7 +15,7 @@ from autosaddler.optimizer import ModelOptimizer
 from autosaddler.search import Search
 from autosaddler.traces import OptimizerTrace
 from testhelix.agent.budget import Budget, MemoryLedger
-from testhelix.errors import UserError
+from testhelix.core.errors import UserError
 from testhelix.llm.base import Usage
 from testhelix.llm.testing import FunctionModel
 from testhelix.store.runstore import RunStore

@@ -15,7 +15,7 @@ from autosaddler.edits import FieldEdit, LessonEdit, UnparsedEdit, apply_edit, d
 from autosaddler.prompts import history_message, optimizer_messages, reflection_messages, selection_messages
 from testhelix.llm.base import Message, ModelRequest
 from testhelix.llm.registry import create_model, create_optimizer_model, model_ref
-from testhelix.llm.serve.roles import infer_tags
+from testhelix.llm.serve.request_tags import infer_tags
 from testhelix.llm.serve.server import ModelServer
 from testhelix.llm.sim.contributed import UNRECOGNISED, SimulatedRole, simulated_roles
 from testhelix.llm.sim.model import request_seed

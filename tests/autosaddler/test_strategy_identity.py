@@ -12,7 +12,7 @@ from pydantic import Field
 import testhelix.strategy.model as model
 from autosaddler.dag import EvolutionDAG, Node
 from autosaddler.ledger import ReleaseLedger, check_release, new_entry
-from testhelix.errors import UserError
+from testhelix.core.errors import UserError
 from testhelix.store.runstore import RunStore
 from testhelix.strategy.model import (
     Strategy,

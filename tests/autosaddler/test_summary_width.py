@@ -14,7 +14,7 @@ from rich.console import Console
 
 from autosaddler.commands.search import print_summary
 from autosaddler.gate import decide, explain, read_outcomes_csv
-from testhelix.plaintext import ELLIPSIS, clip, output_width, wrap
+from testhelix.core.plaintext import ELLIPSIS, clip, output_width, wrap
 from tests.autosaddler.test_release_ledger import challenger_file, gate, offline_gate  # noqa: F401 - offline_gate is a fixture
 
 

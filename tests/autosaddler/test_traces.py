@@ -8,7 +8,7 @@ import json
 import pytest
 
 from autosaddler.traces import OptimizerTrace, PublicTrace, TaskEval, eval_column, optimizer_traces, stored_eval
-from testhelix.errors import UserError
+from testhelix.core.errors import UserError
 from testhelix.helix.results import Usage
 
 TRACE = PublicTrace(context="cli", success=0, exit="step_limit", steps=4, elided=1, failed_initial=True,

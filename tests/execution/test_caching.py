@@ -1,4 +1,4 @@
-"""The outcome cache is a wrapper every executor gets from the seam (testhelix/execution/caching.py):
+"""The outcome cache is a wrapper every executor gets from the seam (testhelix/execution/cached_executor.py):
 a backend that caches nothing is still never asked the same job twice, repetitions and coverage runs
 are keyed apart, a refused suite never reaches the backend, and the wrapper offers exactly the
 optional abilities of the backend it wraps."""
@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from testhelix.execution.cache import StoreOutcomeCache
-from testhelix.execution.caching import CachedExecutor, with_cache
+from testhelix.execution.cached_executor import CachedExecutor, with_cache
 from testhelix.execution.environments import RunsEnvironments
 from testhelix.execution.outcome import Limits, Outcome
+from testhelix.execution.outcome_cache import StoreOutcomeCache
 from testhelix.execution.protocols import RunsTrusted
 from testhelix.execution.seam import create_executor
 from testhelix.execution.shape import DEFAULT_SHAPE

@@ -93,7 +93,7 @@ def test_the_tree_tmpfs_of_a_dead_executor_is_unmounted(tmp_path):
         (folder / "trees").mkdir(parents=True)
         (folder / ".owner.lock").write_text("1\n")
     held = os.open(alive / ".owner.lock", os.O_RDWR)
-    fcntl.flock(held, fcntl.LOCK_EX)  # what a live executor's staging folder holds (staging.py)
+    fcntl.flock(held, fcntl.LOCK_EX)  # what a live executor's staging folder holds (testhelix/core/staging.py)
     try:
         assert ram_view.trees_in_memory(alive / "trees") and ram_view.trees_in_memory(dead / "trees")
         ram_view.release_dead_tree_mounts()

@@ -6,8 +6,8 @@ from __future__ import annotations
 import os
 
 from testhelix.execution import executor as ex_mod
-from testhelix.execution.cache import cacheable
 from testhelix.execution.outcome import Limits
+from testhelix.execution.outcome_cache import cacheable
 
 
 class _Refusing(ex_mod._ServerHandle):

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from testhelix.digest import tree_files, tree_sha256
+from testhelix.core.digest import tree_files, tree_sha256
 from testhelix.execution.shape import SuiteShape, suite_problem
 from testhelix.execution.workspace import force_rmtree
 

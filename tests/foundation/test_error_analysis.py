@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from testhelix.cli import main
+from testhelix.commands.cli import main
 from testhelix.commands.errors import SUBTYPES, agreement, cohen_kappa, read_labels, sample_failed
 from testhelix.store.runstore import RunStore
 

@@ -16,21 +16,24 @@ PACKAGES = ("testhelix", "autosaddler", "gtdd")
 # Keep in step with the drawing in ARCHITECTURE.md ("Layers"). A module belongs to the layer of the
 # longest prefix listed here.
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("foundation", ("testhelix", "testhelix.errors", "testhelix.digest", "testhelix.atomic", "testhelix.readers",
-                    "testhelix.roles", "testhelix.paths", "testhelix.bundle", "testhelix.staging", "testhelix.heartbeat",
-                    "testhelix.plugins", "testhelix.forkrun", "testhelix.inputs", "testhelix.lazycli")),
-    ("format", ("testhelix.tasks", "testhelix.strategy", "testhelix.skills", "testhelix.splits")),
+    ("foundation", ("testhelix", "testhelix.core.errors", "testhelix.core.digest", "testhelix.core.atomic",
+                    "testhelix.core.readers",
+                    "testhelix.core.agent_roles", "testhelix.core.paths", "testhelix.core.bundled_data",
+                    "testhelix.core.staging", "testhelix.core.heartbeat",
+                    "testhelix.core.plugins", "testhelix.core.forkrun", "testhelix.core.inputs", "testhelix.core.lazycli")),
+    ("format", ("testhelix.tasks", "testhelix.strategy", "testhelix.strategy.skills", "testhelix.tasks.splits")),
     ("execution", ("testhelix.execution",)),
     ("models", ("testhelix.llm",)),
-    ("setup", ("testhelix.runsetup",)),
+    ("setup", ("testhelix.run.setup",)),
     ("records", ("testhelix.store",)),
     ("judge", ("testhelix.prism",)),
     ("agent", ("testhelix.agent",)),
     ("pipeline", ("testhelix.helix",)),
-    ("parallel", ("testhelix.parallel", "testhelix.runbuild")),
-    ("tools", ("testhelix.pack", "testhelix.importers", "testhelix.plugin_check")),
-    ("interface", ("testhelix.cli", "testhelix.cliutil", "testhelix.runoptions", "testhelix.commands", "testhelix.view",
-                   "testhelix.tracking")),
+    ("parallel", ("testhelix.parallel", "testhelix.parallel.build")),
+    ("tools", ("testhelix.pack", "testhelix.importers", "testhelix.conformance.plugin_check")),
+    ("interface", ("testhelix.commands.cli", "testhelix.commands.plumbing", "testhelix.commands.run_options",
+                   "testhelix.commands", "testhelix.view",
+                   "testhelix.view.mlflow_log")),
 )
 
 
@@ -126,5 +129,5 @@ def test_the_checks_find_a_planted_upward_import_and_circle(tmp_path):
     (tmp_path / "testhelix" / "helix" / "__init__.py").write_text("")
     (tmp_path / "testhelix" / "helix" / "pipeline.py").write_text("from ..errors import f\nrun = f\n")
     graph = import_graph(tmp_path)
-    assert upward_imports(graph) == ["testhelix.errors:2 (foundation) imports testhelix.helix.pipeline (pipeline)"]
-    assert circles(graph) == [{"testhelix.errors", "testhelix.helix.pipeline"}]
+    assert upward_imports(graph) == ["testhelix.core.errors:2 (foundation) imports testhelix.helix.pipeline (pipeline)"]
+    assert circles(graph) == [{"testhelix.core.errors", "testhelix.helix.pipeline"}]

@@ -83,8 +83,8 @@ def test_component_tags_are_the_phases_that_retrieve_lessons_and_others_are_refu
     from click.testing import CliRunner
     from pydantic import ValidationError
 
-    from testhelix.cli import cli
-    from testhelix.roles import COMPONENTS
+    from testhelix.commands.cli import cli
+    from testhelix.core.agent_roles import COMPONENTS
 
     # every phase that asks for lessons (testhelix/agent/prompts.py) is a tag, and nothing else is
     assert set(COMPONENTS) == {"planning", "preparation", "generation", "repair", "review"}

@@ -10,10 +10,10 @@ from types import SimpleNamespace
 import pytest
 from click.testing import CliRunner
 
-from testhelix import atomic
-from testhelix.cli import cli
-from testhelix.splits import sample_across_groups
+from testhelix.commands.cli import cli
+from testhelix.core import atomic
 from testhelix.store.runstore import RunStore
+from testhelix.tasks.splits import sample_across_groups
 
 
 @pytest.mark.parametrize("mask", [0o022, 0o027, 0o077])

@@ -10,8 +10,8 @@ from click.testing import CliRunner
 
 from autosaddler.edits import FieldEdit, RejectedEdit, apply_edit
 from autosaddler.evaluator import HelixStrategyEvaluator
-from testhelix.cli import cli, main
-from testhelix.errors import UserError
+from testhelix.commands.cli import cli, main
+from testhelix.core.errors import UserError
 from testhelix.helix.config import get_config
 from testhelix.helix.runner import HelixRunner
 from testhelix.llm.registry import model_ref

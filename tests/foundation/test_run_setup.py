@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from testhelix.llm.registry import model_ref
-from testhelix.runsetup import ModelSettings, RunSetup
+from testhelix.run.setup import ModelSettings, RunSetup
 from testhelix.strategy.model import initial_strategy
 
 MODEL_OPTIONS = ["--call-timeout", "45", "--context-window", "64000", "--rpm", "90", "--tpm", "80000"]
@@ -24,7 +24,7 @@ class Stop(Exception):
 
 
 def test_run_settings_reach_the_model_and_the_executor_and_leave_the_environment_alone(tmp_path, monkeypatch):
-    from testhelix.cli import cli
+    from testhelix.commands.cli import cli
     from testhelix.execution import seam
     from testhelix.llm import registry
 
@@ -58,7 +58,7 @@ def test_run_settings_reach_the_model_and_the_executor_and_leave_the_environment
 
 
 def test_a_users_environment_default_is_read_once_and_the_option_wins(monkeypatch):
-    from testhelix.runoptions import RunOptions
+    from testhelix.commands.run_options import RunOptions
 
     monkeypatch.setenv("TESTHELIX_SANDBOX", "plain")
     assert RunOptions().execution().sandbox == "plain"                       # the user's default
@@ -147,7 +147,7 @@ def test_gtdd_takes_the_same_model_options(command):
 def test_the_options_have_one_range_everywhere():
     from autosaddler.cli import cli as autosaddler_cli
     from gtdd.cli import cli as gtdd_cli
-    from testhelix.cli import cli as testhelix_cli
+    from testhelix.commands.cli import cli as testhelix_cli
 
     def option(group: click.Group, command: str, name: str) -> click.Parameter:
         ctx = click.Context(group)

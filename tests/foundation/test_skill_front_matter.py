@@ -2,8 +2,8 @@
 
 import pytest
 
-from testhelix.errors import UserError
-from testhelix.skills import load_library
+from testhelix.core.errors import UserError
+from testhelix.strategy.skills import load_library
 
 
 @pytest.mark.parametrize("front", ["- name: listed\n- description: a list", "just a sentence", "42"])

@@ -5,16 +5,16 @@ from types import SimpleNamespace
 
 import pytest
 
-from testhelix.errors import UserError
-from testhelix.roles import GENERATION_ROLES
-from testhelix.skills import (
+from testhelix.core.agent_roles import GENERATION_ROLES
+from testhelix.core.errors import UserError
+from testhelix.strategy.model import Strategy
+from testhelix.strategy.skills import (
     library_index,
     load_library,
     parse_skill,
     reviewer_skills,
     route_skills,
 )
-from testhelix.strategy.model import Strategy
 from testhelix.tasks.model import CONTEXTS
 
 EXPECTED = {

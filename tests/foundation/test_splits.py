@@ -3,9 +3,9 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from testhelix.cli import cli
-from testhelix.errors import UserError
-from testhelix.splits import check_splits, load_split_file, make_splits, write_split_file
+from testhelix.commands.cli import cli
+from testhelix.core.errors import UserError
+from testhelix.tasks.splits import check_splits, load_split_file, make_splits, write_split_file
 
 
 def make_pack(root, n=40, katas=8):
@@ -95,7 +95,7 @@ def make_context_pack(root, katas_per_context):
 
 
 def test_stratified_splits_hold_every_context_and_keep_katas_whole(tmp_path):
-    from testhelix.splits import coverage, divided_groups, spread_by_context
+    from testhelix.tasks.splits import coverage, divided_groups, spread_by_context
     pack = make_context_pack(tmp_path / "pack", {"cli": 6, "general": 5, "visual": 3})
     s = make_splits(pack, group_by="kata", stratify_by="context")
     assert s.to_json() == make_splits(pack, group_by="kata", stratify_by="context").to_json()   # seeded
@@ -128,13 +128,13 @@ def test_cli_check_shows_contexts_per_split(tmp_path):
 
 
 def test_a_test_split_chosen_by_its_own_rule_is_exempt_from_the_context_check(tmp_path):
-    from testhelix.splits import SplitFile, check_splits, parse_split_file, scan_pack
+    from testhelix.tasks.splits import SplitFile, check_splits, parse_split_file, scan_pack
 
     pack = tmp_path / "p"
     for i, context in enumerate(["algorithm", "general", "algorithm", "general", "general"]):
         (pack / f"t{i}").mkdir(parents=True)
         (pack / f"t{i}" / "task.toml").write_text(f'[metadata]\nid = "t{i}"\ncontext = "{context}"\n')
-    from testhelix.splits import pack_digest
+    from testhelix.tasks.splits import pack_digest
 
     digest = pack_digest(scan_pack(pack))
     splits = {"proposal": ["t0", "t1"], "development": ["t2", "t3"], "test": ["t4"]}

@@ -3,7 +3,7 @@ import threading
 import duckdb
 import pytest
 
-from testhelix.errors import UserError
+from testhelix.core.errors import UserError
 from testhelix.store.migrations import latest_version
 from testhelix.store.runstore import RunStore
 

@@ -4,8 +4,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from testhelix.digest import canonical_json
-from testhelix.paths import strategies_dir
+from testhelix.core.digest import canonical_json
+from testhelix.core.paths import strategies_dir
 from testhelix.strategy.model import (
     FIXED_FIELDS,
     MUTABLE_FIELDS,
@@ -90,7 +90,7 @@ def test_unknown_and_extra_fields_rejected():
 
 
 def test_skill_routes_rules():
-    from testhelix.skills import load_library
+    from testhelix.strategy.skills import load_library
 
     lib = load_library()
     generation = sorted(n for n, s in lib.items() if not s.reviewer_only)

@@ -14,7 +14,7 @@ from gtdd.cli import main
 from gtdd.experiment import Experiment, ExperimentConfig
 from gtdd.report import write_report
 from gtdd.stats.audit import audit_size
-from testhelix.errors import UserError
+from testhelix.core.errors import UserError
 from tests.gtdd.loop_fakes import FakeDomain, InProcessRunner
 
 POLICIES = ("public-only", "static-property", "dynamic-informed")

@@ -12,7 +12,7 @@ import pytest
 from gtdd.cli import main
 from gtdd.domains import get_domain
 from gtdd.domains.base import DOMAIN_HOOKS, Domain
-from testhelix.errors import UserError
+from testhelix.core.errors import UserError
 
 PLUGIN_DIR = Path(__file__).resolve().parents[1] / "plugins" / "sample_plugin"
 COMMAND = ["experiment", "--domain", "sample_plugin.counter:DOMAIN", "--policies", "public-only,static-property",

@@ -10,7 +10,7 @@ import pytest
 from gtdd.domains import get_domain
 from gtdd.domains.kvstore import DOMAIN
 from gtdd.domains.kvstore.reference import COMMANDS, Store
-from testhelix.errors import UserError
+from testhelix.core.errors import UserError
 
 ROW = re.compile(r"^\| ([A-Z]+) \| ([a-z_]+) \| ([0-9+\-]+) \|")
 ERROR_ROW = re.compile(r"^\| `([A-Z]+)` \|")

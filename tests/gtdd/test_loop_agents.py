@@ -11,7 +11,7 @@ from gtdd.domains.base import TraceResult
 from gtdd.execution import TraceExecutor
 from gtdd.policies import POLICIES, parse_policies, proposals_from_raw, run_generator, staged_chunk
 from gtdd.sim import CODER_MARK, TESTER_MARK, SimCoder, SimTester
-from testhelix.errors import UserError
+from testhelix.core.errors import UserError
 from testhelix.llm.base import ModelUnavailable, Usage
 from testhelix.llm.registry import model_ref
 from testhelix.llm.testing import Reply, ScriptedModel
@@ -185,7 +185,7 @@ def test_the_commands_sandbox_choice_reaches_the_isolation_explicitly(monkeypatc
 def test_the_seeds_three_retries_are_the_sdks_own(monkeypatch):
     """A model-driven coder's model is built with max_retries=3 (seed Section 6), the one retry layer."""
     import testhelix.llm.registry as registry
-    from gtdd.roles import make_coder
+    from gtdd.role_players import make_coder
 
     built = {}
 

@@ -9,7 +9,7 @@ import pytest
 from gtdd import acceptance
 from gtdd.commit import PUBLIC_TESTS_FILE, SPEC_FILE, Workspace
 from gtdd.stats.audit import audit_size
-from testhelix.errors import UserError
+from testhelix.core.errors import UserError
 from tests.gtdd.loop_fakes import REFERENCE, FakeDomain, apply_defects, fake_executor
 
 CONFIG = {"domain": "fake", "per_trace_timeout_s": 1.0}

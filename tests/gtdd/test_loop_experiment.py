@@ -13,7 +13,7 @@ from gtdd.cli import main
 from gtdd.execution import EvaluatorError
 from gtdd.experiment import Experiment, ExperimentConfig
 from gtdd.report import SIMULATED_NOTE, paired_contrast, write_report
-from testhelix.errors import UserError
+from testhelix.core.errors import UserError
 from tests.gtdd.loop_fakes import FakeDomain, InProcessRunner
 
 ORDER = ["coding_end", "commitment", "testing_end", "audit_sampling", "audit_end", "acceptance_record",

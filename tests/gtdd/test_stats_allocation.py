@@ -8,7 +8,7 @@ import pytest
 
 from gtdd.stats import allocation
 from gtdd.stats.audit import audit_size_for
-from testhelix.errors import UserError
+from testhelix.core.errors import UserError
 
 ALPHA = Fraction(1, 20)
 

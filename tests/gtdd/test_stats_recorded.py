@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from gtdd.stats import exact_acceptance_probability, recorded_audit
-from testhelix.errors import UserError
+from testhelix.core.errors import UserError
 
 
 def test_two_candidate_trajectory_by_hand():

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from gtdd.stats import CandidateSequenceEProcess, CandidateSupermartingale
 from gtdd.stats.acceptance import exact_false_acceptance_bound, failure_threshold
 from gtdd.stats.audit import audit_size
-from testhelix.errors import UserError
+from testhelix.core.errors import UserError
 
 
 @pytest.mark.parametrize("method", ["exact", "log"])

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from testhelix.bundle import bundled_pack
+from testhelix.core.bundled_data import bundled_pack
 from testhelix.helix.config import get_config
 from testhelix.helix.runner import HelixRunner
 from testhelix.llm.registry import model_ref

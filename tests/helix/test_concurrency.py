@@ -20,7 +20,7 @@ import pytest
 from click.testing import CliRunner
 
 from autosaddler.cli import cli as autosaddler_cli
-from testhelix.cli import cli as helix_cli
+from testhelix.commands.cli import cli as helix_cli
 from testhelix.store.runstore import RunStore
 
 pytestmark = pytest.mark.slow
@@ -170,9 +170,9 @@ def test_ray_workers_carry_the_drivers_run_setup(tmp_path, ray_cluster):
     settings: call timeout, context window, an equal part of the rate limits (workers do not share a
     limiter), and the executor and sandbox choice; nothing is inherited from the driver's process."""
     from testhelix.parallel import WorkerSettings
+    from testhelix.parallel.build import worker_runner
     from testhelix.parallel.ray_backend import RayBackend
-    from testhelix.runbuild import worker_runner
-    from testhelix.runsetup import Concurrency, ExecutionChoice, ModelSettings, RunSetup
+    from testhelix.run.setup import Concurrency, ExecutionChoice, ModelSettings, RunSetup
 
     models = ModelSettings(call_timeout_s=42.0, context_windows=(("sim:weak", 65_536),),
                            rate_limits=(("sim:weak", 120.0, 90_000.0),))

@@ -32,8 +32,8 @@ from pathlib import Path
 
 import pytest
 
-from testhelix.bundle import bundled_pack
-from testhelix.digest import tree_sha256
+from testhelix.core.bundled_data import bundled_pack
+from testhelix.core.digest import tree_sha256
 from testhelix.pack.bank import dump_json, relabel_task_bank
 from testhelix.pack.kata import load_kata, write_variant
 from testhelix.tasks.task import load_task

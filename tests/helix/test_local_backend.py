@@ -6,12 +6,12 @@ import time
 
 import pytest
 
-from testhelix.errors import UserError
+from testhelix.core.errors import UserError
 from testhelix.llm.registry import model_ref
 from testhelix.parallel import default_jobs
+from testhelix.parallel.build import make_backend
 from testhelix.parallel.local import LocalBackend
-from testhelix.runbuild import make_backend
-from testhelix.runsetup import Concurrency, ExecutionChoice, ModelSettings, RunSetup
+from testhelix.run.setup import Concurrency, ExecutionChoice, ModelSettings, RunSetup
 
 
 def test_bounded_concurrency_and_results_in_the_calling_thread():

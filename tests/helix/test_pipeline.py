@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from testhelix.digest import tree_sha256
+from testhelix.core.digest import tree_sha256
 from testhelix.helix.config import CONFIGS, get_config
 from testhelix.helix.runner import HelixRunner, default_model_factory
 from testhelix.llm.registry import model_ref

@@ -87,7 +87,7 @@ def test_live_display_on_a_terminal():
 
 
 def test_heartbeat_beats_at_its_interval_and_stops_with_the_phase():
-    from testhelix.heartbeat import heartbeat
+    from testhelix.core.heartbeat import heartbeat
 
     beats: list[float] = []
     with heartbeat(0.1, beats.append):
@@ -114,7 +114,7 @@ def test_plain_lines_fit_a_log_of_80_columns_and_keep_the_count():
 def test_elapsed_counts_from_the_process_start_and_a_growing_total_shows_no_eta():
     """`elapsed` covers the command's start-up (the process's start time, not the phase's); a total
     that grows after work was done shows `total grows`, never an ETA for the batch alone."""
-    from testhelix.heartbeat import command_elapsed, command_started
+    from testhelix.core.heartbeat import command_elapsed, command_started
 
     assert command_started() <= time.monotonic() - command_elapsed() + 0.5
     p = TaskProgress("search", console=Console(file=io.StringIO(), force_terminal=False))

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from testhelix.cli import main
-from testhelix.errors import UserError
+from testhelix.commands.cli import main
+from testhelix.core.errors import UserError
 from testhelix.helix.promotion import describe, promotion_status
 from testhelix.store.runstore import RunStore
 

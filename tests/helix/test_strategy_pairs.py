@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from testhelix.cli import main
-from testhelix.errors import UserError
+from testhelix.commands.cli import main
+from testhelix.core.errors import UserError
 from testhelix.helix.config import get_config, with_strategy_pairs
 from testhelix.strategy.model import initial_strategy
 

@@ -12,7 +12,7 @@ import tempfile
 import pytest
 
 from autosaddler.evaluator import HelixStrategyEvaluator
-from testhelix.errors import EvaluationIncomplete
+from testhelix.core.errors import EvaluationIncomplete
 from testhelix.helix.config import get_config
 from testhelix.helix.results import Finished, Incomplete, TaskResult, WorkerRecords
 from testhelix.helix.runner import HelixRunner
@@ -125,9 +125,9 @@ def ray_cluster():
 @pytest.mark.slow
 def test_a_ray_worker_result_arrives_typed_and_its_records_are_stored_once(tmp_path, executor, task, ray_cluster):
     from testhelix.parallel import WorkerSettings
+    from testhelix.parallel.build import worker_runner
     from testhelix.parallel.ray_backend import RayBackend
-    from testhelix.runbuild import worker_runner
-    from testhelix.runsetup import Concurrency, RunSetup
+    from testhelix.run.setup import Concurrency, RunSetup
 
     local = HelixRunner(RunStore(tmp_path / "local"), executor, tmp_path / "lw", coverage=False)
     remote = HelixRunner(RunStore(tmp_path / "ray"), executor, tmp_path / "rw", coverage=False)

@@ -178,7 +178,7 @@ def test_nested_tests_with_helpers_pass_pack_verify(tmp_path):
 
 # ----------------------------------------------------------------------------- command line
 def _cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-c", "from testhelix.cli import main; main()", *args],
+    return subprocess.run([sys.executable, "-c", "from testhelix.commands.cli import main; main()", *args],
                           capture_output=True, text=True, timeout=600)
 
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from testhelix.cli import main
-from testhelix.errors import UserError
+from testhelix.commands.cli import main
+from testhelix.core.errors import UserError
 from testhelix.llm import modeltable, registry
 from testhelix.llm.provider_protocol import price_usage
 from testhelix.llm.serve.server import ModelServer

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from testhelix.cli import main
+from testhelix.commands.cli import main
 from testhelix.commands.report import render_markdown
 from testhelix.prism.report import collect
 from testhelix.store.runstore import RunStore

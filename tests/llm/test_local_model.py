@@ -24,7 +24,7 @@ from testhelix.agent.budget import Budget, MemoryLedger
 from testhelix.agent.loop import SessionConfig, run_agent_session
 from testhelix.agent.tools import TOOL_SPECS
 from testhelix.agent.trajectory import Trajectory
-from testhelix.errors import UserError
+from testhelix.core.errors import UserError
 from testhelix.execution.executor import default_executor
 from testhelix.llm.base import Message, ModelRequest
 from testhelix.llm.registry import create_model, is_simulated, model_ref

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from testhelix.errors import UserError
+from testhelix.core.errors import UserError
 from testhelix.llm import local_weights
 from testhelix.llm.local_weights import Bundled, bundled_path
 

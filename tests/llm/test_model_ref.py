@@ -1,6 +1,6 @@
 """A model reference is resolved once, at the command's edge, and carried from there.
 
-`--model` becomes a `ModelRef` while the command line is parsed (testhelix/runoptions.py `MODEL`);
+`--model` becomes a `ModelRef` while the command line is parsed (testhelix/commands/run_options.py `MODEL`);
 the run setup, the runner's plans and its jobs carry it, and nothing below parses the name again.
 The spies below count what a simulated `testhelix run` asks of the registry and of the simulated
 provider: one resolution per `--model`, one parse of its `?seed/noise/latency` options, and no
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from testhelix.cli import main
+from testhelix.commands.cli import main
 from testhelix.helix.config import get_config
 from testhelix.helix.jobs import TaskJob
 from testhelix.llm import registry
@@ -78,7 +78,7 @@ def test_a_simulated_run_resolves_its_model_once_and_never_asks_by_name(tmp_path
         return False
 
     monkeypatch.setattr(registry, "model_ref", counting_ref)
-    monkeypatch.setattr("testhelix.runoptions.model_ref", counting_ref)   # the --model type's binding
+    monkeypatch.setattr("testhelix.commands.run_options.model_ref", counting_ref)   # the --model type's binding
     monkeypatch.setattr(sim_provider, "parse_sim_name", counting_parse)
     monkeypatch.setattr(registry, "is_simulated", no_name_question)
     with pytest.raises(SystemExit) as done:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from testhelix.cli import main
+from testhelix.commands.cli import main
 from testhelix.llm.serve.faults import Fault
 from testhelix.llm.serve.server import ModelServer
 from testhelix.store.runstore import RunStore

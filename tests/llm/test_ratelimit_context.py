@@ -88,7 +88,7 @@ def test_serve_command_prints_where_it_listens_and_answers(tmp_path):
     import openai
 
     fixture = Path(__file__).resolve().parents[1] / "fixtures" / "sim_task"
-    proc = subprocess.Popen([sys.executable, "-u", "-c", "from testhelix.cli import main; main()",
+    proc = subprocess.Popen([sys.executable, "-u", "-c", "from testhelix.commands.cli import main; main()",
                              "serve", "--model", "sim:weak", "--pack", str(fixture), "--fault", "429:retry_after=0.01"],
                             stdout=subprocess.PIPE, text=True)
     assert proc.stdout is not None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from testhelix.errors import UserError
+from testhelix.core.errors import UserError
 from testhelix.llm.base import Message, ModelRequest, ModelUnavailable, Usage
 from testhelix.llm.faults import FaultyModel
 from testhelix.llm.provider_protocol import price_usage

@@ -239,7 +239,7 @@ def test_responses_reasoning_items_are_carried_between_tool_steps(server, task, 
 
 
 def test_fault_specs_parse_and_bad_ones_are_named():
-    from testhelix.errors import UserError
+    from testhelix.core.errors import UserError
 
     f = parse_fault("429:retry_after=1.5,times=3")
     assert (f.kind, f.code, f.retry_after, f.times) == ("status", 429, 1.5, 3)

@@ -11,10 +11,10 @@ from collections.abc import Sequence
 
 import pytest
 
-from testhelix.errors import UserError
+from testhelix.core.errors import UserError
 from testhelix.llm.base import Message, ModelRequest
 from testhelix.llm.provider_protocol import ModelInfo
-from testhelix.llm.serve.roles import infer_tags
+from testhelix.llm.serve.request_tags import infer_tags
 from testhelix.llm.sim import contributed
 from testhelix.llm.sim.contributed import UNRECOGNISED, ContributedRoleModel, load_role, role_for
 from testhelix.llm.sim.model import infer_role

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from testhelix.errors import UserError
+from testhelix.core.errors import UserError
 from testhelix.llm.base import CallTags, Message, ModelRequest
 from testhelix.llm.registry import create_model, model_ref
 from testhelix.llm.sim.latency import JITTER, LatencyModel

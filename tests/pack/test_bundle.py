@@ -15,13 +15,13 @@ from pathlib import Path
 
 import pytest
 
-from testhelix import bundle
-from testhelix.bundle import recorded_pack, resolve
-from testhelix.cli import main as helix_cli
-from testhelix.digest import tree_sha256
-from testhelix.errors import UserError
-from testhelix.pack.bundle import write_archive, write_manifest
-from testhelix.paths import splits_dir, tasks_dir
+from testhelix.commands.cli import main as helix_cli
+from testhelix.core import bundled_data as bundle
+from testhelix.core.bundled_data import recorded_pack, resolve
+from testhelix.core.digest import tree_sha256
+from testhelix.core.errors import UserError
+from testhelix.core.paths import splits_dir, tasks_dir
+from testhelix.pack.bundle_writer import write_archive, write_manifest
 
 FIXTURE_PACK = Path(__file__).resolve().parents[1] / "fixtures" / "tasks" / "pack"
 BIN = Path(sys.executable).parent

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from testhelix.cli import main
-from testhelix.digest import tree_sha256
+from testhelix.commands.cli import main
+from testhelix.core.digest import tree_sha256
+from testhelix.core.paths import tasks_dir
 from testhelix.pack.build import build_pack
 from testhelix.pack.runner import run_suite
-from testhelix.paths import tasks_dir
 
 
 def _cli(argv: list[str], capsys) -> tuple[int | str | None, str, str]:  # SystemExit.code

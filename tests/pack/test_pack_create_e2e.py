@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from testhelix.cli import cli as main
+from testhelix.commands.cli import cli as main
 from testhelix.execution.seam import create_executor
 from testhelix.llm.testing import ScriptedModel
 from testhelix.pack.createpack import create_pack, executor_verifier, find_sources

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from testhelix.errors import UserError
+from testhelix.core.errors import UserError
 from testhelix.pack.bank import per_function, public_label, split_bank
 from testhelix.pack.diversity import select_diverse
 from testhelix.pack.instructions import leaked_fix, task_toml

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from testhelix.bundle import bundled_packs, extract_archive
+from testhelix.core.bundled_data import bundled_packs, extract_archive
+from testhelix.core.paths import tasks_dir
 from testhelix.pack.create import RunResult
 from testhelix.pack.reports import report_flaws, rewrite_report
-from testhelix.paths import tasks_dir
 
 CARET_OUTPUT = ("F\n____ test_check_01 ____\nsuite/test_program.py:4: in test_check_01\n"
                 "    assert double(2) == 4\n           ^^^^^^^^^\nprogram.py:2: in double\n"

@@ -3,7 +3,7 @@
 Its folder holds the package and the `*.dist-info` folder `pip install` would write, so putting the
 folder on sys.path is enough for importlib.metadata to find its entry points. Fork servers and GTDD
 launchers are separate processes: they import a plug-in sandbox from the folder it was loaded from
-(testhelix.plugins.import_root), so nothing is installed into the virtual environment.
+(testhelix.core.plugins.import_root), so nothing is installed into the virtual environment.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ import pytest
 
 from gtdd.cli import main as gtdd_main
 from gtdd.domains.base import Trace, TraceResult
-from testhelix.cli import main as helix_main
+from testhelix.commands.cli import main as helix_main
 from testhelix.execution.outcome import Limits, Outcome
 
 

@@ -13,7 +13,7 @@ import pytest
 
 from autosaddler.cli import main as autosaddler_main
 from gtdd.cli import main as gtdd_main
-from testhelix.cli import main as helix_main
+from testhelix.commands.cli import main as helix_main
 from testhelix.store.runstore import RunStore
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -194,7 +194,7 @@ def test_gtdd_runs_a_plugin_domain_in_a_plugin_sandbox(sample_plugin, tmp_path, 
 def test_prepare_caches_a_tree_before_any_run_in_both_backends(sample_plugin, tmp_path):
     from sample_plugin.executor import SubprocessExecutor
 
-    from testhelix.digest import tree_sha256
+    from testhelix.core.digest import tree_sha256
     from testhelix.execution.executor import ForkServerExecutor
     from testhelix.execution.seam import create_executor
 

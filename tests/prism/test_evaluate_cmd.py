@@ -8,7 +8,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from testhelix.cli import cli, main
+from testhelix.commands.cli import cli, main
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "tasks"
 PACK = FIXTURES / "pack"
@@ -72,7 +72,7 @@ def test_split_into_run_store(tmp_path):
 
 def test_split_file_names_the_tasks(tmp_path):
     split = tmp_path / "split.json"
-    from testhelix.splits import make_splits, write_split_file
+    from testhelix.tasks.splits import make_splits, write_split_file
 
     sf = make_splits(PACK, {"proposal": 1, "development": 1, "release": 0, "test": 0}, 42, None)
     write_split_file(sf, split)

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from testhelix.execution.cache import MemoryOutcomeCache, StoreOutcomeCache, cache_key
-from testhelix.execution.caching import CachedExecutor
+from testhelix.execution.cached_executor import CachedExecutor
 from testhelix.execution.executor import default_executor
 from testhelix.execution.outcome import Limits, Outcome, RawRun, classify, parse_summary
+from testhelix.execution.outcome_cache import MemoryOutcomeCache, StoreOutcomeCache, cache_key
 from testhelix.execution.seam import create_executor
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "tasks"

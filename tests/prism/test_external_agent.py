@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from testhelix.cli import main
+from testhelix.commands.cli import main
 from testhelix.execution.sandbox import namespaces_available
 from testhelix.helix.external import read_usage
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from testhelix.digest import tree_sha256
+from testhelix.core.digest import tree_sha256
 from testhelix.execution.executor import ForkServerExecutor
 from testhelix.execution.outcome import Limits
 from testhelix.execution.sandbox import OVERLAY_ENV, namespaces_available

@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from testhelix.bundle import bundled_pack, bundled_packs, manifest_path
-from testhelix.digest import tree_sha256
+from testhelix.core.bundled_data import bundled_pack, bundled_packs, manifest_path
+from testhelix.core.digest import tree_sha256
 from testhelix.execution.executor import TRUSTED_UIDS, UNTRUSTED_UIDS, ForkServerExecutor
 from testhelix.execution.outcome import Limits
 from testhelix.execution.sandbox import namespaces_available

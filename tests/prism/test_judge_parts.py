@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from testhelix.cli import main
-from testhelix.digest import NonUtf8Name, tree_sha256
+from testhelix.commands.cli import main
+from testhelix.core.digest import NonUtf8Name, tree_sha256
 from testhelix.execution.cgroup import PARENT, Cgroups, own_v1_group
 from testhelix.execution.outcome import Limits, Outcome
 from testhelix.execution.workspace import force_rmtree

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from testhelix.cli import main
+from testhelix.commands.cli import main
 from testhelix.prism.metric_table import COUNTS, INDICATORS, METRICS, PAIRED, by_indicator
 from testhelix.prism.report import PAIRED_METRICS
 from testhelix.store.runstore import RunStore

@@ -24,9 +24,9 @@ from pathlib import Path
 
 import pytest
 
-from testhelix.bundle import bundled_pack
+from testhelix.core.bundled_data import bundled_pack
 from testhelix.execution import workspace
-from testhelix.execution.caching import CachedExecutor
+from testhelix.execution.cached_executor import CachedExecutor
 from testhelix.execution.sandbox import namespaces_available
 from testhelix.execution.seam import create_executor
 from testhelix.prism.evaluation import evaluate_task, task_limits

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from testhelix.cli import main
+from testhelix.commands.cli import main
 from testhelix.store.runstore import RunStore
 
 

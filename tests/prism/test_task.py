@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from testhelix.errors import UserError
+from testhelix.core.errors import UserError
 from testhelix.tasks.task import load_pack, load_task, panel_programs
 
 PACK = Path(__file__).resolve().parents[1] / "fixtures" / "tasks" / "pack"

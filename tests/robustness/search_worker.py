@@ -28,7 +28,7 @@ from autosaddler.optimizer import ModelOptimizer
 from autosaddler.search import Search
 from autosaddler.traces import PublicTrace, TaskEval
 from testhelix.agent.budget import Budget
-from testhelix.cliutil import entry_point
+from testhelix.commands.plumbing import entry_point
 from testhelix.helix.results import Usage
 from testhelix.llm.registry import create_optimizer_model, model_ref
 from testhelix.store import migrations

@@ -13,8 +13,8 @@ import pytest
 
 from autosaddler.cli import main as autosaddler_main
 from gtdd.cli import main as gtdd_main
-from testhelix.cli import main as th_main
-from testhelix.paths import strategies_dir
+from testhelix.commands.cli import main as th_main
+from testhelix.core.paths import strategies_dir
 from testhelix.strategy.model import initial_strategy
 
 MAINS = {"testhelix": th_main, "autosaddler": autosaddler_main, "gtdd": gtdd_main}
@@ -223,7 +223,7 @@ def test_bad_input_is_refused_with_one_message(name, program, args, words, w, ca
 
 
 def test_the_bounded_reader_accepts_what_real_inputs_hold(tmp_path):
-    from testhelix.readers import read_csv, read_json, read_toml
+    from testhelix.core.readers import read_csv, read_json, read_toml
 
     assert read_json(strategies_dir() / "initial.json") == INITIAL
     (tmp_path / "c.toml").write_text('seed = 12345678901234567890\nname = "[[[[ not nesting ]]]]"\n')

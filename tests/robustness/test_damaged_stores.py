@@ -16,7 +16,7 @@ import pytest
 
 from autosaddler.cli import main as autosaddler_main
 from gtdd.cli import main as gtdd_main
-from testhelix.cli import main as th_main
+from testhelix.commands.cli import main as th_main
 from testhelix.store.runstore import RunStore
 
 MAINS = {"testhelix": th_main, "autosaddler": autosaddler_main, "gtdd": gtdd_main}
@@ -209,7 +209,7 @@ def test_a_writer_refuses_a_folder_of_another_kind_without_touching_it(writer, m
 def _resumable_search(d: Path) -> None:
     """A search store `autosaddler resume` would continue (so only the damage can stop it)."""
     from autosaddler.config import load_config
-    from testhelix.bundle import bundled_pack
+    from testhelix.core.bundled_data import bundled_pack
 
     store = RunStore(d)
     store.put_state("meta", {"pack": str(bundled_pack("katas")), "model": "sim:strong", "optimizer_model": "sim:strong",

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from autosaddler.cli import main as saddler_cli
-from testhelix import atomic
-from testhelix.cli import main as helix_cli
+from testhelix.commands.cli import main as helix_cli
+from testhelix.core import atomic
 
 from .conftest import HERE, dag_rows
 

@@ -15,7 +15,7 @@ import pytest
 
 from autosaddler.cli import main as autosaddler_main
 from gtdd.cli import main as gtdd_main
-from testhelix.cli import main as th_main
+from testhelix.commands.cli import main as th_main
 from testhelix.store.runstore import RunStore
 
 MAINS = {"testhelix": th_main, "autosaddler": autosaddler_main, "gtdd": gtdd_main}

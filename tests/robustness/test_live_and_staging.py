@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from testhelix import staging
+from testhelix.core import staging
 
 from .conftest import WORKER, autosaddler
 

@@ -13,8 +13,8 @@ import duckdb
 import pytest
 
 from testhelix.agent import tools
-from testhelix.cli import main
-from testhelix.digest import tree_sha256
+from testhelix.commands.cli import main
+from testhelix.core.digest import tree_sha256
 
 pytestmark = pytest.mark.slow
 ARGS = ["run", "--pack", "katas", "--split", "all", "--config", "A", "--model", "sim:strong", "--limit", "1",

@@ -4,7 +4,7 @@ the spent / attributed accounting of a killed `testhelix run`-like writer."""
 import duckdb
 import pytest
 
-from testhelix.errors import UserError
+from testhelix.core.errors import UserError
 from testhelix.store import lifecycle, migrations
 from testhelix.store.runstore import RunStore
 

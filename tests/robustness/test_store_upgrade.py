@@ -15,7 +15,7 @@ import duckdb
 import pytest
 
 from autosaddler.store import get_search_eval, put_search_eval
-from testhelix.errors import UserError
+from testhelix.core.errors import UserError
 from testhelix.store import migrations
 from testhelix.store.runstore import RunStore
 
@@ -174,7 +174,7 @@ def test_a_testhelix_command_refuses_a_search_folder_in_one_line(tmp_path):
     conn = duckdb.connect(str(tmp_path / "search" / "run.duckdb"))
     conn.execute("INSERT INTO search_state VALUES ('meta', '{}')")
     conn.close()
-    done = subprocess.run([sys.executable, "-c", "from testhelix.cli import main; main()",
+    done = subprocess.run([sys.executable, "-c", "from testhelix.commands.cli import main; main()",
                            "report", str(tmp_path / "search")], capture_output=True, text=True, timeout=120)
     assert done.returncode == 2, done.stderr
     assert "needs a `testhelix run`, but this run folder holds a strategy search" in done.stderr
@@ -186,6 +186,6 @@ def test_a_schema_entry_point_that_does_not_load_is_one_line(monkeypatch):
 
     broken = EntryPoint("broken", "no_such_package.schema:SCHEMA", "testhelix.store_schemas")
     monkeypatch.setattr(migrations, "_loaded", False)
-    monkeypatch.setattr("testhelix.plugins.group_entry_points", lambda group: [broken])
+    monkeypatch.setattr("testhelix.core.plugins.group_entry_points", lambda group: [broken])
     with pytest.raises(UserError, match=r"testhelix.store_schemas entry point broken = 'no_such_package"):
         migrations.load_schemas()

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from testhelix.errors import UserError
+from testhelix.core.errors import UserError
 from testhelix.execution.environments import ensure_environment, normalise
 from testhelix.execution.executor import default_executor
 from testhelix.execution.sandbox import namespaces_available

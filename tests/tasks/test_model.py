@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from testhelix.bundle import bundled_pack
-from testhelix.errors import UserError
+from testhelix.core.bundled_data import bundled_pack
+from testhelix.core.errors import UserError
 from testhelix.tasks.model import (
     Environment,
     Metadata,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from testhelix.errors import UserError
+from testhelix.core.errors import UserError
 from testhelix.view.contributed import ViewSection, load_section, view_sections
 
 

@@ -23,7 +23,7 @@ def mlflow_env(monkeypatch, tmp_path):
 
 @pytest.mark.slow
 def test_search_run_is_logged(search_run, mlflow_env, tmp_path, capsys):
-    from autosaddler.tracking import track_search
+    from autosaddler.search_mlflow import track_search
 
     mlflow, uri = mlflow_env
     run_id = track_search(search_run, uri)  # the code itself enables MLflow's file store for file:// URIs
@@ -51,7 +51,7 @@ def test_search_run_is_logged(search_run, mlflow_env, tmp_path, capsys):
 @pytest.mark.slow
 def test_helix_run_is_one_parent_with_a_nested_run_per_configuration_in_sqlite(helix_run, mlflow_env, tmp_path):
     from testhelix.store.runstore import RunStore
-    from testhelix.tracking import run_meta, track_helix_run
+    from testhelix.view.mlflow_log import run_meta, track_helix_run
 
     mlflow, _ = mlflow_env
     uri = f"sqlite:///{tmp_path / 'mlflow.db'}"   # works with current MLflow, no environment variable
@@ -108,8 +108,8 @@ def test_missing_mlflow_is_a_clear_error_before_any_work(monkeypatch, tmp_path, 
 @pytest.mark.slow
 def test_gate_in_run_mode_logs_its_files_and_report(search_run, mlflow_env, tmp_path):
     from autosaddler.gate import PairedOutcome, decide
-    from autosaddler.tracking import track_gate_command
-    from testhelix.paths import strategies_dir
+    from autosaddler.search_mlflow import track_gate_command
+    from testhelix.core.paths import strategies_dir
     from testhelix.strategy.model import load_strategy
 
     mlflow, uri = mlflow_env

@@ -11,7 +11,7 @@ import time
 import pytest
 
 from autosaddler.cli import main as saddler_cli
-from testhelix.cli import main as helix_cli
+from testhelix.commands.cli import main as helix_cli
 from testhelix.store.runstore import RunStore
 from testhelix.view.html import SCRIPT, _script_hash, diff, esc, page, tag
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from testhelix.bundle import bundled_pack
-from testhelix.cli import main as helix_cli
+from testhelix.commands.cli import main as helix_cli
+from testhelix.core.bundled_data import bundled_pack
 from testhelix.store.runstore import RunStore
 from testhelix.view import render_run_report
 

@@ -27,7 +27,7 @@ import math
 import threading
 from dataclasses import asdict, dataclass, field
 
-from testhelix.errors import UserError
+from testhelix.core.errors import UserError
 
 KINDS = ("ok", "status", "context", "stall", "malformed", "html", "empty", "oversized", "inflated", "badargs", "nousage")
 

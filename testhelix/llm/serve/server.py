@@ -25,14 +25,14 @@ from dataclasses import replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import TYPE_CHECKING, Any
 
-from testhelix.errors import UserError
+from testhelix.core.errors import UserError
 from testhelix.llm.base import SIMULATED_HEADER, ChatModel, Completion, ModelError, ToolCall, Usage
 from testhelix.llm.modelref import ModelRef
 from testhelix.llm.registry import create_model, create_optimizer_model, model_ref
 from testhelix.llm.serve import wire
 from testhelix.llm.serve.faults import Fault, FaultScript, fault_from_dict
 from testhelix.llm.serve.limits import IDLE_TIMEOUT_S, RequestRefused, body_length, parse_json
-from testhelix.llm.serve.roles import TaskIndex, infer_tags
+from testhelix.llm.serve.request_tags import TaskIndex, infer_tags
 from testhelix.llm.serve.stream import stream_body
 from testhelix.llm.sim.model import estimated_input_tokens
 

@@ -26,7 +26,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from testhelix.errors import UserError
+from testhelix.core.errors import UserError
 
 if TYPE_CHECKING:
     from testhelix.tasks.task import Task

@@ -4,13 +4,13 @@ does not write itself.
 testhelix's simulated models play the agent's roles, which they recognise by the system prompts of
 role_prompts.py. A package that sends requests of its own (AutoSaddler's three optimizer sessions)
 teaches the simulated models to answer them by declaring one `SimulatedRole` per kind of request
-under the `testhelix.simulated_roles` entry-point group (testhelix/plugins.py), e.g.
+under the `testhelix.simulated_roles` entry-point group (testhelix/core/plugins.py), e.g.
 
     [project.entry-points."testhelix.simulated_roles"]
     selection = "mypackage.sim:SELECTION"
 
 so testhelix never imports its callers: the simulated model (model.py), the served model's role
-reading (serve/roles.py) and the model that plays no task (`ContributedRoleModel`, what the
+reading (serve/request_tags.py) and the model that plays no task (`ContributedRoleModel`, what the
 simulated provider gives an optimizer) all ask `role_for`. Installed roles are loaded once, on the
 first request no built-in role recognises (a run that sends none never scans the metadata). A role
 of a package that is not installed loads by dotted path (`load_role("package.module:OBJECT")`) and
@@ -29,10 +29,10 @@ from collections.abc import Sequence
 from functools import cache
 from typing import Protocol, runtime_checkable
 
-from testhelix.errors import UserError
+from testhelix.core.errors import UserError
+from testhelix.core.plugins import SIMULATED_ROLES_GROUP, entry_point_names, load_plugin, missing_members
 from testhelix.llm.base import Completion, Message, ModelRequest, Usage
 from testhelix.llm.provider_protocol import ModelInfo
-from testhelix.plugins import SIMULATED_ROLES_GROUP, entry_point_names, load_plugin, missing_members
 
 
 @runtime_checkable

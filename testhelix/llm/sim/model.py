@@ -34,6 +34,7 @@ import random
 import re
 from typing import TYPE_CHECKING
 
+from testhelix.core.agent_roles import CANDIDATE_PHASES
 from testhelix.llm.base import Completion, Message, ModelRequest, Usage
 from testhelix.llm.provider_protocol import ModelInfo
 from testhelix.llm.role_prompts import FEEDBACK_HEADER, system_role
@@ -44,7 +45,6 @@ from testhelix.llm.sim.cues import REVIEW_BOOST, read_cues
 from testhelix.llm.sim.draws import Draws
 from testhelix.llm.sim.options import SimOptions
 from testhelix.llm.sim.profiles import get_profile
-from testhelix.roles import CANDIDATE_PHASES
 
 if TYPE_CHECKING:
     from testhelix.tasks.task import Task

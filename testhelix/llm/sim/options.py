@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from urllib.parse import parse_qs
 
-from testhelix.errors import UserError
+from testhelix.core.errors import UserError
 
 KNOWN = ("latency", "noise", "seed")
 

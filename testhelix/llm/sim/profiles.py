@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from testhelix.errors import UserError
+from testhelix.core.errors import UserError
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from testhelix.errors import UserError
+from testhelix.core.errors import UserError
 from testhelix.llm.base import ChatModel
 from testhelix.llm.provider_protocol import ModelInfo
 from testhelix.llm.sim.options import SimOptions, parse_sim_name

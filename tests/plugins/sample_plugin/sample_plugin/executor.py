@@ -26,9 +26,9 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Literal
 
-from testhelix.digest import tree_sha256
-from testhelix.execution.cache import OutcomeCache
+from testhelix.core.digest import tree_sha256
 from testhelix.execution.outcome import Limits, Outcome, RawRun, classify, pytest_args
+from testhelix.execution.outcome_cache import OutcomeCache
 from testhelix.execution.sandbox import apply_rlimits, sandbox_env
 
 SUITE = "suite"  # where the suite sits in a workspace, as in the project's own layout

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from testhelix.errors import UserError
+from testhelix.core.errors import UserError
 from testhelix.llm.base import ChatModel, ModelAuthError
 from testhelix.llm.provider_protocol import ModelInfo
 from testhelix.llm.sim.profiles import get_profile

@@ -3,7 +3,7 @@
 Building the kata pack from `tasks/katas-src` runs every trusted test and simulation-bank test
 (thousands of sandboxed runs, many minutes on two cores), far too long for a first command. So the
 package ships the pack as a deterministic `tasks/<name>.tar.xz` and `tasks/bundled.json`, a
-manifest that records the archive's sha256, the unpacked tree's digest (`testhelix.digest`), the
+manifest that records the archive's sha256, the unpacked tree's digest (`testhelix.core.digest`), the
 task ids and the digest of the kata sources it was built from. `pack_dir(name)` returns the
 unpacked folder, unpacking it when needed:
 
@@ -18,7 +18,7 @@ unpacked folder, unpacking it when needed:
   longer matches (edited, truncated, files missing or added) is unpacked afresh.
 
 Also the one place a command-line name turns into bundled data (`resolve`, see paths.py).
-`write_archive` and `write_manifest` (testhelix/pack/bundle.py) are what `testhelix pack bundle`
+`write_archive` and `write_manifest` (testhelix/pack/bundle_writer.py) are what `testhelix pack bundle`
 runs to refresh both files after `testhelix pack build`.
 """
 
@@ -38,11 +38,11 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Literal
 
-from testhelix.atomic import write_text
-from testhelix.digest import file_sha256, tree_sha256
-from testhelix.errors import UserError
-from testhelix.heartbeat import heartbeat
-from testhelix.paths import splits_dir, strategies_dir, tasks_dir
+from testhelix.core.atomic import write_text
+from testhelix.core.digest import file_sha256, tree_sha256
+from testhelix.core.errors import UserError
+from testhelix.core.heartbeat import heartbeat
+from testhelix.core.paths import splits_dir, strategies_dir, tasks_dir
 
 MANIFEST = "bundled.json"
 CACHE_ENV = "TESTHELIX_CACHE_DIR"
@@ -56,7 +56,7 @@ class BundledPack:
     name: str
     archive: str            # file name beside the manifest
     archive_sha256: str
-    tree_sha256: str        # testhelix.digest.tree_sha256 of the unpacked folder
+    tree_sha256: str        # testhelix.core.digest.tree_sha256 of the unpacked folder
     task_ids: tuple[str, ...]
     contexts: dict[str, int]
     source: str             # what it was built from: the kata source folder beside the manifest, or a data file

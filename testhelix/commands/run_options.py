@@ -2,7 +2,7 @@
 
 `setup_options(...)` adds the chosen groups of options to a click command and hands the command one
 `RunOptions` (keyword `options`) instead of a parameter per option; `RunOptions.setup(models)`
-builds the run's `RunSetup` (testhelix/runsetup.py). The same option has the same name, range and
+builds the run's `RunSetup` (testhelix/run/setup.py). The same option has the same name, range and
 default rule on `testhelix run`, `testhelix evaluate`, `autosaddler search|resume|gate` and
 `gtdd experiment|run` (README, "Options every command shares"):
 
@@ -25,11 +25,11 @@ from typing import Any, TypeVar
 
 import click
 
-from testhelix.inputs import FiniteFloat, PluginName
+from testhelix.core.inputs import FiniteFloat, PluginName
 from testhelix.llm.modelref import ModelRef
 from testhelix.llm.registry import model_ref
 from testhelix.parallel.jobs import BACKENDS, default_jobs
-from testhelix.runsetup import Concurrency, ExecutionChoice, ModelSettings, RunSetup
+from testhelix.run.setup import Concurrency, ExecutionChoice, ModelSettings, RunSetup
 
 JOBS_RANGE = click.IntRange(1, 256)
 WORKERS_RANGE = click.IntRange(1, 64)
@@ -87,7 +87,7 @@ class RunOptions:
     def setup(self, refs: Sequence[ModelRef], execution_slots: int | None = None) -> RunSetup:
         """The run's setup for these models. `execution_slots`: the default when --workers is not
         given (a search's settings); without either, one slot per core."""
-        from testhelix.errors import UserError
+        from testhelix.core.errors import UserError
 
         if self.ray_address and self.backend != "ray":
             raise UserError("--ray-address needs --backend ray")

@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from testhelix.errors import UserError
+from testhelix.core.errors import UserError
 
 _IGNORED_DIRS = {"__pycache__", ".pytest_cache", ".mypy_cache", ".hypothesis"}
 

@@ -21,10 +21,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple, Protocol, runtime_checkable
 
-from testhelix.digest import tree_sha256
-from testhelix.execution.cache import DescribesKeys, MemoryOutcomeCache, OutcomeCache, cache_key, cacheable
+from testhelix.core.digest import tree_sha256
 from testhelix.execution.environments import RunsEnvironments
 from testhelix.execution.outcome import Limits, Outcome, RawRun, outcome_of
+from testhelix.execution.outcome_cache import DescribesKeys, MemoryOutcomeCache, OutcomeCache, cache_key, cacheable
 from testhelix.execution.protocols import Executor, RunsTrusted
 from testhelix.execution.shape import suite_problem
 

@@ -8,7 +8,7 @@ option and the value ("Invalid value for '--strategy': x.json: not UTF-8 text ..
   bundled strategy (`initial`) or split file (`katas`) when no file of that name exists.
 - `InputDir`: exists and is a folder.
 - `PackDir`: a task pack folder, or the name of a bundled pack (`katas`), unpacked on first use.
-  Names are resolved in one place, `testhelix.paths.resolve`: a path always wins, and one line on
+  Names are resolved in one place, `testhelix.core.paths.resolve`: a path always wins, and one line on
   stderr says which was used whenever a bundled name is involved.
 - `RunDir`: an existing run folder with a `run.duckdb` store (for commands that read a run).
 - `NewRunDir`: a run folder to create or continue (not a file, parent writable).
@@ -28,9 +28,9 @@ from typing import Any
 
 import click
 
-from testhelix.bundle import Kind, bundled_names, resolve
-from testhelix.errors import UserError
-from testhelix.plaintext import output_width, wrap
+from testhelix.core.bundled_data import Kind, bundled_names, resolve
+from testhelix.core.errors import UserError
+from testhelix.core.plaintext import output_width, wrap
 
 MAX_TEXT_BYTES = 256 * 1024 * 1024  # larger inputs are not strategy, split, config or CSV files
 

@@ -14,10 +14,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from testhelix.core.agent_roles import CANDIDATE_PHASES
 from testhelix.llm.base import CallTags, Message
 from testhelix.llm.role_prompts import system_role
 from testhelix.llm.sim.contributed import role_for
-from testhelix.roles import CANDIDATE_PHASES
 
 
 def infer_tags(messages: Sequence[Message]) -> CallTags:

@@ -18,7 +18,7 @@ from typing import Any
 
 import click
 
-from testhelix.errors import UserError
+from testhelix.core.errors import UserError
 from testhelix.llm.registry import is_simulated
 
 
@@ -148,7 +148,7 @@ def mlflow_run(uri: str, experiment: str, run_name: str, tags: dict[str, str]) -
 def run_meta(pack: Path, split: str, split_file: Path | None, seed: int, limit: int | None, first: bool) -> dict:
     """What a helix run was asked for, kept in its store for tracking: pack (and its digest), split,
     seed, and the --limit sample."""
-    from testhelix.splits import pack_digest, scan_pack
+    from testhelix.tasks.splits import pack_digest, scan_pack
 
     return {"pack": str(pack), "pack_digest": pack_digest(scan_pack(Path(pack))), "split": split,
             "split_file": str(split_file) if split_file else None, "seed": seed, "limit": limit,

@@ -12,7 +12,7 @@ from gtdd.execution import TraceExecutor
 from gtdd.sim import SimCoder, SimTester
 from testhelix.llm.base import ChatModel
 from testhelix.llm.modelref import ModelRef
-from testhelix.runsetup import ModelSettings
+from testhelix.run.setup import ModelSettings
 
 
 def make_coder(ref: ModelRef, domain: Domain, executor: TraceExecutor, models: ModelSettings | None = None,

@@ -3,20 +3,20 @@
 In a source checkout (and an editable install) the data folders strategies/, skills/, splits/ and
 tasks/ sit beside the packages at the top of the repository; a wheel carries them in
 testhelix/_data (see pyproject.toml). The task packs themselves are shipped as archives and unpacked
-into a user cache on first use (`testhelix/bundle.py`).
+into a user cache on first use (`testhelix/core/bundled_data.py`).
 
 Commands accept a bundled name wherever they take a pack folder (`--pack katas`), a split file
 (`--split-file katas`) or a strategy file (`--baseline initial`). A path that exists always wins
 over a name; `resolve` says in one line which of the two was used whenever a bundled name is
 involved, so an unexpected folder called `katas` in the working directory never goes unnoticed
-(`testhelix/bundle.py`).
+(`testhelix/core/bundled_data.py`).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-_PKG = Path(__file__).resolve().parent
+_PKG = Path(__file__).resolve().parents[1]  # the testhelix package (this file is testhelix/core/paths.py)
 
 
 def data_root() -> Path:

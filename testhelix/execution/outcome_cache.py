@@ -1,7 +1,7 @@
 """Outcome caches keyed by (suite digest, program digest, runner version, limits).
 
 The same suite on the same program under the same runner and limits is never run twice: every
-executor the seam makes sits behind `caching.CachedExecutor`, which consults an in-memory cache
+executor the seam makes sits behind `cached_executor.CachedExecutor`, which consults an in-memory cache
 first, then an optional persistent one (`StoreOutcomeCache` adapts the run store's `get_execution`
 / `put_execution` rows).
 """
@@ -63,7 +63,7 @@ class StoreOutcomeCache:
 
     The row carries the key's parts too, so the store's executions table stays queryable.
     Call `describe(key, suite_digest, program_digest, runner_version, limits)` before `put` to fill
-    them in (caching.CachedExecutor does); otherwise they are stored empty.
+    them in (cached_executor.CachedExecutor does); otherwise they are stored empty.
     """
 
     def __init__(self, store: Any):

@@ -1,6 +1,6 @@
 """Writing the bundled packs' archive and manifest (`testhelix pack bundle`, after `testhelix pack build`).
 
-Reading them, unpacking into the user cache and the manifest format: testhelix/bundle.py.
+Reading them, unpacking into the user cache and the manifest format: testhelix/core/bundled_data.py.
 """
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from testhelix.atomic import atomic_path, write_text
-from testhelix.bundle import MANIFEST, BundledPack
-from testhelix.digest import file_sha256, tree_files, tree_sha256
-from testhelix.splits import scan_pack
+from testhelix.core.atomic import atomic_path, write_text
+from testhelix.core.bundled_data import MANIFEST, BundledPack
+from testhelix.core.digest import file_sha256, tree_files, tree_sha256
+from testhelix.tasks.splits import scan_pack
 
 _XZ_PRESET = 9 | lzma.PRESET_EXTREME
 

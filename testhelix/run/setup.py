@@ -1,7 +1,7 @@
 """One run's settings, built once from the command line and passed explicitly (`RunSetup`).
 
-A command that runs models builds one `RunSetup` from the shared options (testhelix/runoptions.py)
-and hands it to the builder of its runner and backend (testhelix/runbuild.py); a Ray worker gets
+A command that runs models builds one `RunSetup` from the shared options (testhelix/commands/run_options.py)
+and hands it to the builder of its runner and backend (testhelix/parallel/build.py); a Ray worker gets
 the same object inside its `WorkerSettings`. Nothing the command line decided travels through the
 process environment or a module global: the model factory applies the context windows and rate
 limits, the executor factory gets the executor and sandbox choice, and the concurrency is three
@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 from testhelix.execution import seam
 
 if TYPE_CHECKING:
-    from testhelix.execution.cache import OutcomeCache
+    from testhelix.execution.outcome_cache import OutcomeCache
     from testhelix.execution.seam import Executor
     from testhelix.llm.base import ChatModel
     from testhelix.llm.modelref import ModelRef

@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from testhelix.errors import UserError
+from testhelix.core.errors import UserError
 
 MAX_BYTES = 64 * 1024 * 1024  # an input file; a SWE-bench JSONL of a few thousand records fits
 MAX_DEPTH = 64  # nesting of arrays/objects/tables; the deepest real input (a strategy) has 5

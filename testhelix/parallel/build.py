@@ -14,15 +14,15 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from testhelix.errors import UserError
+from testhelix.core.errors import UserError
 from testhelix.helix.jobs import Backend, ProgressSink
 from testhelix.helix.runner import HelixRunner, ModelFactory
 from testhelix.parallel.jobs import BACKENDS, WorkerBuilder, WorkerSettings
 from testhelix.parallel.local import LocalBackend
-from testhelix.runsetup import ModelSettings, RunSetup
+from testhelix.run.setup import ModelSettings, RunSetup
 
 if TYPE_CHECKING:
-    from testhelix.execution.cache import OutcomeCache
+    from testhelix.execution.outcome_cache import OutcomeCache
     from testhelix.execution.seam import Executor
     from testhelix.llm.base import ChatModel
     from testhelix.llm.modelref import ModelRef
@@ -50,10 +50,10 @@ def build_runner(setup: RunSetup, store: RunStore | None, executor: Executor, wo
 def task_runner(setup: RunSetup, store: RunStore, work_root: Path, *, coverage: bool, panel: bool,
                 progress: ProgressSink | None = None) -> Iterator[HelixRunner]:
     """A runner writing to `store`, with its executor and backend; both are closed afterwards."""
-    from testhelix.execution.cache import StoreOutcomeCache
+    from testhelix.execution.outcome_cache import StoreOutcomeCache
 
     concurrency = setup.concurrency
-    # a local executor shared by many tasks in flight gets more servers than slots (runsetup.py)
+    # a local executor shared by many tasks in flight gets more servers than slots (testhelix/run/setup.py)
     servers = concurrency.fork_servers() if setup.backend == "local" else concurrency.execution_slots
     with setup.execution.create_executor(workers=servers, cache=StoreOutcomeCache(store)) as executor:
         settings = WorkerSettings(setup=setup, coverage=coverage, panel=panel, work_root=str(Path(work_root).resolve()))

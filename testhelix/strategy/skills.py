@@ -15,9 +15,9 @@ from typing import Any, Protocol
 
 import yaml
 
-from testhelix.errors import UserError
-from testhelix.paths import skills_dir
-from testhelix.roles import GENERATION_ROLES, ROLES
+from testhelix.core.agent_roles import GENERATION_ROLES, ROLES
+from testhelix.core.errors import UserError
+from testhelix.core.paths import skills_dir
 from testhelix.tasks.model import CONTEXTS
 
 

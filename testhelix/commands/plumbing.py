@@ -16,8 +16,8 @@ from typing import Any
 
 import click
 
-from testhelix.errors import UserError, describe_os_error, describe_store_error
-from testhelix.heartbeat import command_begins
+from testhelix.core.errors import UserError, describe_os_error, describe_store_error
+from testhelix.core.heartbeat import command_begins
 from testhelix.llm.base import ModelError
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
@@ -53,7 +53,7 @@ def entry_point(group: click.Group) -> Callable[[list[str] | None], None]:
         except json.JSONDecodeError as err:  # a file the user named does not parse
             click.echo(f"error: JSON does not parse: {err}", err=True)
             sys.exit(2)
-        except UnicodeDecodeError as err:  # a file read without an input check (see testhelix/inputs.py)
+        except UnicodeDecodeError as err:  # a file read without an input check (see testhelix/core/inputs.py)
             click.echo(f"error: a file is not UTF-8 text ({err.reason} at byte {err.start})", err=True)
             sys.exit(2)
         except OSError as err:  # full disk, permissions, read-only file system: name the path

@@ -24,7 +24,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from testhelix.errors import UserError
+from testhelix.core.errors import UserError
 
 # The entry-point groups the project reads (one per registry, and one through which a package
 # teaches the simulated models to answer its own requests).

@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from testhelix.errors import UserError
-from testhelix.plugins import missing_members, protocol_members
+from testhelix.core.errors import UserError
+from testhelix.core.plugins import missing_members, protocol_members
 
 
 @dataclass
@@ -73,6 +73,7 @@ class CheckReport:
 # --- providers ------------------------------------------------------------------------------------
 
 def check_provider(name: str, model: str | None, report: CheckReport) -> None:
+    from testhelix.core.plugins import PROVIDERS_GROUP, is_dotted_path, load_plugin
     from testhelix.llm import registry
     from testhelix.llm.base import ChatModel, Completion, Message, ModelError, ModelRequest, ToolSpec
     from testhelix.llm.provider_protocol import (
@@ -81,7 +82,6 @@ def check_provider(name: str, model: str | None, report: CheckReport) -> None:
         ServesTestDoubles,
         SuggestsConcurrency,
     )
-    from testhelix.plugins import PROVIDERS_GROUP, is_dotted_path, load_plugin
 
     spec = name.split("/", 1)[0] if is_dotted_path(name) else name
     provider = load_plugin(spec, group=PROVIDERS_GROUP, builtins=registry.PROVIDERS, option="NAME",
@@ -131,7 +131,7 @@ def check_provider(name: str, model: str | None, report: CheckReport) -> None:
 
 
 def _a_task() -> Any:
-    from testhelix.bundle import bundled_pack
+    from testhelix.core.bundled_data import bundled_pack
     from testhelix.tasks.task import load_task
 
     pack = bundled_pack("katas")
@@ -196,7 +196,7 @@ def check_sandbox(spec: str, report: CheckReport) -> None:
 
 
 def check_executor(spec: str, report: CheckReport) -> None:
-    from testhelix.execution.caching import RunsDigested
+    from testhelix.execution.cached_executor import RunsDigested
     from testhelix.execution.environments import RunsEnvironments
     from testhelix.execution.protocols import Executor, RunsTrusted
     from testhelix.execution.seam import create_executor
@@ -217,10 +217,10 @@ def check_executor(spec: str, report: CheckReport) -> None:
 # --- simulated roles -------------------------------------------------------------------------------
 
 def check_simulated_role(spec: str, report: CheckReport) -> None:
+    from testhelix.core.agent_roles import CANDIDATE_PHASES
     from testhelix.llm.base import Message
     from testhelix.llm.role_prompts import SINGLE_CALL_ROLES
     from testhelix.llm.sim.contributed import SimulatedRole, load_role
-    from testhelix.roles import CANDIDATE_PHASES
 
     role = load_role(spec)  # checks the SimulatedRole members (UserError: exit 2)
     report.check(True, f"simulated role {spec!r} loads and declares every SimulatedRole member",

@@ -1,4 +1,4 @@
-"""MLflow tracking of a strategy search and of a release gate (see testhelix/tracking.py).
+"""MLflow tracking of a strategy search and of a release gate (see testhelix/view/mlflow_log.py).
 
 A search logs its settings and the best strategy's fields as params, per-iteration and per-node
 metrics (development score, minibatch successes, optimizer tokens), and the frozen strategy
@@ -13,7 +13,7 @@ from pathlib import Path
 from autosaddler.dag import read_search_run
 from autosaddler.gate import GateResult
 from testhelix.llm.registry import is_simulated
-from testhelix.tracking import mlflow_run
+from testhelix.view.mlflow_log import mlflow_run
 
 
 def track_search(run_dir: Path, uri: str | None) -> str | None:

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from testhelix.errors import UserError, describe_os_error
+from testhelix.core.errors import UserError, describe_os_error
 
 
 def current_umask() -> int:
@@ -59,7 +59,7 @@ def atomic_path(path: Path, exclusive: bool = False, suffix: str = "") -> Iterat
             os.replace(tmp, path)
     except OSError as err:
         # A write to the temporary file that fails (a full disk) carries no file name: name the
-        # file the user asked for, in one line (testhelix/errors.py).
+        # file the user asked for, in one line (testhelix/core/errors.py).
         raise describe_os_error(err, path) from None
     finally:
         if tmp is not None:

@@ -25,11 +25,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
-from testhelix import atomic
-from testhelix.digest import canonical_json
-from testhelix.errors import UserError
-from testhelix.paths import splits_dir
-from testhelix.readers import read_json, read_toml
+from testhelix.core import atomic
+from testhelix.core.digest import canonical_json
+from testhelix.core.errors import UserError
+from testhelix.core.paths import splits_dir
+from testhelix.core.readers import read_json, read_toml
 
 SPLIT_NAMES = ("proposal", "development", "release", "test")
 PAPER_SIZES = {"proposal": 500, "development": 100, "release": 100, "test": 300}

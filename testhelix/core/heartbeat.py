@@ -42,7 +42,7 @@ _later_command_at: float | None = None
 
 
 def command_begins() -> None:
-    """Called by every command-line entry (cliutil.entry_point): the first command of a process is
+    """Called by every command-line entry (plumbing.entry_point): the first command of a process is
     timed from the process's start; a later one in the same process (tests, scripts calling `main`)
     from this call."""
     global _commands_begun, _later_command_at

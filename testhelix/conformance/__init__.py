@@ -1,0 +1,1 @@
+"""Conformance checks for plug-in authors (`testhelix plugin check`), part of the tools layer."""
