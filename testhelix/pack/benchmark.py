@@ -203,7 +203,7 @@ def build_benchmark(packs: dict[str, Path], data: dict[str, Path], tasks_root: P
                     log: Callable[[str], None] = lambda s: None) -> dict:
     """Run the front end over the member packs and write everything the module docstring lists;
     with an executor, measure applicability first for tasks without a status (test pool first)."""
-    from testhelix.core import bundled_data as bundle
+    from testhelix.core import bundled_data
     from testhelix.tasks import splits
 
     records = pack_records("katas", packs["katas"])
@@ -235,7 +235,7 @@ def build_benchmark(packs: dict[str, Path], data: dict[str, Path], tasks_root: P
     by_pack = tuple((name, tuple(sorted(t for t in members if t in _task_dirs(packs[name])))) for name in SOURCES)
     with tempfile.TemporaryDirectory(prefix="benchmark-assemble-") as tmp:
         folder = Path(tmp) / NAME
-        bundle.assemble_composite(by_pack, manifest, folder, lambda m: packs[m])
+        bundled_data.assemble_composite(by_pack, manifest, folder, lambda m: packs[m])
         scanned = splits.scan_pack(folder)
         tree = tree_sha256(folder)
         sizes = split_sizes(len(training))
@@ -247,10 +247,10 @@ def build_benchmark(packs: dict[str, Path], data: dict[str, Path], tasks_root: P
                                  stratify_by="context", test_selection="source quotas (testhelix/pack/construct.py)")
         contexts = splits.coverage(split, folder)
     splits.write_split_file(split, splits_root / f"{NAME}.json")
-    entry = bundle.BundledPack(NAME, "", "", tree, tuple(sorted(members)),
+    entry = bundled_data.BundledPack(NAME, "", "", tree, tuple(sorted(members)),
                                dict(sorted(Counter(t.context for t in scanned).items())), MANIFEST,
                                file_sha256(manifest), seed, by_pack)
-    index = tasks_root / bundle.MANIFEST
+    index = tasks_root / bundled_data.MANIFEST
     whole = json.loads(index.read_text())
     whole["packs"][NAME] = entry.to_json()
     index.write_text(json.dumps(whole, indent=2, sort_keys=True) + "\n")

@@ -8,7 +8,8 @@ A backend (the `Backend` Protocol of testhelix/helix/jobs.py, chosen by testheli
   model clients; the right choice on one machine, because a task mostly waits on its model;
 - `ray` (testhelix/parallel/ray_backend.py): Ray actors on a cluster, each with its own executor and
   model clients built from the run's `RunSetup` (testhelix/run/setup.py) by the function the driver's
-  builder hands it (testhelix/parallel/build.py), so this package never imports the runner.
+  builder hands it, so no backend imports the runner (only the builder, testhelix/parallel/build.py,
+  does: it sits above both).
 
 Results do not depend on the backend, on `jobs`, or on the order in which tasks finish: every task
 and every pair derives its randomness from its own seed, pairs spend fixed shares of the task budget

@@ -4,7 +4,7 @@
 build their runner here: the executor the setup chose (sized by its concurrency), the backend
 (local threads or Ray) passed to the runner when it is built, and a model factory that applies the
 setup's model settings. A Ray worker builds its own runner with `worker_runner`, which the driver
-hands to the backend, so neither `helix/runner.py` nor `parallel/` imports the other's builder.
+hands to the backend, so neither `helix/runner.py` nor a backend imports this builder.
 """
 
 from __future__ import annotations

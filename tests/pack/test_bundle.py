@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from testhelix.commands.cli import main as helix_cli
-from testhelix.core import bundled_data as bundle
+from testhelix.core import bundled_data
 from testhelix.core.bundled_data import recorded_pack, resolve
 from testhelix.core.digest import tree_sha256
 from testhelix.core.errors import UserError
@@ -35,8 +35,8 @@ def data(tmp_path, monkeypatch):
     (tasks / "fx-src" / "kata.toml").write_text("[kata]\n")
     write_archive(FIXTURE_PACK, tasks / "fx.tar.xz")
     write_manifest("fx", FIXTURE_PACK, tasks / "fx.tar.xz", tasks / "fx-src", 42)
-    monkeypatch.setattr(bundle, "_tasks_dir", lambda: tasks)
-    monkeypatch.setenv(bundle.CACHE_ENV, str(tmp_path / "cache"))
+    monkeypatch.setattr(bundled_data, "_tasks_dir", lambda: tasks)
+    monkeypatch.setenv(bundled_data.CACHE_ENV, str(tmp_path / "cache"))
     return tasks
 
 
@@ -52,7 +52,7 @@ def test_archive_is_byte_identical_for_identical_trees_and_keeps_exec_bits(tmp_p
     write_archive(copy, tmp_path / "b.tar.xz")
     assert (tmp_path / "a.tar.xz").read_bytes() == (tmp_path / "b.tar.xz").read_bytes()
     out = tmp_path / "out"
-    bundle.extract_archive(tmp_path / "a.tar.xz", out)
+    bundled_data.extract_archive(tmp_path / "a.tar.xz", out)
     assert tree_sha256(out) == tree_sha256(copy)
     assert (out / "fx-clamp-m01" / "run.sh").stat().st_mode & 0o777 == 0o755
     assert (out / "fx-clamp-m01" / "task.toml").stat().st_mode & 0o777 == 0o644
@@ -65,24 +65,24 @@ def test_extraction_refuses_entries_outside_the_pack(tmp_path):
         info = tarfile.TarInfo("../escaped.txt")
         tar.addfile(info)
     with pytest.raises(UserError, match="outside the pack"):
-        bundle.extract_archive(evil, tmp_path / "out")
+        bundled_data.extract_archive(evil, tmp_path / "out")
     assert not (tmp_path / "escaped.txt").exists()
 
 
 def test_first_use_unpacks_into_the_cache_then_reuses_it(data, tmp_path, monkeypatch):
     lines: list[str] = []
-    folder = bundle.pack_dir("fx", lines.append)
-    entry = bundle.bundled_packs()["fx"]
+    folder = bundled_data.pack_dir("fx", lines.append)
+    entry = bundled_data.bundled_packs()["fx"]
     assert folder == tmp_path / "cache" / "packs" / f"fx-{entry.tree_sha256[:16]}" / "fx"
     assert tree_sha256(folder) == entry.tree_sha256 and any("unpacking 2 tasks" in line for line in lines)
-    monkeypatch.setattr(bundle, "extract_archive", lambda *a: pytest.fail("unpacked a second time"))
-    assert bundle.pack_dir("fx") == folder
+    monkeypatch.setattr(bundled_data, "extract_archive", lambda *a: pytest.fail("unpacked a second time"))
+    assert bundled_data.pack_dir("fx") == folder
     assert not [p for p in folder.parent.iterdir() if p.name.startswith(".fx.")]   # no temporary left
 
 
 @pytest.mark.parametrize("damage", ["edit", "delete", "add", "truncate_folder"])
 def test_a_damaged_cache_is_detected_and_unpacked_again(data, damage):
-    folder = bundle.pack_dir("fx")
+    folder = bundled_data.pack_dir("fx")
     target = folder / "fx-clamp-m01" / "task.toml"
     if damage == "edit":
         target.write_text(target.read_text() + "\n# edited\n")
@@ -93,8 +93,8 @@ def test_a_damaged_cache_is_detected_and_unpacked_again(data, damage):
     else:
         shutil.rmtree(folder / "fx-stack-m02")
     lines: list[str] = []
-    assert bundle.pack_dir("fx", lines.append) == folder
-    assert tree_sha256(folder) == bundle.bundled_packs()["fx"].tree_sha256
+    assert bundled_data.pack_dir("fx", lines.append) == folder
+    assert tree_sha256(folder) == bundled_data.bundled_packs()["fx"].tree_sha256
     assert any("does not match its digest" in line for line in lines)
 
 
@@ -103,29 +103,29 @@ def test_a_partial_unpack_is_never_used(data, monkeypatch):
     def killed(archive, dest):
         (dest / "fx-clamp-m01").mkdir()
         raise KeyboardInterrupt
-    real = bundle.extract_archive
-    monkeypatch.setattr(bundle, "extract_archive", killed)
+    real = bundled_data.extract_archive
+    monkeypatch.setattr(bundled_data, "extract_archive", killed)
     with pytest.raises(KeyboardInterrupt):
-        bundle.pack_dir("fx")
-    entry = bundle.bundled_packs()["fx"]
-    assert not (bundle.cache_slot(entry) / "fx").exists()
-    monkeypatch.setattr(bundle, "extract_archive", real)
-    assert tree_sha256(bundle.pack_dir("fx")) == entry.tree_sha256
+        bundled_data.pack_dir("fx")
+    entry = bundled_data.bundled_packs()["fx"]
+    assert not (bundled_data.cache_slot(entry) / "fx").exists()
+    monkeypatch.setattr(bundled_data, "extract_archive", real)
+    assert tree_sha256(bundled_data.pack_dir("fx")) == entry.tree_sha256
 
 
 def test_a_tampered_archive_is_refused(data):
     archive = data / "fx.tar.xz"
     archive.write_bytes(archive.read_bytes()[:-10])
     with pytest.raises(UserError, match="does not match its sha256"):
-        bundle.pack_dir("fx")
+        bundled_data.pack_dir("fx")
 
 
 def _race(tasks: str, cache: str, out) -> None:
     import os
 
-    os.environ[bundle.CACHE_ENV] = cache
-    bundle._tasks_dir = lambda: Path(tasks)
-    out.put(str(bundle.pack_dir("fx")))
+    os.environ[bundled_data.CACHE_ENV] = cache
+    bundled_data._tasks_dir = lambda: Path(tasks)
+    out.put(str(bundled_data.pack_dir("fx")))
 
 
 def test_two_processes_unpacking_at_once_get_one_complete_pack(data, tmp_path):
@@ -139,14 +139,14 @@ def test_two_processes_unpacking_at_once_get_one_complete_pack(data, tmp_path):
     assert [p.exitcode for p in procs] == [0, 0, 0]
     folders = {out.get(timeout=5) for _ in procs}
     assert len(folders) == 1
-    assert tree_sha256(Path(folders.pop())) == bundle.bundled_packs()["fx"].tree_sha256
+    assert tree_sha256(Path(folders.pop())) == bundled_data.bundled_packs()["fx"].tree_sha256
 
 
 def test_a_path_wins_over_a_bundled_name_and_the_note_says_so(data, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     found = resolve("fx", "pack")
     assert found is not None and found.note is not None
-    assert found.bundled and found.path == bundle.pack_dir("fx") and "using the bundled pack" in found.note
+    assert found.bundled and found.path == bundled_data.pack_dir("fx") and "using the bundled pack" in found.note
     (tmp_path / "fx").mkdir()
     found = resolve("fx", "pack")
     assert found is not None and found.note is not None
@@ -158,9 +158,9 @@ def test_a_path_wins_over_a_bundled_name_and_the_note_says_so(data, tmp_path, mo
 
 
 def test_a_cleared_cache_folder_recorded_in_a_run_is_unpacked_again(data):
-    folder = bundle.pack_dir("fx")
+    folder = bundled_data.pack_dir("fx")
     shutil.rmtree(folder.parent)
-    assert recorded_pack(folder) == folder and tree_sha256(folder) == bundle.bundled_packs()["fx"].tree_sha256
+    assert recorded_pack(folder) == folder and tree_sha256(folder) == bundled_data.bundled_packs()["fx"].tree_sha256
     assert recorded_pack(folder.parent / "elsewhere") == folder.parent / "elsewhere"
 
 
@@ -169,7 +169,7 @@ def run_cli(*args, cwd=None, env_cache=None):
     if env_cache is not None:
         import os
 
-        env = {**os.environ, bundle.CACHE_ENV: str(env_cache)}
+        env = {**os.environ, bundled_data.CACHE_ENV: str(env_cache)}
     return subprocess.run([str(BIN / "testhelix"), *args], capture_output=True, text=True, cwd=cwd, env=env)
 
 
@@ -182,7 +182,7 @@ def test_names_on_the_command_line(tmp_path):
     bad = run_cli("run", "--pack", "katas-nope", "--split", "all", "--config", "A", "--model", "sim:strong",
                   "--run", str(tmp_path / "r"), cwd=tmp_path)
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
-    names = ", ".join(sorted(bundle.bundled_packs()))
+    names = ", ".join(sorted(bundled_data.bundled_packs()))
     assert "'--pack': katas-nope: no such folder" in bad.stderr and f"(bundled: {names})" in bad.stderr
     bad = run_cli("strategy", "validate", "initial-nope", cwd=tmp_path)
     assert bad.returncode == 2 and "no bundled strategy has that name either (bundled: initial)" in bad.stderr
@@ -192,20 +192,20 @@ def test_pack_list_shows_the_bundled_packs_without_unpacking(tmp_path):
     done = run_cli("pack", "list", "--json", env_cache=tmp_path / "cache")
     assert done.returncode == 0, done.stderr
     rows = {row["name"]: row for row in json.loads(done.stdout)["packs"]}
-    assert sorted(rows) == sorted(bundle.bundled_packs()) and {"humaneval", "katas", "mbpp"} <= set(rows)
+    assert sorted(rows) == sorted(bundled_data.bundled_packs()) and {"humaneval", "katas", "mbpp"} <= set(rows)
     assert rows["katas"]["tasks"] == 312 and all(row["cached"] is None for row in rows.values())
-    archives = [n for n, p in bundle.bundled_packs().items() if not p.members]
+    archives = [n for n, p in bundled_data.bundled_packs().items() if not p.members]
     assert len(archives) >= 3 and sum(rows[n]["tasks"] for n in archives) >= 1000   # three sources, 1,000+ tasks
     for name, row in rows.items():
-        entry = bundle.bundled_packs()[name]
+        entry = bundled_data.bundled_packs()[name]
         assert row["tree_sha256"] == entry.tree_sha256 and row["tasks"] == len(entry.task_ids) > 0
     assert not (tmp_path / "cache").exists()
 
 
 def test_the_manifest_matches_the_archive_and_the_kata_sources():
     """Editing a kata without `testhelix pack build` + `testhelix pack bundle` fails here."""
-    entry = bundle.bundled_packs()["katas"]
-    assert bundle.file_sha256(tasks_dir() / entry.archive) == entry.archive_sha256
+    entry = bundled_data.bundled_packs()["katas"]
+    assert bundled_data.file_sha256(tasks_dir() / entry.archive) == entry.archive_sha256
     assert tree_sha256(tasks_dir() / entry.source) == entry.source_sha256
     split = json.loads((splits_dir() / "katas.json").read_text())
     assert sorted(t for s in split["splits"].values() for t in s) == sorted(entry.task_ids)
@@ -213,8 +213,8 @@ def test_the_manifest_matches_the_archive_and_the_kata_sources():
 
 def test_the_humaneval_manifest_matches_its_archive_and_split_file():
     """`pack create --humaneval` + `pack bundle --name humaneval` + `splits make` stay in step."""
-    entry = bundle.bundled_packs()["humaneval"]
-    assert bundle.file_sha256(tasks_dir() / entry.archive) == entry.archive_sha256
+    entry = bundled_data.bundled_packs()["humaneval"]
+    assert bundled_data.file_sha256(tasks_dir() / entry.archive) == entry.archive_sha256
     assert (tasks_dir() / entry.archive).stat().st_size < 2_000_000
     assert entry.source == "HumanEval.jsonl.gz" and all(t.startswith("humaneval-") for t in entry.task_ids)
     split = json.loads((splits_dir() / "humaneval.json").read_text())
@@ -224,9 +224,9 @@ def test_the_humaneval_manifest_matches_its_archive_and_split_file():
 
 @pytest.mark.slow
 def test_the_real_archive_unpacks_to_the_manifest_digest(tmp_path, monkeypatch):
-    monkeypatch.setenv(bundle.CACHE_ENV, str(tmp_path / "cache"))
-    folder = bundle.pack_dir("katas")
-    entry = bundle.bundled_packs()["katas"]
+    monkeypatch.setenv(bundled_data.CACHE_ENV, str(tmp_path / "cache"))
+    folder = bundled_data.pack_dir("katas")
+    entry = bundled_data.bundled_packs()["katas"]
     assert tree_sha256(folder) == entry.tree_sha256
     assert sorted(p.name for p in folder.iterdir() if (p / "task.toml").is_file()) == list(entry.task_ids)
     code = None
@@ -252,17 +252,17 @@ def test_a_composite_pack_is_assembled_from_its_member_packs_and_checked(data, t
     ids = sorted(p.name for p in FIXTURE_PACK.iterdir() if (p / "task.toml").is_file())[:2]
     (data / "combo.json").write_text('{"selected": "by a test"}\n')
     built = tmp_path / "combo"
-    bundle.assemble_composite((("fx", tuple(ids)),), data / "combo.json", built, lambda m: FIXTURE_PACK)
-    entry = bundle.BundledPack("combo", "", "", tree_sha256(built), tuple(ids), {"general": 2}, "combo.json",
-                               bundle.file_sha256(data / "combo.json"), 42, (("fx", tuple(ids)),))
-    doc = json.loads((data / bundle.MANIFEST).read_text())
+    bundled_data.assemble_composite((("fx", tuple(ids)),), data / "combo.json", built, lambda m: FIXTURE_PACK)
+    entry = bundled_data.BundledPack("combo", "", "", tree_sha256(built), tuple(ids), {"general": 2}, "combo.json",
+                               bundled_data.file_sha256(data / "combo.json"), 42, (("fx", tuple(ids)),))
+    doc = json.loads((data / bundled_data.MANIFEST).read_text())
     doc["packs"]["combo"] = entry.to_json()
-    (data / bundle.MANIFEST).write_text(json.dumps(doc))
-    assert bundle.bundled_packs()["combo"] == entry
-    folder = bundle.pack_dir("combo")
+    (data / bundled_data.MANIFEST).write_text(json.dumps(doc))
+    assert bundled_data.bundled_packs()["combo"] == entry
+    folder = bundled_data.pack_dir("combo")
     assert sorted(p.name for p in folder.iterdir()) == sorted([*ids, "combo.json"])
-    assert tree_sha256(folder) == entry.tree_sha256 and bundle.pack_dir("combo") == folder
+    assert tree_sha256(folder) == entry.tree_sha256 and bundled_data.pack_dir("combo") == folder
     (data / "combo.json").write_text("{}\n")                   # the selection file changed: refused
     shutil.rmtree(folder)
     with pytest.raises(UserError, match="combo.json"):
-        bundle.pack_dir("combo")
+        bundled_data.pack_dir("combo")
