@@ -1,4 +1,4 @@
-"""The TestHelix strategy: its model, learned-prose rules and lesson retrieval."""
+"""The TestHelix strategy: its model, learned-prose rules, lesson retrieval and the skills library it routes."""
 
 from testhelix.strategy.model import Lesson, Strategy, initial_strategy, load_strategy
 

@@ -1,4 +1,5 @@
-"""Self-contained HTML reports of runs (`testhelix view`); `autosaddler view` adds the search DAG.
+"""Self-contained HTML reports of runs (`testhelix view`); `autosaddler view` adds the search DAG. MLflow
+logging of a stored run (`--mlflow-uri`) is mlflow_log.py.
 
 `render_run_report` builds the page for a helix run and/or what installed packages contribute
 (testhelix/view/contributed.py: AutoSaddler's release gates) stored in a run directory: one HTML
