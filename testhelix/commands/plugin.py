@@ -1,4 +1,4 @@
-"""`testhelix plugin check KIND NAME`: does a plug-in conform, and does it work (plugin_check.py)."""
+"""`testhelix plugin check KIND NAME`: does a plug-in conform, and does it work (conformance/plugin_check.py)."""
 
 from __future__ import annotations
 

@@ -53,5 +53,5 @@ def test_limit_samples_across_katas_seeded():
 
 def test_run_help_shows_the_limit_rule_and_no_internal_line():
     text = CliRunner().invoke(cli, ["run", "--help"], terminal_width=100).output
-    assert "Returns the exit status" not in text and "cliutil" not in text
+    assert "Returns the exit status" not in text and "plumbing" not in text
     assert "--first" in text and "sample" in text

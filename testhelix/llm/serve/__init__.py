@@ -2,8 +2,8 @@
 
 - `wire.py`   request JSON -> neutral `ModelRequest`, `Completion` -> response JSON, error bodies,
               for OpenAI Chat Completions, OpenAI Responses and Anthropic Messages;
-- `roles.py`  what the served model is told about the caller (role, step, task), read from the
-              request text only -- the tags a host passes in-process never cross the wire;
+- `request_tags.py` what the served model is told about the caller (role, step, task), read from
+              the request text only -- the tags a host passes in-process never cross the wire;
 - `faults.py` scripted faults (429 with retry-after, 5xx, 529, stalls, malformed bodies, HTML,
               empty choices, oversized replies, inflated usage, wrong tool arguments);
 - `stream.py` the same reply as server-sent events (`"stream": true`), cut from the rendered body;
