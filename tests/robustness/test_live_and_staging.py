@@ -50,7 +50,7 @@ def test_dag_and_sql_read_a_live_search_from_its_snapshot(tmp_path):
 
 
 def test_staging_of_a_killed_process_is_reclaimed_and_nothing_else(tmp_path):
-    code = ("import sys, time; from pathlib import Path; from testhelix import staging; "
+    code = ("import sys, time; from pathlib import Path; from testhelix.core import staging; "
             f"print(staging.make_staging('th-test-', Path({str(tmp_path)!r})), flush=True); time.sleep(60)")
     proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
     assert proc.stdout is not None  # stdout=PIPE
