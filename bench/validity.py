@@ -48,7 +48,8 @@ the outcome cache serves almost nothing across evaluations (a second arm of 12 t
 428 executions fresh). The default study plays about 11,600 to 13,700 evaluations (50 null gates
 of 138, and 10 replicates of about 400 to 660), so at 2.5 CPU s per evaluation it needs about 8 to
 10 CPU hours: at least 4 hours on two fully busy cores, not 30 minutes. No study that keeps 60
-independent null gates and 10 whole-pipeline replicates per planted size fits: 50 independent null gates alone are 6,900 evaluations, and 10 planted
+independent null gates and 10 whole-pipeline replicates per planted size fits: 50 independent null
+gates alone are 6,900 evaluations, and 10 planted
 replicates per size at least about 3,000 more.
 
 Output: one JSON row per unit (lines starting with `{`, re-read by `--summarize`), progress lines
