@@ -243,6 +243,7 @@ def ensure_view(view_plan: ViewPlan) -> View:
         if not (VIEWS / key).is_dir():
             fcntl.flock(fd, fcntl.LOCK_EX)
             if not (VIEWS / key).is_dir():
+                _remove_unheld(key)   # free the tmpfs of stale views before filling it with this one
                 start = time.monotonic()
                 partial = VIEWS / f"{key}.partial-{os.getpid()}"
                 shutil.rmtree(partial, ignore_errors=True)
