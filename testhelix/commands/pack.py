@@ -17,7 +17,7 @@ from testhelix.core.paths import is_installed, tasks_dir
 from testhelix.llm.modelref import ModelRef
 from testhelix.tasks.model import CONTEXTS
 
-PACK_WORKERS = click.option("--workers", type=click.IntRange(1, 64), default=2, show_default=True, help="Parallel test processes.")
+PACK_WORKERS = click.option("--workers", type=click.IntRange(1, 64), default=2, show_default=True, help="Parallel test processes")
 
 
 @click.group("pack")
